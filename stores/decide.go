@@ -1,0 +1,189 @@
+package stores
+
+import (
+	"fmt"
+	"time"
+)
+
+// The decisions below are the store semantics, written once. Each takes the
+// state a backend has just read and returns what to write (nil: nothing) or
+// a definite rejection. A backend applies the write with one compare-and-set
+// against the versions it read; if that fails it reads again and asks again.
+
+// Publication is one publish attempt of a checkpoint's reference.
+type Publication struct {
+	CheckpointID
+	// Epoch the publisher believes current; the write is conditional on it.
+	Epoch     uint64
+	Reference Reference
+}
+
+// Validate checks every field of the publication.
+func (p Publication) Validate() error {
+	if err := p.CheckpointID.Validate(); err != nil {
+		return err
+	}
+	if p.Epoch == 0 {
+		return invalid("epoch", "must be at least 1")
+	}
+	return p.Reference.Validate()
+}
+
+// DecideClaim decides a leadership claim. It returns the job state to write,
+// nil when the claim already stands.
+func DecideClaim(job JobState, epoch uint64, owner string) (*JobState, error) {
+	switch {
+	case job.Retired:
+		return nil, fmt.Errorf("claim epoch %d: %w", epoch, ErrRetired)
+	case epoch == job.Epoch && owner == job.Owner:
+		return nil, nil
+	case epoch <= job.Epoch:
+		return nil, fmt.Errorf("claim epoch %d: current epoch is %d (owner %q): %w", epoch, job.Epoch, job.Owner, ErrStaleEpoch)
+	}
+	next := job
+	next.Epoch, next.Owner = epoch, owner
+	return &next, nil
+}
+
+// DecidePublish decides a publish attempt against the job's state and the
+// key's current entry. It returns the entry to write, nil when the key
+// already holds the caller's token (a retry that finds its own write).
+func DecidePublish(job JobState, cur Entry, p Publication) (*Entry, error) {
+	ref := p.Reference
+	if cur.HoldsToken(ref.Token) {
+		return nil, nil
+	}
+	wrap := func(err error, format string, args ...any) error {
+		return fmt.Errorf("publish checkpoint %d attempt %d: %s: %w", p.Checkpoint, ref.Attempt, fmt.Sprintf(format, args...), err)
+	}
+	switch {
+	case job.Retired:
+		return nil, wrap(ErrRetired, "job %s", p.JobID)
+	case job.Epoch != p.Epoch:
+		return nil, wrap(ErrStaleEpoch, "epoch %d, current %d", p.Epoch, job.Epoch)
+	case p.Checkpoint <= job.Watermark:
+		return nil, wrap(ErrBelowWatermark, "watermark %d", job.Watermark)
+	case cur.Reference != nil:
+		return nil, wrap(ErrConflict, "published by token %q", cur.Reference.Token)
+	case cur.Tombstone != nil && cur.Tombstone.Token != ref.Token:
+		return nil, wrap(ErrConflict, "tombstone (%s) of token %q", cur.Tombstone.Reason, cur.Tombstone.Token)
+	case cur.Tombstone != nil && (cur.Tombstone.Reason != ReasonFenced || cur.Tombstone.FencedUpTo >= ref.Attempt):
+		return nil, wrap(ErrFenced, "tombstone (%s) up to attempt %d", cur.Tombstone.Reason, cur.Tombstone.FencedUpTo)
+	}
+	// Absent, or our own fence below this attempt: a republish replaces it.
+	return &Entry{Checkpoint: p.Checkpoint, Reference: &ref}, nil
+}
+
+// Verdict is the answer of Verify.
+type Verdict int
+
+const (
+	// VerdictUnknown: the store did not answer; keep verifying.
+	VerdictUnknown Verdict = iota
+	// Present: the key holds the caller's token.
+	Present
+	// Absent: the key does not hold the caller's token and a fence ensures no
+	// attempt up to the one verified ever will.
+	Absent
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Present:
+		return "Present"
+	case Absent:
+		return "Absent"
+	default:
+		return "Unknown"
+	}
+}
+
+// DecideVerify decides a verification of (token, attempt) against the key's
+// entry read linearizably. When it returns Absent with an entry, the verdict
+// holds only once that tombstone is written.
+func DecideVerify(cur Entry, token string, attempt uint32, now time.Time) (Verdict, *Entry) {
+	switch {
+	case cur.HoldsToken(token):
+		return Present, nil
+	case cur.Reference != nil:
+		// Another token holds the key: every attempt of ours is a conflict.
+		return Absent, nil
+	case cur.Tombstone != nil && (cur.Tombstone.Token != token || cur.Tombstone.FencedUpTo >= attempt):
+		return Absent, nil
+	case cur.Tombstone != nil:
+		raised := *cur.Tombstone
+		raised.FencedUpTo, raised.Since = attempt, now.UTC()
+		return Absent, &Entry{Checkpoint: cur.Checkpoint, Tombstone: &raised}
+	}
+	return Absent, &Entry{Checkpoint: cur.Checkpoint, Tombstone: &Tombstone{
+		Token: token, FencedUpTo: attempt, Reason: ReasonFenced, Since: now.UTC(),
+	}}
+}
+
+// DecideSubsume decides the removal of a checkpoint's reference by the
+// job's subsumption owner: the key becomes a tombstone and the watermark
+// rises to the checkpoint. It returns what to write; both nil when the
+// subsumption already stands.
+func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Time) (*Entry, *JobState, error) {
+	done := cur.Tombstone != nil && job.Watermark >= id
+	if done {
+		return nil, nil, nil
+	}
+	if job.Epoch != epoch {
+		return nil, nil, fmt.Errorf("subsume checkpoint %d: epoch %d, current %d: %w", id, epoch, job.Epoch, ErrStaleEpoch)
+	}
+	var entry *Entry
+	switch {
+	case cur.Reference != nil:
+		entry = &Entry{Checkpoint: id, Tombstone: &Tombstone{
+			Token: cur.Reference.Token, FencedUpTo: cur.Reference.Attempt, Reason: ReasonSubsumed, Since: now.UTC(),
+		}}
+	case cur.Absent():
+		entry = &Entry{Checkpoint: id, Tombstone: &Tombstone{Reason: ReasonSubsumed, Since: now.UTC()}}
+	}
+	next := job
+	if id > next.Watermark {
+		next.Watermark = id
+	}
+	return entry, &next, nil
+}
+
+// DecideRetire decides the retirement of a job: every published reference
+// becomes a tombstone, the watermark rises above all of them and no epoch
+// can publish again until the tombstones are collected. It returns the
+// entries and job state to write; nil state when already retired.
+func DecideRetire(job JobState, entries []Entry, epoch uint64, now time.Time) ([]Entry, *JobState, error) {
+	if job.Retired {
+		return nil, nil, nil
+	}
+	if job.Epoch != epoch {
+		return nil, nil, fmt.Errorf("retire job: epoch %d, current %d: %w", epoch, job.Epoch, ErrStaleEpoch)
+	}
+	next := job
+	next.Retired = true
+	var writes []Entry
+	for _, e := range entries {
+		if e.Checkpoint > next.Watermark {
+			next.Watermark = e.Checkpoint
+		}
+		if e.Reference != nil {
+			writes = append(writes, Entry{Checkpoint: e.Checkpoint, Tombstone: &Tombstone{
+				Token: e.Reference.Token, FencedUpTo: e.Reference.Attempt, Reason: ReasonRetired, Since: now.UTC(),
+			}})
+		}
+	}
+	return writes, &next, nil
+}
+
+// DecideCollect picks the tombstones that can go: at or below the watermark,
+// so no publish can land on the freed key, and written before olderThan, so
+// no activity that saw the key free can still be running. A retired job
+// whose keys all go is forgotten too (dropJob), freeing its ID for reuse.
+func DecideCollect(job JobState, entries []Entry, olderThan time.Time) (drop []uint64, dropJob bool) {
+	for _, e := range entries {
+		if e.Tombstone != nil && e.Checkpoint <= job.Watermark && e.Tombstone.Since.Before(olderThan) {
+			drop = append(drop, e.Checkpoint)
+		}
+	}
+	return drop, job.Retired && len(drop) == len(entries)
+}

@@ -1,0 +1,14 @@
+// Package embedded is the single-machine reference store, the default when
+// no ZooKeeper or Kubernetes is configured (the role Flink's standalone mode
+// plays). It keeps jobs and references in one bbolt file: every call is one
+// read-write transaction, so compare-and-set is real, and a transaction is
+// reported written only after bbolt has fsynced it.
+//
+// The file is locked to one process: a second Open fails with ErrLocked
+// after LockTimeout instead of sharing it. Within the process the store is
+// safe for concurrent use.
+//
+// Failure semantics: definite rejections come from the shared decisions in
+// package stores. Any error of bbolt itself during a write (a failed fsync,
+// a full disk) is Unknown: the page may or may not be durable.
+package embedded

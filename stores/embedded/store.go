@@ -1,0 +1,137 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// MaxValueSize keeps values within what the ZooKeeper and Kubernetes
+// backends accept, so a reference valid here is valid everywhere.
+const MaxValueSize = 1 << 20
+
+// LockTimeout bounds how long Open waits for another process's lock.
+const LockTimeout = time.Second
+
+// ErrLocked: another process holds the store file.
+var ErrLocked = errors.New("embedded store is locked by another process")
+
+var (
+	jobsBucket = []byte("jobs")
+	refsBucket = []byte("references")
+)
+
+// Store is the embedded reference store.
+type Store struct {
+	db  *bolt.DB
+	now func() time.Time
+}
+
+var _ stores.ReferenceStore = (*Store)(nil)
+
+// Open opens or creates the store file at path.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, &stores.InvalidError{Field: "path", Rule: "must not be empty"}
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: LockTimeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open embedded store %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{jobsBucket, refsBucket} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("initialise embedded store %s: %w", path, err), db.Close())
+	}
+	return &Store{db: db, now: time.Now}, nil
+}
+
+// Close releases the file and its lock.
+func (s *Store) Close() error { return s.db.Close() }
+
+func jobKey(job stores.JobID) []byte { return []byte(job.Cluster + "/" + job.Job + "/") }
+
+func refKey(id stores.CheckpointID) []byte {
+	return fmt.Appendf(jobKey(id.JobID), "%019d", id.Checkpoint)
+}
+
+// update runs fn in one transaction. A definite rejection returned by fn is
+// passed through; anything else that fails the transaction is Unknown.
+func (s *Store) update(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	err := s.db.Update(fn)
+	if err == nil || stores.OutcomeOf(err) == stores.Rejected {
+		return err
+	}
+	return stores.Unknownf(err, "%s", op)
+}
+
+func readJob(tx *bolt.Tx, job stores.JobID) (stores.JobState, error) {
+	b := tx.Bucket(jobsBucket).Get(jobKey(job))
+	if b == nil {
+		return stores.JobState{}, nil
+	}
+	return stores.DecodeJobState(b)
+}
+
+func writeJob(tx *bolt.Tx, job stores.JobID, st stores.JobState) error {
+	b, err := stores.EncodeJobState(st)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(jobsBucket).Put(jobKey(job), b)
+}
+
+func readEntry(tx *bolt.Tx, id stores.CheckpointID) (stores.Entry, error) {
+	b := tx.Bucket(refsBucket).Get(refKey(id))
+	if b == nil {
+		return stores.Entry{Checkpoint: id.Checkpoint}, nil
+	}
+	return stores.DecodeEntry(id.Checkpoint, b)
+}
+
+func writeEntry(tx *bolt.Tx, job stores.JobID, e stores.Entry) error {
+	b, err := stores.EncodeEntry(e, MaxValueSize)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(refsBucket).Put(refKey(stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}), b)
+}
+
+// entries returns every key of the job, published or tombstone, in order.
+func entries(tx *bolt.Tx, job stores.JobID) ([]stores.Entry, error) {
+	prefix := jobKey(job)
+	var out []stores.Entry
+	c := tx.Bucket(refsBucket).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		id, err := strconv.ParseUint(string(k[len(prefix):]), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("parse key %q: %w", k, err)
+		}
+		e, err := stores.DecodeEntry(id, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

@@ -1,0 +1,149 @@
+package stores
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Field limits, checked before anything is sent.
+const (
+	MaxTokenLength  = 128
+	MaxHandleLength = 4096
+	MaxOwnerLength  = 256
+)
+
+// Reference is what a published key holds: a pointer to the checkpoint's
+// state handle blob, never state itself.
+type Reference struct {
+	// Handle locates the state handle blob in the state bucket.
+	Handle string `json:"handle"`
+	// Token identifies the finalization that wrote the reference.
+	Token string `json:"token"`
+	// Attempt is the publish attempt, chosen by the workflow, starting at 1.
+	Attempt uint32 `json:"attempt"`
+	// Savepoint marks state the subsumption never discards.
+	Savepoint bool `json:"savepoint,omitempty"`
+}
+
+// Validate checks the reference's fields.
+func (r Reference) Validate() error {
+	if err := validateText("handle", r.Handle, MaxHandleLength); err != nil {
+		return err
+	}
+	if err := validateText("token", r.Token, MaxTokenLength); err != nil {
+		return err
+	}
+	if r.Attempt == 0 {
+		return invalid("attempt", "must be at least 1")
+	}
+	return nil
+}
+
+// Reason says why a tombstone stands.
+type Reason string
+
+const (
+	// ReasonFenced: written by Verify so that no attempt up to FencedUpTo can land.
+	ReasonFenced Reason = "fenced"
+	// ReasonSubsumed: the reference was removed by subsumption.
+	ReasonSubsumed Reason = "subsumed"
+	// ReasonRetired: the job was retired.
+	ReasonRetired Reason = "retired"
+)
+
+// Tombstone occupies a key so that no publish attempt up to FencedUpTo of
+// Token (and no attempt of any other token) can ever land there.
+type Tombstone struct {
+	// Token is the finalization the tombstone was written for; empty when a
+	// subsumption tombstoned a key nobody had published.
+	Token      string    `json:"token,omitempty"`
+	FencedUpTo uint32    `json:"fencedUpTo"`
+	Reason     Reason    `json:"reason"`
+	Since      time.Time `json:"since"`
+}
+
+// Entry is the state of one checkpoint key: Absent when both pointers are
+// nil, otherwise exactly one of them is set.
+type Entry struct {
+	Checkpoint uint64     `json:"-"`
+	Reference  *Reference `json:"published,omitempty"`
+	Tombstone  *Tombstone `json:"tombstone,omitempty"`
+}
+
+// Absent reports whether the key holds nothing.
+func (e Entry) Absent() bool { return e.Reference == nil && e.Tombstone == nil }
+
+// HoldsToken reports whether the key holds a published reference of token.
+func (e Entry) HoldsToken(token string) bool {
+	return e.Reference != nil && e.Reference.Token == token
+}
+
+// JobState is a job's leadership and subsumption state, kept apart from its
+// checkpoint keys.
+type JobState struct {
+	// Epoch is the current leadership incarnation; 0 when never claimed.
+	Epoch uint64 `json:"epoch"`
+	// Owner is who claimed Epoch, so two claimants of one number cannot both win.
+	Owner string `json:"owner,omitempty"`
+	// Watermark: no checkpoint at or below it can be published.
+	Watermark uint64 `json:"watermark"`
+	Retired   bool   `json:"retired,omitempty"`
+}
+
+const encodingVersion = 1
+
+type entryWire struct {
+	V int `json:"v"`
+	Entry
+}
+
+// EncodeEntry encodes a non-absent entry and checks it against a backend's
+// size limit, so that an oversized value is Rejected before it is sent.
+func EncodeEntry(e Entry, limit int) ([]byte, error) {
+	if e.Absent() || (e.Reference != nil && e.Tombstone != nil) {
+		return nil, invalid("entry", "must hold exactly one of a reference or a tombstone")
+	}
+	b, err := json.Marshal(entryWire{V: encodingVersion, Entry: e})
+	if err != nil {
+		return nil, fmt.Errorf("encode entry: %w", err)
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("encoded entry is %d bytes, limit %d: %w", len(b), limit, ErrTooLarge)
+	}
+	return b, nil
+}
+
+// DecodeEntry decodes a stored entry of checkpoint id.
+func DecodeEntry(id uint64, b []byte) (Entry, error) {
+	var w entryWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Entry{}, fmt.Errorf("decode entry of checkpoint %d: %w", id, err)
+	}
+	if w.V != encodingVersion {
+		return Entry{}, fmt.Errorf("decode entry of checkpoint %d: unsupported encoding version %d", id, w.V)
+	}
+	if w.Absent() || (w.Reference != nil && w.Tombstone != nil) {
+		return Entry{}, fmt.Errorf("decode entry of checkpoint %d: must hold exactly one of a reference or a tombstone", id)
+	}
+	w.Entry.Checkpoint = id
+	return w.Entry, nil
+}
+
+// EncodeJobState encodes a job's state.
+func EncodeJobState(s JobState) ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode job state: %w", err)
+	}
+	return b, nil
+}
+
+// DecodeJobState decodes a job's state.
+func DecodeJobState(b []byte) (JobState, error) {
+	var s JobState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return JobState{}, fmt.Errorf("decode job state: %w", err)
+	}
+	return s, nil
+}

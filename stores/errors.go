@@ -1,0 +1,107 @@
+package stores
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Definite rejections: the write did not happen.
+var (
+	// ErrStaleEpoch: the job's current epoch is not the caller's (a newer
+	// leader claimed it, or the caller never claimed it).
+	ErrStaleEpoch = errors.New("stale epoch")
+	// ErrConflict: the key holds another finalization's token.
+	ErrConflict = errors.New("key holds another token")
+	// ErrFenced: a tombstone covers the attempt.
+	ErrFenced = errors.New("attempt fenced by tombstone")
+	// ErrBelowWatermark: the checkpoint is at or below the job's subsumption watermark.
+	ErrBelowWatermark = errors.New("checkpoint at or below subsumption watermark")
+	// ErrRetired: the job was retired; its tombstones must be collected before reuse.
+	ErrRetired = errors.New("job retired")
+	// ErrTooLarge: the encoded value exceeds the backend's size limit.
+	ErrTooLarge = errors.New("reference too large")
+	// ErrInvalid: the input breaks a validation rule; see InvalidError.
+	ErrInvalid = errors.New("invalid input")
+)
+
+// ErrUnknown marks a failure whose outcome is unknown: the write may have
+// landed. It is never a rejection.
+var ErrUnknown = errors.New("outcome unknown")
+
+// Outcome is the three-way result of a mutating store call.
+type Outcome int
+
+const (
+	// Unknown is the zero value on purpose: an unclassified failure is never
+	// mistaken for a definite one.
+	Unknown Outcome = iota
+	Published
+	Rejected
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Published:
+		return "Published"
+	case Rejected:
+		return "Rejected"
+	default:
+		return "Unknown"
+	}
+}
+
+var definite = []error{ErrStaleEpoch, ErrConflict, ErrFenced, ErrBelowWatermark, ErrRetired, ErrTooLarge, ErrInvalid}
+
+// OutcomeOf classifies the error of a mutating call. nil is Published; an
+// error wrapping a definite sentinel is Rejected, unless it is also marked
+// ErrUnknown; everything else is Unknown.
+func OutcomeOf(err error) Outcome {
+	if err == nil {
+		return Published
+	}
+	if errors.Is(err, ErrUnknown) {
+		return Unknown
+	}
+	for _, d := range definite {
+		if errors.Is(err, d) {
+			return Rejected
+		}
+	}
+	return Unknown
+}
+
+// Unknownf wraps cause as an Unknown outcome of op. Backends use it for
+// connection loss, timeouts, session events and every error they cannot
+// prove definite.
+func Unknownf(cause error, format string, args ...any) error {
+	return &unknownError{op: fmt.Sprintf(format, args...), cause: cause}
+}
+
+type unknownError struct {
+	op    string
+	cause error
+}
+
+func (e *unknownError) Error() string { return e.op + ": outcome unknown: " + e.cause.Error() }
+
+// Is makes errors.Is(err, ErrUnknown) hold without exposing the cause's
+// own sentinels as a rejection: an ambiguous "node exists" stays Unknown.
+func (e *unknownError) Is(target error) bool { return target == ErrUnknown }
+func (e *unknownError) Unwrap() error        { return e.cause }
+
+// InvalidError names the field and the rule a request broke. It matches
+// ErrInvalid.
+type InvalidError struct {
+	Field string
+	Rule  string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("invalid %s: %s", e.Field, e.Rule)
+}
+
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Rule: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,77 @@
+package stores
+
+import (
+	"context"
+	"time"
+)
+
+// ReferenceStore is the HA store of checkpoint references. Mutating calls
+// return nil (Published), a definite rejection or an Unknown error; see the
+// package documentation. Implementations validate input before anything is
+// sent and are safe for concurrent use.
+type ReferenceStore interface {
+	// ClaimEpoch makes epoch the job's current leadership incarnation,
+	// fencing every older one. Claiming the standing (epoch, owner) again is
+	// Published.
+	ClaimEpoch(ctx context.Context, job JobID, epoch uint64, owner string) error
+	// Publish writes a reference, conditional on the epoch and on the
+	// checkpoint being above the job's watermark.
+	Publish(ctx context.Context, p Publication) error
+	// Verify reads the key linearizably; when it does not hold token it
+	// fences every attempt up to attempt and answers Absent. Any error is
+	// VerdictUnknown. It is not conditional on the epoch: a deposed leader's
+	// finalization must still be able to resolve.
+	Verify(ctx context.Context, id CheckpointID, token string, attempt uint32) (Verdict, error)
+	// Subsume turns the checkpoint's key into a tombstone and raises the
+	// job's watermark to it, conditional on the epoch.
+	Subsume(ctx context.Context, id CheckpointID, epoch uint64) error
+	// Retire tombstones every published reference of the job and closes it
+	// to further claims until CollectTombstones forgets it.
+	Retire(ctx context.Context, job JobID, epoch uint64) error
+	// CollectTombstones deletes the job's tombstones at or below its
+	// watermark written before olderThan, and returns how many went.
+	CollectTombstones(ctx context.Context, job JobID, olderThan time.Time) (int, error)
+
+	// Read returns the entry of one checkpoint key, Absent if none.
+	Read(ctx context.Context, id CheckpointID) (Entry, error)
+	// ReadJob returns the job's state, the zero JobState if never claimed.
+	ReadJob(ctx context.Context, job JobID) (JobState, error)
+	// List returns the job's published references in checkpoint order,
+	// tombstones skipped.
+	List(ctx context.Context, job JobID) ([]Entry, error)
+
+	Close() error
+}
+
+// ValidateClaim checks a claim's input.
+func ValidateClaim(job JobID, epoch uint64, owner string) error {
+	if err := job.Validate(); err != nil {
+		return err
+	}
+	if epoch == 0 {
+		return invalid("epoch", "must be at least 1")
+	}
+	return validateText("owner", owner, MaxOwnerLength)
+}
+
+// ValidateVerify checks a verification's input.
+func ValidateVerify(id CheckpointID, token string, attempt uint32) error {
+	if err := id.Validate(); err != nil {
+		return err
+	}
+	if err := validateText("token", token, MaxTokenLength); err != nil {
+		return err
+	}
+	if attempt == 0 {
+		return invalid("attempt", "must be at least 1")
+	}
+	return nil
+}
+
+// ValidateEpoch checks an epoch-conditional call's input.
+func ValidateEpoch(epoch uint64) error {
+	if epoch == 0 {
+		return invalid("epoch", "must be at least 1")
+	}
+	return nil
+}
