@@ -12,7 +12,7 @@
 //     own applied write is Published, never a conflict).
 //   - Rejected: the error wraps one of the definite sentinels (ErrStaleEpoch,
 //     ErrConflict, ErrFenced, ErrBelowWatermark, ErrRetired, ErrTooLarge,
-//     ErrInvalid). The write definitely did not happen. Backends classify by
+//     ErrInvalid, ErrForbidden). The write definitely did not happen. Backends classify by
 //     which condition failed after reading the current state, never by a bare
 //     error code.
 //   - Unknown: anything else, marked with ErrUnknown. The write may or may not

@@ -22,6 +22,8 @@ var (
 	ErrTooLarge = errors.New("reference too large")
 	// ErrInvalid: the input breaks a validation rule; see InvalidError.
 	ErrInvalid = errors.New("invalid input")
+	// ErrForbidden: the store refused the caller's credentials for the write.
+	ErrForbidden = errors.New("forbidden by the store's access control")
 )
 
 // ErrUnknown marks a failure whose outcome is unknown: the write may have
@@ -50,7 +52,7 @@ func (o Outcome) String() string {
 	}
 }
 
-var definite = []error{ErrStaleEpoch, ErrConflict, ErrFenced, ErrBelowWatermark, ErrRetired, ErrTooLarge, ErrInvalid}
+var definite = []error{ErrStaleEpoch, ErrConflict, ErrFenced, ErrBelowWatermark, ErrRetired, ErrTooLarge, ErrInvalid, ErrForbidden}
 
 // OutcomeOf classifies the error of a mutating call. nil is Published; an
 // error wrapping a definite sentinel is Rejected, unless it is also marked

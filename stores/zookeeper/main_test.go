@@ -1,0 +1,55 @@
+package zookeeper_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
+)
+
+// server is one real ZooKeeper for the whole package; each test works
+// under a root of its own.
+var server *zktest.Server
+
+func TestMain(m *testing.M) {
+	s, err := zktest.StartServer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	server = s
+	code := m.Run()
+	s.Cleanup(code != 0)
+	os.Exit(code)
+}
+
+var roots atomic.Int64
+
+func uniqueRoot() string {
+	return fmt.Sprintf("/finalizer-test/%d-%d", os.Getpid(), roots.Add(1))
+}
+
+func config(addr, root string) zookeeper.Config {
+	return zookeeper.Config{Servers: []string{addr}, Root: root, SessionTimeout: 4 * time.Second}
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func open(t *testing.T, cfg zookeeper.Config) *zookeeper.Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := zookeeper.Open(ctx, cfg, quiet)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}

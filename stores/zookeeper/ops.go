@@ -1,0 +1,223 @@
+package zookeeper
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// ClaimEpoch implements stores.ReferenceStore.
+func (s *Store) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, owner string) error {
+	if err := stores.ValidateClaim(job, epoch, owner); err != nil {
+		return err
+	}
+	// The job node itself is created by the compare-and-set below.
+	for _, p := range []string{path.Dir(s.jobPath(job)), s.checkpointsPath(job)} {
+		if err := s.ensurePath(ctx, p); err != nil {
+			return fmt.Errorf("claim epoch %d of %s: %w", epoch, job, err)
+		}
+	}
+	op := fmt.Sprintf("claim epoch %d of %s", epoch, job)
+	return casLoop(op, func() (bool, error) {
+		cur, version, err := s.getJob(ctx, job)
+		if err != nil {
+			return false, err
+		}
+		next, err := stores.DecideClaim(cur, epoch, owner)
+		if err != nil || next == nil {
+			return false, err
+		}
+		data, err := stores.EncodeJobState(*next)
+		if err != nil {
+			return false, err
+		}
+		return s.apply(ctx, op, s.put(s.jobPath(job), data, version))
+	})
+}
+
+// Publish implements stores.ReferenceStore: one multi-op that checks the job
+// node's version and creates or sets the checkpoint node.
+func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("publish checkpoint %s attempt %d", p.CheckpointID, p.Reference.Attempt)
+	return casLoop(op, func() (bool, error) {
+		job, jobVersion, err := s.getJob(ctx, p.JobID)
+		if err != nil {
+			return false, err
+		}
+		cur, version, err := s.getEntry(ctx, p.CheckpointID)
+		if err != nil {
+			return false, err
+		}
+		next, err := stores.DecidePublish(job, cur, p)
+		if err != nil || next == nil {
+			return false, err
+		}
+		data, err := s.encode(*next)
+		if err != nil {
+			return false, err
+		}
+		return s.apply(ctx, op,
+			&zk.CheckVersionRequest{Path: s.jobPath(p.JobID), Version: jobVersion},
+			s.put(s.keyPath(p.CheckpointID), data, version))
+	})
+}
+
+// Verify implements stores.ReferenceStore: sync, read, and fence when the
+// key does not hold the token.
+func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error) {
+	if err := stores.ValidateVerify(id, token, attempt); err != nil {
+		return stores.VerdictUnknown, err
+	}
+	op := fmt.Sprintf("verify checkpoint %s attempt %d", id, attempt)
+	if err := s.sync(ctx); err != nil {
+		return stores.VerdictUnknown, fmt.Errorf("%s: %w", op, err)
+	}
+	var verdict stores.Verdict
+	err := casLoop(op, func() (bool, error) {
+		cur, version, err := s.getEntry(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		v, fence := stores.DecideVerify(cur, token, attempt, s.now())
+		verdict = v
+		if fence == nil {
+			return false, nil
+		}
+		data, err := s.encode(*fence)
+		if err != nil {
+			return false, err
+		}
+		return s.apply(ctx, op, s.put(s.keyPath(id), data, version))
+	})
+	if err != nil {
+		return stores.VerdictUnknown, err
+	}
+	return verdict, nil
+}
+
+// Subsume implements stores.ReferenceStore: the tombstone and the raised
+// watermark land in one multi-op.
+func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error {
+	if err := id.Validate(); err != nil {
+		return err
+	}
+	if err := stores.ValidateEpoch(epoch); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("subsume checkpoint %s", id)
+	return casLoop(op, func() (bool, error) {
+		job, jobVersion, err := s.getJob(ctx, id.JobID)
+		if err != nil {
+			return false, err
+		}
+		cur, version, err := s.getEntry(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		entry, next, err := stores.DecideSubsume(job, cur, id.Checkpoint, epoch, s.now())
+		if err != nil || next == nil {
+			return false, err
+		}
+		jobData, err := stores.EncodeJobState(*next)
+		if err != nil {
+			return false, err
+		}
+		ops := []any{&zk.SetDataRequest{Path: s.jobPath(id.JobID), Data: jobData, Version: jobVersion}}
+		if entry != nil {
+			data, err := s.encode(*entry)
+			if err != nil {
+				return false, err
+			}
+			ops = append(ops, s.put(s.keyPath(id), data, version))
+		} else {
+			ops = append(ops, &zk.CheckVersionRequest{Path: s.keyPath(id), Version: version})
+		}
+		return s.apply(ctx, op, ops...)
+	})
+}
+
+// Retire implements stores.ReferenceStore.
+func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) error {
+	if err := job.Validate(); err != nil {
+		return err
+	}
+	if err := stores.ValidateEpoch(epoch); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("retire job %s", job)
+	return casLoop(op, func() (bool, error) {
+		st, jobVersion, err := s.getJob(ctx, job)
+		if err != nil {
+			return false, err
+		}
+		entries, versions, err := s.getEntries(ctx, job)
+		if err != nil {
+			return false, err
+		}
+		writes, next, err := stores.DecideRetire(st, entries, epoch, s.now())
+		if err != nil || next == nil {
+			return false, err
+		}
+		jobData, err := stores.EncodeJobState(*next)
+		if err != nil {
+			return false, err
+		}
+		ops := []any{&zk.SetDataRequest{Path: s.jobPath(job), Data: jobData, Version: jobVersion}}
+		for _, e := range writes {
+			data, err := s.encode(e)
+			if err != nil {
+				return false, err
+			}
+			id := stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}
+			ops = append(ops, s.put(s.keyPath(id), data, versions[e.Checkpoint]))
+		}
+		return s.apply(ctx, op, ops...)
+	})
+}
+
+// CollectTombstones implements stores.ReferenceStore.
+func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderThan time.Time) (int, error) {
+	if err := job.Validate(); err != nil {
+		return 0, err
+	}
+	op := fmt.Sprintf("collect tombstones of %s", job)
+	var collected int
+	err := casLoop(op, func() (bool, error) {
+		st, jobVersion, err := s.getJob(ctx, job)
+		if err != nil {
+			return false, err
+		}
+		entries, versions, err := s.getEntries(ctx, job)
+		if err != nil {
+			return false, err
+		}
+		drop, dropJob := stores.DecideCollect(st, entries, olderThan)
+		collected = len(drop)
+		if len(drop) == 0 && !dropJob {
+			return false, nil
+		}
+		// The job node's version pins the watermark the choice was made against.
+		ops := []any{&zk.CheckVersionRequest{Path: s.jobPath(job), Version: jobVersion}}
+		for _, n := range drop {
+			id := stores.CheckpointID{JobID: job, Checkpoint: n}
+			ops = append(ops, &zk.DeleteRequest{Path: s.keyPath(id), Version: versions[n]})
+		}
+		if dropJob && jobVersion != missing {
+			ops[0] = &zk.DeleteRequest{Path: s.jobPath(job), Version: jobVersion}
+			ops = append(ops, &zk.DeleteRequest{Path: s.checkpointsPath(job), Version: -1})
+		}
+		return s.apply(ctx, op, ops...)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return collected, nil
+}
