@@ -66,7 +66,8 @@ type Tombstone struct {
 // Entry is the state of one checkpoint key: Absent when both pointers are
 // nil, otherwise exactly one of them is set.
 type Entry struct {
-	Checkpoint uint64     `json:"-"`
+	// Checkpoint is the key's ID; a store keeps it in the key, not the value.
+	Checkpoint uint64     `json:"checkpoint,omitempty"`
 	Reference  *Reference `json:"published,omitempty"`
 	Tombstone  *Tombstone `json:"tombstone,omitempty"`
 }
@@ -104,6 +105,7 @@ func EncodeEntry(e Entry, limit int) ([]byte, error) {
 	if e.Absent() || (e.Reference != nil && e.Tombstone != nil) {
 		return nil, invalid("entry", "must hold exactly one of a reference or a tombstone")
 	}
+	e.Checkpoint = 0 // the key holds it
 	b, err := json.Marshal(entryWire{V: encodingVersion, Entry: e})
 	if err != nil {
 		return nil, fmt.Errorf("encode entry: %w", err)

@@ -1,0 +1,47 @@
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+)
+
+// References is the part of the HA store the activities use.
+type References interface {
+	Publish(ctx context.Context, p stores.Publication) error
+	Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error)
+	Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error
+	List(ctx context.Context, job stores.JobID) ([]stores.Entry, error)
+}
+
+// States is the part of the blob state store the activities use.
+type States interface {
+	CheckData(ctx context.Context, h blobstate.Handle) error
+	Write(ctx context.Context, h blobstate.Handle) (string, error)
+	ReadKey(ctx context.Context, key string) (blobstate.Handle, error)
+	Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error)
+}
+
+// Signaller starts a workflow or signals it if it runs: the part of the
+// Temporal client the report activity uses.
+type Signaller interface {
+	SignalWithStartWorkflow(ctx context.Context, workflowID, signalName string, signalArg any,
+		options client.StartWorkflowOptions, workflow any, workflowArgs ...any) (client.WorkflowRun, error)
+}
+
+// Activities is registered with the worker; its methods are the activities.
+type Activities struct {
+	References References
+	States     States
+	// StoreKind names the HA store backend, for visibility.
+	StoreKind string
+	// Temporal signals the per-job coordinator.
+	Temporal  Signaller
+	TaskQueue string
+	// Retain is how many references per job retention keeps (savepoints
+	// count; the newest non-savepoint is kept on top). 0 keeps everything.
+	Retain int
+}

@@ -1,0 +1,13 @@
+// Package activities holds the Temporal activities of the checkpoint
+// finalizer. They are thin and idempotent: each calls one store operation
+// and translates its outcome into a Temporal error, and nothing else.
+//
+//   - Published (nil) is success.
+//   - Rejected is a non-retryable application error whose type names the
+//     reason ("Rejected.StaleEpoch", "Rejected.Fenced", ...; see RejectionType).
+//   - Unknown is a retryable application error of type "Unknown". A publish
+//     rejected on a retry of the same attempt is "Unknown.RejectedAfterRetry"
+//     (non-retryable): the earlier try may have landed, so the workflow must
+//     verify. Workflows treat every failure that is not a Rejected type,
+//     timeouts included, as Unknown.
+package activities

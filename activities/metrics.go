@@ -1,0 +1,21 @@
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Metric names, emitted through the SDK's metrics handler so that they reach
+// whatever the worker exports (Prometheus).
+const (
+	MetricStoreCalls = "finalizer_store_calls"
+	MetricVerdicts   = "finalizer_verify_verdicts"
+	MetricDiscards   = "finalizer_discards"
+)
+
+func count(ctx context.Context, op string, o stores.Outcome) {
+	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"op": op, "outcome": o.String()}).Counter(MetricStoreCalls).Inc(1)
+}

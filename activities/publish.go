@@ -1,0 +1,26 @@
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Publish makes one publish attempt; Temporal's retries of it share the
+// attempt number. A retry only follows an Unknown, so a rejection on a retry
+// cannot rule out the earlier try: it is reported as RejectedAfterRetry, which
+// the workflow verifies.
+func (a *Activities) Publish(ctx context.Context, p stores.Publication) error {
+	err := a.References.Publish(ctx, p)
+	outcome := stores.OutcomeOf(err)
+	count(ctx, "publish", outcome)
+	if outcome == stores.Rejected && activity.GetInfo(ctx).Attempt > 1 && !errorsIsInvalid(err) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), TypeRejectedAfterRetry, err)
+	}
+	return translate(err)
+}
+
+func errorsIsInvalid(err error) bool { return RejectionType(err) == "Rejected.Invalid" }

@@ -1,0 +1,41 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// SubsumeInput names the checkpoint to remove.
+type SubsumeInput struct {
+	stores.CheckpointID
+	Epoch uint64 `json:"epoch"`
+}
+
+// Subsume turns the reference into a tombstone and raises the watermark. A
+// retry after an Unknown re-reads the key: a subsumption that already
+// landed is Published, which is how the workflow confirms it.
+func (a *Activities) Subsume(ctx context.Context, in SubsumeInput) error {
+	err := a.References.Subsume(ctx, in.CheckpointID, in.Epoch)
+	count(ctx, "subsume", stores.OutcomeOf(err))
+	return translate(err)
+}
+
+// RetentionView is what a retention pass decides on.
+type RetentionView struct {
+	// References are the job's published references, read linearizably:
+	// the only ones retention counts.
+	References []stores.Entry `json:"references"`
+	// Retain is the worker's configured number of references to keep; 0
+	// keeps everything.
+	Retain int `json:"retain"`
+}
+
+// ReadRetention lists the job's references and the retention setting.
+func (a *Activities) ReadRetention(ctx context.Context, job stores.JobID) (RetentionView, error) {
+	entries, err := a.References.List(ctx, job)
+	if err != nil {
+		return RetentionView{}, translate(err)
+	}
+	return RetentionView{References: entries, Retain: a.Retain}, nil
+}

@@ -1,0 +1,41 @@
+package blobstate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+
+	"gocloud.dev/gcerrors"
+)
+
+// CheckData verifies that the state a handle points at exists: its
+// metadata file is present (else ErrDataMissing) and has the recorded
+// SHA-256 (else ErrDataCorrupt). Any other error is an I/O failure that
+// says nothing about the data. The metadata file is streamed, not buffered.
+func (s *Store) CheckData(ctx context.Context, h Handle) error {
+	if err := h.Validate(); err != nil {
+		return fmt.Errorf("check data of checkpoint %d: %w", h.Checkpoint, err)
+	}
+	r, err := s.bucket.NewReader(ctx, h.MetadataKey, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return fmt.Errorf("check data of checkpoint %d: metadata %s: %w", h.Checkpoint, h.MetadataKey, ErrDataMissing)
+	}
+	if err != nil {
+		return fmt.Errorf("check data of checkpoint %d: open metadata %s: %w", h.Checkpoint, h.MetadataKey, err)
+	}
+	sum := sha256.New()
+	_, err = io.Copy(sum, r)
+	if cerr := r.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("check data of checkpoint %d: read metadata %s: %w", h.Checkpoint, h.MetadataKey, err)
+	}
+	if got := hex.EncodeToString(sum.Sum(nil)); got != h.MetadataSHA256 {
+		return fmt.Errorf("check data of checkpoint %d: metadata %s has SHA-256 %s, handle records %s: %w",
+			h.Checkpoint, h.MetadataKey, got, h.MetadataSHA256, ErrDataCorrupt)
+	}
+	return nil
+}

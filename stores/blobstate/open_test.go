@@ -1,0 +1,94 @@
+package blobstate
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+func TestOpenRefusesBadURLsBeforeConnecting(t *testing.T) {
+	for _, u := range []string{
+		"",
+		"bucket",
+		"/var/lib/state",
+		"http://example.com/bucket",
+		"ftp://host/dir",
+		"gcs://bucket",
+		"s3://",
+		"gs:///path",
+		"azblob://",
+		"file://",
+		"file:///",
+		"file:///tmp/x?metadata=sidecar",
+		"file:///tmp/x?metadata=skip&metadata=skip",
+		"://nope",
+		"s3://bkt\x7f",
+	} {
+		t.Run(u, func(t *testing.T) {
+			_, err := Open(context.Background(), u)
+			requireInvalid(t, err)
+			var inv *stores.InvalidError
+			require.ErrorAs(t, err, &inv)
+			assert.Equal(t, "url", inv.Field)
+		})
+	}
+}
+
+func TestOpenURLErrorsDoNotLeakSecrets(t *testing.T) {
+	_, err := Open(context.Background(), "ftp://user:hunter2@host/dir?sig=topsecret")
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "hunter2")
+	assert.NotContains(t, err.Error(), "topsecret")
+}
+
+func TestOpenFileMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "absent")
+	_, err := Open(context.Background(), "file://"+filepath.ToSlash(dir))
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, stores.ErrInvalid, "a missing directory is an I/O failure, not bad input")
+
+	s := openURL(t, "file://"+filepath.ToSlash(dir)+"?create_dir=true")
+	assert.DirExists(t, dir)
+	assert.Equal(t, dir, s.root)
+}
+
+func TestOpenFileRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.Mkdir("bucket", 0o755))
+	s := openURL(t, "file://./bucket")
+	assert.Equal(t, filepath.Join(dir, "bucket"), s.root)
+	h := seedCheckpoint(t, s, "orders", 1, 1, 0)
+	key, err := s.Write(context.Background(), h)
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(dir, "bucket", key))
+}
+
+func TestOpenAcceptsExplicitMetadataSkip(t *testing.T) {
+	s := openURL(t, "file://"+filepath.ToSlash(t.TempDir())+"?metadata=skip")
+	assert.NotEmpty(t, s.root)
+}
+
+func TestOpenRemoteAndMemHaveNoLocalRoot(t *testing.T) {
+	assert.Empty(t, openURL(t, "mem://").root)
+
+	backend := s3mem.New()
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(srv.Close)
+	setS3Env(t)
+	require.NoError(t, backend.CreateBucket("present"))
+	assert.Empty(t, openURL(t, s3URL("present", srv.URL)).root)
+
+	_, err := Open(context.Background(), s3URL("absent", srv.URL))
+	require.Error(t, err, "a bucket that does not exist is refused at Open")
+	assert.NotErrorIs(t, err, stores.ErrInvalid)
+}

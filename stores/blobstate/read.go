@@ -1,0 +1,65 @@
+package blobstate
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"gocloud.dev/gcerrors"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Read returns the verified handle of a checkpoint: ErrNotFound when no
+// blob is stored, ErrCorrupt when it fails its checksum or belongs to
+// another identity.
+func (s *Store) Read(ctx context.Context, id stores.CheckpointID, epoch uint64) (Handle, error) {
+	if err := validateIdentity(id, epoch); err != nil {
+		return Handle{}, fmt.Errorf("read handle of checkpoint %d: %w", id.Checkpoint, err)
+	}
+	h, _, err := s.read(ctx, Key(id, epoch))
+	if err != nil {
+		return Handle{}, fmt.Errorf("read handle of checkpoint %d: %w", id.Checkpoint, err)
+	}
+	return h, nil
+}
+
+// ReadKey reads the handle a reference points at; the key must be one Key
+// returns.
+func (s *Store) ReadKey(ctx context.Context, key string) (Handle, error) {
+	id, epoch, err := ParseKey(key)
+	if err != nil {
+		return Handle{}, fmt.Errorf("read handle: %w", err)
+	}
+	return s.Read(ctx, id, epoch)
+}
+
+// read returns the handle at key and its stored bytes.
+func (s *Store) read(ctx context.Context, key string) (Handle, []byte, error) {
+	r, err := s.bucket.NewReader(ctx, key, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return Handle{}, nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return Handle{}, nil, fmt.Errorf("open %s: %w", key, err)
+	}
+	// Read one byte past the limit so an oversized blob is recognised
+	// without reading it whole.
+	b, err := io.ReadAll(io.LimitReader(r, MaxEnvelopeSize+1))
+	if cerr := r.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return Handle{}, nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	h, err := DecodeEnvelope(b)
+	if err != nil {
+		return Handle{}, nil, fmt.Errorf("%s: %w", key, err)
+	}
+	// A valid handle copied under another key would point a reference at
+	// foreign state.
+	if got := h.Key(); got != key {
+		return Handle{}, nil, fmt.Errorf("%s holds the handle of %s: %w", key, got, ErrCorrupt)
+	}
+	return h, b, nil
+}

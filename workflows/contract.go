@@ -1,0 +1,160 @@
+package workflows
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+)
+
+// The workflow contract for callers in any language.
+const (
+	DefaultTaskQueue = "checkpoint-finalizer"
+
+	FinalizeWorkflow    = "FinalizeCheckpoint"
+	CoordinatorWorkflow = "JobCoordinator"
+	SubsumeWorkflow     = "SubsumeCheckpoint"
+
+	// StatusQuery answers a Status (finalization) or a CoordinatorStatus.
+	StatusQuery = "status"
+	// RetryNowSignal ends the current verify backoff of a finalization.
+	RetryNowSignal = "retry-now"
+	// AbandonSignal (payload: a reason string) ends a Verifying
+	// finalization as Abandoned, its state kept.
+	AbandonSignal = "abandon"
+	// PublishedSignal reports a Published checkpoint to its job's coordinator.
+	PublishedSignal = "published"
+
+	// DefaultMaxPublishAttempts bounds publishing when a request names none.
+	DefaultMaxPublishAttempts = 3
+)
+
+// FinalizeRequest is the input of FinalizeCheckpoint: pointers and
+// checksums, never state bytes. The job manager has already written the
+// checkpoint's metadata and data to the state bucket.
+type FinalizeRequest struct {
+	Cluster    string `json:"cluster"`
+	Job        string `json:"job"`
+	Epoch      uint64 `json:"epoch"`
+	Checkpoint uint64 `json:"checkpoint"`
+	// MetadataKey is the bucket key of the checkpoint's metadata file.
+	MetadataKey    string `json:"metadataKey"`
+	MetadataSHA256 string `json:"metadataSha256"`
+	// ExclusivePrefix holds the data only this checkpoint owns
+	// ("<...>/<job>/chk-<id>/"); shared files live elsewhere and are never
+	// discarded by this checkpoint.
+	ExclusivePrefix string `json:"exclusivePrefix,omitempty"`
+	Savepoint       bool   `json:"savepoint,omitempty"`
+	// MaxPublishAttempts bounds publishing: after a fenced Absent the
+	// workflow republishes until this many attempts, then discards.
+	MaxPublishAttempts uint32 `json:"maxPublishAttempts,omitempty"`
+}
+
+// CheckpointID is the request's store identity.
+func (r FinalizeRequest) CheckpointID() stores.CheckpointID {
+	return stores.CheckpointID{JobID: stores.JobID{Cluster: r.Cluster, Job: r.Job}, Checkpoint: r.Checkpoint}
+}
+
+// Handle is the state handle the request describes.
+func (r FinalizeRequest) Handle() blobstate.Handle {
+	return blobstate.Handle{
+		CheckpointID: r.CheckpointID(), Epoch: r.Epoch,
+		MetadataKey: r.MetadataKey, MetadataSHA256: r.MetadataSHA256,
+		ExclusivePrefix: r.ExclusivePrefix, Savepoint: r.Savepoint,
+	}
+}
+
+// Validate checks the request; an invalid one ends Failed with nothing written.
+func (r FinalizeRequest) Validate() error {
+	if err := r.Handle().Validate(); err != nil {
+		return err
+	}
+	if r.Epoch == 0 {
+		return &stores.InvalidError{Field: "epoch", Rule: "must be at least 1"}
+	}
+	return nil
+}
+
+// WorkflowID derives the execution's ID from the finalization's identity,
+// so a repeated trigger reaches the same execution. Names are DNS-1123
+// labels, so '/' cannot be ambiguous.
+func (r FinalizeRequest) WorkflowID() string {
+	return fmt.Sprintf("finalize/%s/%s/%d/%d", r.Cluster, r.Job, r.Epoch, r.Checkpoint)
+}
+
+// Token identifies this finalization's reference in the store.
+func (r FinalizeRequest) Token() string {
+	sum := sha256.Sum256([]byte(r.WorkflowID()))
+	return hex.EncodeToString(sum[:16])
+}
+
+// ContentHash fingerprints the request, so that a second trigger of the
+// same identity with different content can be refused.
+func (r FinalizeRequest) ContentHash() string {
+	r.MaxPublishAttempts = r.maxAttempts()
+	b, _ := json.Marshal(r) // a struct of strings, integers and booleans always marshals
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (r FinalizeRequest) maxAttempts() uint32 {
+	if r.MaxPublishAttempts == 0 {
+		return DefaultMaxPublishAttempts
+	}
+	return r.MaxPublishAttempts
+}
+
+// Phase is where a finalization is.
+type Phase string
+
+const (
+	Persisting Phase = "Persisting"
+	Publishing Phase = "Publishing"
+	Verifying  Phase = "Verifying"
+	Published  Phase = "Published"
+	Discarding Phase = "Discarding"
+	Discarded  Phase = "Discarded"
+	// Abandoned: an operator ended it; its state is kept.
+	Abandoned Phase = "Abandoned"
+	// Failed: the request was invalid or its data missing; nothing was published.
+	Failed Phase = "Failed"
+)
+
+// Terminal reports whether a finalization in this phase has ended.
+func (p Phase) Terminal() bool {
+	switch p {
+	case Published, Discarded, Abandoned, Failed:
+		return true
+	}
+	return false
+}
+
+// FinalizeResult is the result of FinalizeCheckpoint. Acknowledge the
+// checkpoint to sinks only when Phase is Published.
+type FinalizeResult struct {
+	Phase     Phase  `json:"phase"`
+	Attempts  uint32 `json:"attempts"`
+	Reason    string `json:"reason,omitempty"`
+	HandleKey string `json:"handleKey,omitempty"`
+}
+
+// Status answers the status query of a finalization.
+type Status struct {
+	Phase      Phase     `json:"phase"`
+	PhaseSince time.Time `json:"phaseSince"`
+	StartedAt  time.Time `json:"startedAt"`
+	// Attempts is the number of publish attempts so far.
+	Attempts uint32 `json:"attempts"`
+	// Verifications counts verify activities started (each retries internally).
+	Verifications int    `json:"verifications"`
+	Fences        int    `json:"fences"`
+	LastError     string `json:"lastError,omitempty"`
+	HandleKey     string `json:"handleKey,omitempty"`
+	StoreKind     string `json:"storeKind,omitempty"`
+	// Timings is the time spent in each phase left so far.
+	Timings map[Phase]time.Duration `json:"timings"`
+}

@@ -1,0 +1,144 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// PublishedReport tells a job's coordinator that a checkpoint was published.
+type PublishedReport struct {
+	Cluster    string `json:"cluster"`
+	Job        string `json:"job"`
+	Epoch      uint64 `json:"epoch"`
+	Checkpoint uint64 `json:"checkpoint"`
+}
+
+// CoordinatorState is the input of JobCoordinator, carried across
+// continue-as-new.
+type CoordinatorState struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	// Epoch is the newest epoch reported; removals are conditional on it.
+	Epoch uint64 `json:"epoch"`
+	// Removed counts removals over the coordinator's life.
+	Removed int `json:"removed"`
+	// Deposed: a removal was refused for a stale epoch; removals wait for a
+	// report of a newer epoch.
+	Deposed bool `json:"deposed,omitempty"`
+}
+
+// CoordinatorStatus answers the coordinator's status query.
+type CoordinatorStatus struct {
+	CoordinatorState
+	Passes int `json:"passes"`
+	// Retain is the retention setting of the last pass.
+	Retain int `json:"retain"`
+	// Retained are the checkpoints the last pass kept.
+	Retained  []uint64 `json:"retained"`
+	LastError string   `json:"lastError,omitempty"`
+}
+
+// CoordinatorID is the workflow ID of a job's coordinator.
+func CoordinatorID(cluster, job string) string { return fmt.Sprintf("coordinator/%s/%s", cluster, job) }
+
+// coordinatorReport is how a finalization reaches its coordinator: signal,
+// starting it on first use.
+func coordinatorReport(r PublishedReport) activities.ReportInput {
+	return activities.ReportInput{
+		WorkflowID:   CoordinatorID(r.Cluster, r.Job),
+		WorkflowType: CoordinatorWorkflow,
+		Signal:       PublishedSignal,
+		SignalArg:    r,
+		StartArg:     CoordinatorState{Cluster: r.Cluster, Job: r.Job, Epoch: r.Epoch},
+	}
+}
+
+// passesBeforeContinue bounds the history of one coordinator run.
+const passesBeforeContinue = 200
+
+// JobCoordinator is the single subsumption owner of a job.
+func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
+	status := CoordinatorStatus{CoordinatorState: st}
+	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (CoordinatorStatus, error) { return status, nil }); err != nil {
+		return err
+	}
+	reports := workflow.GetSignalChannel(ctx, PublishedSignal)
+	absorb := func(r PublishedReport) {
+		if r.Epoch > status.Epoch {
+			status.Epoch, status.Deposed = r.Epoch, false
+		}
+	}
+	for passes := 0; ; passes++ {
+		var r PublishedReport
+		reports.Receive(ctx, &r)
+		absorb(r)
+		for reports.ReceiveAsync(&r) { // batch what arrived meanwhile into one pass
+			absorb(r)
+		}
+		if !status.Deposed {
+			if err := retain(ctx, &status); err != nil {
+				status.LastError = err.Error()
+			}
+		}
+		status.Passes++
+		if passes >= passesBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			// Reports that arrive before the new run starts stay in the
+			// signal channel only for this run: take them first.
+			pending := false
+			for reports.ReceiveAsync(&r) {
+				absorb(r)
+				pending = true
+			}
+			if !pending {
+				return workflow.NewContinueAsNewError(ctx, JobCoordinator, status.CoordinatorState)
+			}
+		}
+	}
+}
+
+// retain lists the references the store holds and removes those retention
+// does not keep, oldest first, each through its own SubsumeCheckpoint.
+func retain(ctx workflow.Context, status *CoordinatorStatus) error {
+	job := stores.JobID{Cluster: status.Cluster, Job: status.Job}
+	var view activities.RetentionView
+	if err := workflow.ExecuteActivity(storeOptions(ctx), a.ReadRetention, job).Get(ctx, &view); err != nil {
+		return fmt.Errorf("list references of %s: %w", job, err)
+	}
+	status.Retain = view.Retain
+	if view.Retain <= 0 {
+		return nil
+	}
+	var remove []stores.Entry
+	status.Retained, remove = RetentionPlan(view.References, view.Retain)
+	for _, e := range remove {
+		req := SubsumeRequest{
+			CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint},
+			Epoch:        status.Epoch,
+			HandleKey:    e.Reference.Handle,
+			Savepoint:    e.Reference.Savepoint,
+		}
+		// A removal a previous run started keeps its ID: starting it again
+		// fails with "already started" instead of removing twice.
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: req.WorkflowID()})
+		var res SubsumeResult
+		err := workflow.ExecuteChildWorkflow(cctx, SubsumeCheckpoint, req).Get(ctx, &res)
+		var started *temporal.ChildWorkflowExecutionAlreadyStartedError
+		switch {
+		case errors.As(err, &started):
+			continue // running or done under its own ID; the next pass sees its effect
+		case err != nil:
+			return fmt.Errorf("remove checkpoint %d: %w", e.Checkpoint, err)
+		case res.Deposed:
+			status.Deposed = true
+			return nil
+		}
+		status.Removed++
+	}
+	return nil
+}

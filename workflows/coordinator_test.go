@@ -1,0 +1,137 @@
+package workflows_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+func TestRetentionPlan(t *testing.T) {
+	ref := func(n uint64, sp bool) stores.Entry {
+		return stores.Entry{Checkpoint: n, Reference: &stores.Reference{Savepoint: sp}}
+	}
+	ids := func(es []stores.Entry) (out []uint64) {
+		for _, e := range es {
+			out = append(out, e.Checkpoint)
+		}
+		return out
+	}
+	cases := []struct {
+		name    string
+		entries []stores.Entry
+		n       int
+		keep    []uint64
+		remove  []uint64
+	}{
+		{"keeps the newest n", []stores.Entry{ref(3, false), ref(1, false), ref(2, false)}, 2, []uint64{3, 2}, []uint64{1}},
+		{"savepoints count, newest checkpoint kept on top", []stores.Entry{ref(1, false), ref(2, true), ref(3, false), ref(4, true), ref(5, true)}, 2, []uint64{5, 4, 3}, []uint64{1, 2}},
+		{"only savepoints", []stores.Entry{ref(1, true), ref(2, true)}, 1, []uint64{2}, []uint64{1}},
+		{"fewer than n", []stores.Entry{ref(7, false)}, 3, []uint64{7}, nil},
+	}
+	for _, c := range cases {
+		keep, remove := workflows.RetentionPlan(c.entries, c.n)
+		assert.Equal(t, c.keep, keep, c.name)
+		assert.Equal(t, c.remove, ids(remove), c.name)
+	}
+}
+
+// publishDirect finalizes checkpoint n the way a finished FinalizeCheckpoint
+// leaves it: handle persisted, reference published.
+func (f *fixture) publishDirect(n uint64, savepoint bool) workflows.FinalizeRequest {
+	f.t.Helper()
+	req := f.checkpoint(n, savepoint)
+	key, err := f.states.Write(f.t.Context(), req.Handle())
+	require.NoError(f.t, err)
+	require.NoError(f.t, f.inner.Publish(f.t.Context(), stores.Publication{
+		CheckpointID: req.CheckpointID(), Epoch: 1,
+		Reference: stores.Reference{Handle: key, Token: req.Token(), Attempt: 1, Savepoint: savepoint},
+	}))
+	return req
+}
+
+func TestCoordinatorRetentionWithSavepoints(t *testing.T) {
+	f := newFixture(t, 2)
+	savepoints := map[uint64]bool{2: true, 5: true, 6: true}
+	reqs := map[uint64]workflows.FinalizeRequest{}
+	for n := uint64(1); n <= 6; n++ {
+		reqs[n] = f.publishDirect(n, savepoints[n])
+	}
+	f.env.RegisterDelayedCallback(func() {
+		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 6})
+	}, time.Second)
+	f.env.RegisterDelayedCallback(func() {
+		v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+		require.NoError(t, err)
+		var st workflows.CoordinatorStatus
+		require.NoError(t, v.Get(&st))
+		assert.Equal(t, []uint64{6, 5, 4}, st.Retained)
+		assert.Equal(t, 3, st.Removed)
+		f.env.CancelWorkflow()
+	}, time.Hour)
+	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+
+	list, err := f.inner.List(t.Context(), job)
+	require.NoError(t, err)
+	var left []uint64
+	for _, e := range list {
+		left = append(left, e.Checkpoint)
+	}
+	assert.Equal(t, []uint64{4, 5, 6}, left, "two newest (savepoints) plus the newest checkpoint (I5)")
+	for _, n := range []uint64{1, 2, 3} {
+		e := f.entry(n)
+		require.NotNil(t, e.Tombstone, "checkpoint %d", n)
+		assert.Equal(t, stores.ReasonSubsumed, e.Tombstone.Reason)
+	}
+	st, err := f.inner.ReadJob(t.Context(), job)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), st.Watermark)
+
+	assert.False(t, f.exists("c1/j1/chk-1/data-0"), "subsumed checkpoint's state discarded")
+	assert.False(t, f.exists("c1/j1/chk-3/data-0"))
+	assert.True(t, f.exists("c1/j1/chk-2/data-0"), "a savepoint's data is never discarded")
+	assert.True(t, f.exists("c1/j1/chk-4/data-0"))
+	assert.True(t, f.exists("c1/j1/shared/sst-1"))
+}
+
+// A subsume whose reply is lost is retried; the retry finds the tombstone
+// (confirmed) and only then is the state discarded.
+func TestSubsumeUnknownConfirmedThenDiscarded(t *testing.T) {
+	f := newFixture(t, 1)
+	req := f.publishDirect(1, false)
+	f.refs.inject("subsume", dropReply)
+	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
+
+	require.True(t, f.env.IsWorkflowCompleted())
+	var res workflows.SubsumeResult
+	require.NoError(t, f.env.GetWorkflowResult(&res))
+	assert.False(t, res.Deposed)
+	assert.Equal(t, 2, f.refs.count("subsume"))
+	assert.Equal(t, stores.ReasonSubsumed, f.entry(1).Tombstone.Reason)
+	assert.False(t, f.exists("c1/j1/chk-1/data-0"))
+}
+
+// A deposed epoch never removes and never discards.
+func TestSubsumeDeposedKeepsEverything(t *testing.T) {
+	f := newFixture(t, 1)
+	req := f.publishDirect(1, false)
+	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
+
+	var res workflows.SubsumeResult
+	require.NoError(t, f.env.GetWorkflowResult(&res))
+	assert.True(t, res.Deposed)
+	assert.NotNil(t, f.entry(1).Reference)
+	assert.True(t, f.exists("c1/j1/chk-1/data-0"))
+}
+
+func subsumeRequest(f *fixture, req workflows.FinalizeRequest, epoch uint64) workflows.SubsumeRequest {
+	e := f.entry(req.Checkpoint)
+	require.NotNil(f.t, e.Reference, fmt.Sprintf("checkpoint %d published", req.Checkpoint))
+	return workflows.SubsumeRequest{CheckpointID: req.CheckpointID(), Epoch: epoch, HandleKey: e.Reference.Handle}
+}

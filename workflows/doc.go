@@ -1,0 +1,22 @@
+// Package workflows holds the deterministic Temporal workflows of the
+// checkpoint finalizer; they do no I/O, the activities do.
+//
+// FinalizeCheckpoint finalizes one checkpoint (DESIGN.md steps 1-5):
+// Persisting -> Publishing -> Published, or -> Verifying after any Unknown,
+// or -> Discarding -> Discarded after a definite rejection. After an Unknown
+// the only way to a discard is a fenced Absent from Verify; a rejection that
+// follows an Unknown goes to Verify too, because the earlier attempt may have
+// landed. Verify retries without limit: a finalization whose store does not
+// answer stays open in Verifying, visible, for days if need be. An operator
+// can retry it at once or abandon it; abandoning keeps the state. Nothing
+// forces a discard without a fenced Absent.
+//
+// JobCoordinator is the one subsumption owner of a job. Finalizations report
+// to it once Published; it counts the references the store holds, keeps the
+// newest Retention of them and the newest non-savepoint, and removes the rest,
+// each through a SubsumeCheckpoint child workflow of its own: subsume
+// (tombstone + watermark, conditional on the epoch), confirm, discard.
+//
+// Every workflow upserts search attributes at each phase change and answers
+// the "status" query, so a stuck one is found in the Temporal Web UI.
+package workflows

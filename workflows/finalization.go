@@ -1,0 +1,83 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// finalization is the state of one FinalizeCheckpoint execution.
+type finalization struct {
+	ctx      workflow.Context
+	req      FinalizeRequest
+	status   Status
+	retryNow workflow.ReceiveChannel
+	abandon  workflow.ReceiveChannel
+	// abandoned is the operator's reason, once one abandoned the finalization.
+	abandoned string
+}
+
+func newFinalization(ctx workflow.Context, req FinalizeRequest) *finalization {
+	now := workflow.Now(ctx)
+	return &finalization{
+		ctx: ctx,
+		req: req,
+		status: Status{
+			StartedAt: now, PhaseSince: now, Timings: map[Phase]time.Duration{},
+		},
+		retryNow: workflow.GetSignalChannel(ctx, RetryNowSignal),
+		abandon:  workflow.GetSignalChannel(ctx, AbandonSignal),
+	}
+}
+
+// start registers the status query and the identity's search attributes.
+func (f *finalization) start() error {
+	if err := workflow.SetQueryHandler(f.ctx, StatusQuery, func() (Status, error) { return f.status, nil }); err != nil {
+		return err
+	}
+	return workflow.UpsertMemo(f.ctx, map[string]any{
+		"summary":     summary(f.req),
+		"contentHash": f.req.ContentHash(),
+	})
+}
+
+func summary(r FinalizeRequest) string {
+	kind := "checkpoint"
+	if r.Savepoint {
+		kind = "savepoint"
+	}
+	return fmt.Sprintf("%s %d of %s/%s (epoch %d)", kind, r.Checkpoint, r.Cluster, r.Job, r.Epoch)
+}
+
+// setPhase records a phase change in the status and the search attributes.
+func (f *finalization) setPhase(p Phase) {
+	now := workflow.Now(f.ctx)
+	if f.status.Phase != "" {
+		f.status.Timings[f.status.Phase] += now.Sub(f.status.PhaseSince)
+	}
+	f.status.Phase, f.status.PhaseSince = p, now
+	upsert := []temporal.SearchAttributeUpdate{
+		AttrCluster.ValueSet(f.req.Cluster), AttrJob.ValueSet(f.req.Job),
+		AttrEpoch.ValueSet(int64(f.req.Epoch)), AttrCheckpoint.ValueSet(int64(f.req.Checkpoint)),
+		AttrPhase.ValueSet(string(p)), AttrPhaseSince.ValueSet(now),
+	}
+	if f.status.StoreKind != "" {
+		upsert = append(upsert, AttrStoreKind.ValueSet(f.status.StoreKind))
+	}
+	if err := workflow.UpsertTypedSearchAttributes(f.ctx, upsert...); err != nil {
+		workflow.GetLogger(f.ctx).Warn("upsert search attributes", "error", err)
+	}
+	workflow.GetLogger(f.ctx).Info("phase", "phase", p, "attempt", f.status.Attempts)
+}
+
+// end records the terminal phase and the outcome metric.
+func (f *finalization) end(p Phase, reason string) FinalizeResult {
+	f.setPhase(p)
+	workflow.GetMetricsHandler(f.ctx).WithTags(map[string]string{"outcome": string(p)}).Counter(MetricFinalizations).Inc(1)
+	return FinalizeResult{Phase: p, Attempts: f.status.Attempts, Reason: reason, HandleKey: f.status.HandleKey}
+}
+
+// MetricFinalizations counts finished finalizations by outcome.
+const MetricFinalizations = "finalizer_finalizations"

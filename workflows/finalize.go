@@ -1,0 +1,118 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// a names activities by method; its fields are never used in a workflow.
+var a *activities.Activities
+
+// FinalizeCheckpoint finalizes one checkpoint; see the package documentation.
+func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResult, error) {
+	f := newFinalization(ctx, req)
+	if err := f.start(); err != nil {
+		return FinalizeResult{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return f.end(Failed, err.Error()), nil
+	}
+
+	f.setPhase(Persisting)
+	var persisted activities.PersistResult
+	if err := workflow.ExecuteActivity(persistOptions(ctx), a.PersistHandle, req.Handle()).Get(ctx, &persisted); err != nil {
+		// Only definite failures (invalid, data missing) end the retries.
+		return f.end(Failed, err.Error()), nil
+	}
+	f.status.HandleKey, f.status.StoreKind = persisted.HandleKey, persisted.StoreKind
+
+	// unfenced: an attempt's outcome is unknown and no fence covers it yet.
+	unfenced := false
+	for {
+		f.status.Attempts++
+		f.setPhase(Publishing)
+		err := workflow.ExecuteActivity(publishOptions(ctx), a.Publish, f.publication()).Get(ctx, nil)
+		switch outcomeOf(err) {
+		case stores.Published:
+			return f.published(ctx)
+		case stores.Rejected:
+			f.status.LastError = err.Error()
+			if !unfenced {
+				return f.discard(ctx, fmt.Sprintf("publish attempt %d rejected: %v", f.status.Attempts, err))
+			}
+		default:
+			f.status.LastError = err.Error()
+			unfenced = true
+		}
+
+		verdict, abandoned := f.verify(ctx)
+		if abandoned != "" {
+			return f.end(Abandoned, abandoned), nil
+		}
+		if verdict == stores.Present {
+			return f.published(ctx)
+		}
+		unfenced = false
+		f.status.Fences++
+		if f.status.Attempts >= req.maxAttempts() {
+			return f.discard(ctx, fmt.Sprintf("absent after %d publish attempts, fenced", f.status.Attempts))
+		}
+	}
+}
+
+// outcomeOf reads an activity's error: only a Rejected type is definite;
+// everything else, timeouts and cancellations included, is Unknown.
+func outcomeOf(err error) stores.Outcome {
+	if err == nil {
+		return stores.Published
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && strings.HasPrefix(app.Type(), activities.RejectedPrefix) {
+		return stores.Rejected
+	}
+	return stores.Unknown
+}
+
+func (f *finalization) publication() stores.Publication {
+	return stores.Publication{
+		CheckpointID: f.req.CheckpointID(),
+		Epoch:        f.req.Epoch,
+		Reference: stores.Reference{
+			Handle:    f.status.HandleKey,
+			Token:     f.req.Token(),
+			Attempt:   f.status.Attempts,
+			Savepoint: f.req.Savepoint,
+		},
+	}
+}
+
+// published reports the checkpoint to its job's coordinator and ends.
+func (f *finalization) published(ctx workflow.Context) (FinalizeResult, error) {
+	f.setPhase(Published)
+	report := PublishedReport{Cluster: f.req.Cluster, Job: f.req.Job, Epoch: f.req.Epoch, Checkpoint: f.req.Checkpoint}
+	if err := workflow.ExecuteActivity(reportOptions(ctx), a.Report, coordinatorReport(report)).Get(ctx, nil); err != nil {
+		// The reference stands either way; retention catches up on the next report.
+		f.status.LastError = err.Error()
+		workflow.GetLogger(ctx).Warn("report to coordinator failed", "error", err)
+	}
+	return f.end(Published, ""), nil
+}
+
+// discard deletes the checkpoint's state; only reached after a definite
+// rejection with no unknown before it, or after a fenced Absent.
+func (f *finalization) discard(ctx workflow.Context, reason string) (FinalizeResult, error) {
+	f.setPhase(Discarding)
+	if err := workflow.ExecuteActivity(discardOptions(ctx), a.Discard, f.status.HandleKey).Get(ctx, nil); err != nil {
+		// Only a corrupt handle stops the retries: keep what is there.
+		f.status.LastError = err.Error()
+		return f.end(Abandoned, "discard refused, state kept: "+err.Error()), nil
+	}
+	return f.end(Discarded, reason), nil
+}

@@ -1,0 +1,201 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+func TestPublishedFirstTry(t *testing.T) {
+	f := newFixture(t, 0)
+	req := f.checkpoint(1, false)
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, uint32(1), res.Attempts)
+	assert.True(t, f.entry(1).HoldsToken(req.Token()))
+	assert.Equal(t, res.HandleKey, f.entry(1).Reference.Handle)
+	assert.True(t, f.exists(res.HandleKey), "the handle the reference points at exists (I1)")
+	assert.Zero(t, f.refs.count("verify"))
+	f.env.AssertActivityNumberOfCalls(t, "Report", 1)
+}
+
+// FLINK-24543: the first try landed but its reply was lost; Temporal's retry
+// of the same attempt finds its own write: Published, no verify needed.
+func TestRetryFindsItsOwnWrite(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.inject("publish", dropReply)
+	res := f.finalize(f.checkpoint(1, false))
+	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, uint32(1), res.Attempts)
+	assert.Equal(t, 2, f.refs.count("publish"))
+}
+
+func TestRejectedDiscards(t *testing.T) {
+	f := newFixture(t, 0)
+	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2")) // the request's epoch 1 is deposed
+	req := f.checkpoint(1, false)
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.Contains(t, res.Reason, "stale epoch")
+	assert.Zero(t, f.refs.count("verify"), "a definite rejection with no unknown before it needs no verify")
+	assert.False(t, f.exists(req.ExclusivePrefix+"data-0"))
+	assert.False(t, f.exists(res.HandleKey))
+	assert.True(t, f.exists("c1/j1/shared/sst-1"), "shared files are never discarded")
+	assert.True(t, f.entry(1).Absent())
+}
+
+func TestUnknownThenVerifyPresent(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.inject("publish", dropReply, dropRequest, dropRequest) // every try of attempt 1 ambiguous
+	req := f.checkpoint(1, false)
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, uint32(1), res.Attempts)
+	assert.Equal(t, 1, f.refs.count("verify"))
+	assert.True(t, f.entry(1).HoldsToken(req.Token()))
+	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
+}
+
+func TestUnknownFencedAbsentRepublishes(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.inject("publish", dropRequest, dropRequest, dropRequest)
+	req := f.checkpoint(1, false)
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, uint32(2), res.Attempts)
+	e := f.entry(1)
+	require.NotNil(t, e.Reference)
+	assert.Equal(t, uint32(2), e.Reference.Attempt, "attempt 2 replaced our own fence")
+}
+
+func TestUnknownFencedAbsentExhaustedDiscards(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.inject("publish", dropRequest, dropRequest, dropRequest, dropRequest, dropRequest, dropRequest)
+	req := f.checkpoint(1, false)
+	req.MaxPublishAttempts = 2
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.Equal(t, uint32(2), res.Attempts)
+	assert.Equal(t, 2, f.refs.count("verify"))
+	e := f.entry(1)
+	require.NotNil(t, e.Tombstone, "discarded only behind a fence")
+	assert.Equal(t, uint32(2), e.Tombstone.FencedUpTo)
+	assert.False(t, f.exists(req.ExclusivePrefix+"data-0"))
+}
+
+// A rejection on a retry of an attempt whose first try was Unknown may hide
+// that first try's write: verify, never discard straight away.
+func TestUnknownThenRejectedVerifies(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.inject("publish", dropReply) // attempt 1 lands, its reply is lost
+	f.refs.beforeRetry = func() {       // and a new leader takes over before the retry
+		require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+	}
+	req := f.checkpoint(1, false)
+	res := f.finalize(req)
+
+	// The retry reads the key, finds its own write: Published, nothing lost.
+	assert.Equal(t, workflows.Published, res.Phase)
+	assert.True(t, f.entry(1).HoldsToken(req.Token()))
+	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
+}
+
+func TestUnknownThenRejectedOnRetryGoesToVerify(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.inject("publish", dropRequest)
+	f.refs.beforeRetry = func() {
+		require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+	}
+	req := f.checkpoint(1, false)
+	res := f.finalize(req)
+
+	assert.Equal(t, 1, f.refs.count("verify"), "the rejected retry went to verify")
+	assert.Equal(t, workflows.Discarded, res.Phase, "after the fence, attempt 2 is rejected definitely")
+	e := f.entry(1)
+	require.NotNil(t, e.Tombstone)
+	assert.Equal(t, stores.ReasonFenced, e.Tombstone.Reason)
+}
+
+func TestUnreachableForDaysStaysVerifying(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.setUnreachable(true)
+	req := f.checkpoint(1, false)
+	f.env.RegisterDelayedCallback(func() {
+		st := f.status()
+		assert.Equal(t, workflows.Verifying, st.Phase)
+		assert.Greater(t, f.refs.count("verify"), 100, "still verifying, with backoff")
+		assert.True(t, f.exists(req.ExclusivePrefix+"data-0"), "nothing discarded (I2)")
+		assert.True(t, f.exists(st.HandleKey))
+		f.refs.setUnreachable(false)
+	}, 72*time.Hour)
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Published, res.Phase, "once the store answers: fenced Absent, then attempt 2")
+	assert.Equal(t, uint32(2), res.Attempts)
+}
+
+func TestRetryNowSignal(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.setUnreachable(true)
+	var before int
+	f.env.RegisterDelayedCallback(func() {
+		before = f.status().Verifications
+		f.env.SignalWorkflow(workflows.RetryNowSignal, nil)
+	}, time.Hour)
+	f.env.RegisterDelayedCallback(func() {
+		assert.Equal(t, before+1, f.status().Verifications, "retry-now started a fresh verify at once")
+		f.refs.setUnreachable(false)
+		f.env.SignalWorkflow(workflows.RetryNowSignal, nil)
+	}, time.Hour+time.Second)
+	res := f.finalize(f.checkpoint(1, false))
+	assert.Equal(t, workflows.Published, res.Phase)
+}
+
+func TestAbandonKeepsState(t *testing.T) {
+	f := newFixture(t, 0)
+	f.refs.setUnreachable(true)
+	req := f.checkpoint(1, false)
+	f.env.RegisterDelayedCallback(func() {
+		f.env.SignalWorkflow(workflows.AbandonSignal, "kept for forensics by ops")
+	}, time.Hour)
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Abandoned, res.Phase)
+	assert.Equal(t, "kept for forensics by ops", res.Reason)
+	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
+	assert.True(t, f.exists(res.HandleKey), "abandoning never discards")
+}
+
+func TestInvalidRequestFailsWithNothingWritten(t *testing.T) {
+	f := newFixture(t, 0)
+	req := f.checkpoint(1, false)
+	req.ExclusivePrefix = "c1/j1/" // the whole job: refused
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Failed, res.Phase)
+	assert.Contains(t, res.Reason, "exclusivePrefix")
+	assert.Empty(t, res.HandleKey)
+	assert.True(t, f.entry(1).Absent())
+	assert.True(t, f.exists("c1/j1/chk-1/data-0"))
+}
+
+func TestMissingMetadataFails(t *testing.T) {
+	f := newFixture(t, 0)
+	req := f.checkpoint(1, false)
+	req.MetadataSHA256 = "0000000000000000000000000000000000000000000000000000000000000000"
+	res := f.finalize(req)
+
+	assert.Equal(t, workflows.Failed, res.Phase)
+	assert.True(t, f.entry(1).Absent())
+	assert.Zero(t, f.refs.count("publish"))
+}

@@ -1,0 +1,119 @@
+package workflows_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// fixture runs the workflows in the SDK's test environment over the real
+// activities, the real embedded store (wrapped to inject ambiguity) and a
+// real file bucket. Only the report to the coordinator is mocked.
+type fixture struct {
+	t      *testing.T
+	env    *testsuite.TestWorkflowEnvironment
+	refs   *faultyStore
+	inner  *embedded.Store
+	states *blobstate.Store
+	dir    string
+	acts   *activities.Activities
+}
+
+var job = stores.JobID{Cluster: "c1", Job: "j1"}
+
+func newFixture(t *testing.T, retain int) *fixture {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	// The activity errors the tests inject would fill the output.
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	f := &fixture{t: t, env: suite.NewTestWorkflowEnvironment(), dir: t.TempDir()}
+
+	inner, err := embedded.Open(filepath.Join(t.TempDir(), "refs.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = inner.Close() })
+	f.inner, f.refs = inner, newFaultyStore(inner)
+	require.NoError(t, inner.ClaimEpoch(context.Background(), job, 1, "jm-1"))
+
+	f.states, err = blobstate.Open(context.Background(), "file://"+f.dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.states.Close() })
+
+	f.acts = &activities.Activities{References: f.refs, States: f.states, StoreKind: "embedded", Retain: retain}
+	f.env.SetWorkflowRunTimeout(365 * 24 * time.Hour)
+	workflows.Register(f.env)
+	f.env.RegisterActivity(f.acts)
+	f.env.OnActivity(f.acts.Report, mock.Anything, mock.Anything).Return(nil).Maybe()
+	return f
+}
+
+// checkpoint writes checkpoint n's files the way a job manager would, plus a
+// shared file no discard may touch, and returns the request for it.
+func (f *fixture) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest {
+	f.t.Helper()
+	prefix := fmt.Sprintf("c1/j1/chk-%d/", n)
+	meta := []byte(fmt.Sprintf("metadata of checkpoint %d", n))
+	f.write(prefix+"_metadata", meta)
+	f.write(prefix+"data-0", []byte("state"))
+	f.write("c1/j1/shared/sst-1", []byte("shared state"))
+	sum := sha256.Sum256(meta)
+	return workflows.FinalizeRequest{
+		Cluster: job.Cluster, Job: job.Job, Epoch: 1, Checkpoint: n,
+		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
+		ExclusivePrefix: prefix, Savepoint: savepoint,
+	}
+}
+
+func (f *fixture) write(key string, data []byte) {
+	path := filepath.Join(f.dir, key)
+	require.NoError(f.t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(f.t, os.WriteFile(path, data, 0o644))
+}
+
+func (f *fixture) exists(key string) bool {
+	_, err := os.Stat(filepath.Join(f.dir, key))
+	return err == nil
+}
+
+func (f *fixture) finalize(req workflows.FinalizeRequest) workflows.FinalizeResult {
+	f.t.Helper()
+	f.env.ExecuteWorkflow(workflows.FinalizeWorkflow, req)
+	require.True(f.t, f.env.IsWorkflowCompleted())
+	require.NoError(f.t, f.env.GetWorkflowError())
+	var res workflows.FinalizeResult
+	require.NoError(f.t, f.env.GetWorkflowResult(&res))
+	return res
+}
+
+func (f *fixture) status() workflows.Status {
+	f.t.Helper()
+	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+	require.NoError(f.t, err)
+	var st workflows.Status
+	require.NoError(f.t, v.Get(&st))
+	return st
+}
+
+func (f *fixture) entry(n uint64) stores.Entry {
+	f.t.Helper()
+	e, err := f.inner.Read(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n})
+	require.NoError(f.t, err)
+	return e
+}

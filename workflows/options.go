@@ -1,0 +1,82 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Timeouts are set per activity, deliberately:
+//   - store calls answer in milliseconds; 30 s start-to-close turns a hung
+//     call into an Unknown the workflow can act on;
+//   - verify heartbeats, so a worker that dies mid-call is noticed in 10 s,
+//     and retries without limit, backing off to 5 min: the store decides
+//     when it is done, not a count;
+//   - publish retries a few times within the same attempt number: a retry
+//     after an Unknown finds its own applied write (Published).
+
+// backoff is the unlimited retry policy of calls that must eventually
+// succeed; nonRetryable types still end them.
+func backoff() *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    5 * time.Minute,
+		MaximumAttempts:    0,
+	}
+}
+
+func persistOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         backoff(),
+	})
+}
+
+func publishOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    200 * time.Millisecond,
+			BackoffCoefficient: 2,
+			MaximumInterval:    2 * time.Second,
+			MaximumAttempts:    3,
+		},
+	})
+}
+
+func verifyOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		HeartbeatTimeout:    10 * time.Second,
+		RetryPolicy:         backoff(),
+		// Retry-now and abandon cancel a verify: wait until it has stopped,
+		// so that two verifies of one key never overlap.
+		WaitForCancellation: true,
+	})
+}
+
+func storeOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         backoff(),
+	})
+}
+
+// discardOptions: deletes of many objects take longer than a store call.
+func discardOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy:         backoff(),
+	})
+}
+
+func reportOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
+		},
+	})
+}

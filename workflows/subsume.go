@@ -1,0 +1,74 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// SubsumeRequest is the input of SubsumeCheckpoint.
+type SubsumeRequest struct {
+	stores.CheckpointID
+	Epoch     uint64 `json:"epoch"`
+	HandleKey string `json:"handleKey"`
+	Savepoint bool   `json:"savepoint,omitempty"`
+}
+
+// WorkflowID names the removal of one checkpoint.
+func (r SubsumeRequest) WorkflowID() string {
+	return fmt.Sprintf("subsume/%s/%s/%d", r.Cluster, r.Job, r.Checkpoint)
+}
+
+// SubsumeResult is the result of SubsumeCheckpoint.
+type SubsumeResult struct {
+	// Deposed: the epoch was stale; nothing was removed or discarded.
+	Deposed   bool                     `json:"deposed,omitempty"`
+	Discarded activities.DiscardResult `json:"discarded"`
+}
+
+// SubsumeCheckpoint removes one reference and then its state: subsume
+// (tombstone + watermark, epoch-conditional), confirmed by the activity's
+// own retries (a retry after an Unknown re-reads and finds the tombstone),
+// then discard. Never the other order: the state goes only once the
+// reference cannot be read any more. A savepoint's data is never discarded.
+func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult, error) {
+	phase := "Subsuming"
+	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (string, error) { return phase, nil }); err != nil {
+		return SubsumeResult{}, err
+	}
+	upsertPhase := func(p string) {
+		phase = p
+		_ = workflow.UpsertTypedSearchAttributes(ctx,
+			AttrCluster.ValueSet(req.Cluster), AttrJob.ValueSet(req.Job), AttrEpoch.ValueSet(int64(req.Epoch)),
+			AttrCheckpoint.ValueSet(int64(req.Checkpoint)), AttrPhase.ValueSet(p), AttrPhaseSince.ValueSet(workflow.Now(ctx)))
+	}
+	upsertPhase("Subsuming")
+
+	in := activities.SubsumeInput{CheckpointID: req.CheckpointID, Epoch: req.Epoch}
+	err := workflow.ExecuteActivity(storeOptions(ctx), a.Subsume, in).Get(ctx, nil)
+	var app *temporal.ApplicationError
+	switch {
+	case err == nil:
+	case errors.As(err, &app) && app.Type() == "Rejected.StaleEpoch":
+		upsertPhase("Deposed")
+		return SubsumeResult{Deposed: true}, nil
+	default:
+		// Only a definite rejection ends the retries; keep the state.
+		upsertPhase("Failed")
+		return SubsumeResult{}, fmt.Errorf("subsume checkpoint %s: %w", req.CheckpointID, err)
+	}
+
+	upsertPhase("Discarding")
+	var res SubsumeResult
+	if err := workflow.ExecuteActivity(discardOptions(ctx), a.Discard, req.HandleKey).Get(ctx, &res.Discarded); err != nil {
+		upsertPhase("Failed")
+		return res, fmt.Errorf("discard subsumed checkpoint %s: %w", req.CheckpointID, err)
+	}
+	upsertPhase("Discarded")
+	return res, nil
+}
