@@ -2,11 +2,11 @@ package workflows_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
