@@ -35,6 +35,7 @@ type Signaller interface {
 // Activities is registered with the worker; its methods are the activities.
 type Activities struct {
 	References References
+	Leadership Leadership
 	States     States
 	// StoreKind names the HA store backend, for visibility.
 	StoreKind string

@@ -18,6 +18,8 @@ const (
 	FinalizeWorkflow    = "FinalizeCheckpoint"
 	CoordinatorWorkflow = "JobCoordinator"
 	SubsumeWorkflow     = "SubsumeCheckpoint"
+	ClaimWorkflow       = "ClaimEpoch"
+	RetireWorkflow      = "RetireJob"
 
 	// StatusQuery answers a Status (finalization) or a CoordinatorStatus.
 	StatusQuery = "status"

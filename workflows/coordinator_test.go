@@ -135,3 +135,19 @@ func subsumeRequest(f *fixture, req workflows.FinalizeRequest, epoch uint64) wor
 	require.NotNil(f.t, e.Reference, fmt.Sprintf("checkpoint %d published", req.Checkpoint))
 	return workflows.SubsumeRequest{CheckpointID: req.CheckpointID(), Epoch: epoch, HandleKey: e.Reference.Handle}
 }
+
+func TestClaimEpochRefusesStale(t *testing.T) {
+	f := newFixture(t, 0)
+	f.env.ExecuteWorkflow(workflows.ClaimWorkflow, workflows.ClaimRequest{Cluster: "c1", Job: "j1", Epoch: 1, Owner: "jm-other"})
+	require.Error(t, f.env.GetWorkflowError())
+	assert.Contains(t, f.env.GetWorkflowError().Error(), "Rejected.StaleEpoch")
+}
+
+func TestRetireJob(t *testing.T) {
+	f := newFixture(t, 0)
+	f.publishDirect(1, false)
+	f.env.ExecuteWorkflow(workflows.RetireWorkflow, workflows.RetireRequest{Cluster: "c1", Job: "j1", Epoch: 1})
+	require.NoError(t, f.env.GetWorkflowError())
+	assert.Equal(t, stores.ReasonRetired, f.entry(1).Tombstone.Reason)
+	assert.True(t, f.exists("c1/j1/chk-1/data-0"), "retiring hands the state to the reconciler, it deletes nothing")
+}

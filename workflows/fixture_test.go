@@ -56,7 +56,7 @@ func newFixture(t *testing.T, retain int) *fixture {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = f.states.Close() })
 
-	f.acts = &activities.Activities{References: f.refs, States: f.states, StoreKind: "embedded", Retain: retain}
+	f.acts = &activities.Activities{References: f.refs, Leadership: inner, States: f.states, StoreKind: "embedded", Retain: retain}
 	f.env.SetWorkflowRunTimeout(365 * 24 * time.Hour)
 	workflows.Register(f.env)
 	f.env.RegisterActivity(f.acts)

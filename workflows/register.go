@@ -14,4 +14,6 @@ func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(FinalizeCheckpoint, workflow.RegisterOptions{Name: FinalizeWorkflow})
 	r.RegisterWorkflowWithOptions(JobCoordinator, workflow.RegisterOptions{Name: CoordinatorWorkflow})
 	r.RegisterWorkflowWithOptions(SubsumeCheckpoint, workflow.RegisterOptions{Name: SubsumeWorkflow})
+	r.RegisterWorkflowWithOptions(ClaimEpoch, workflow.RegisterOptions{Name: ClaimWorkflow})
+	r.RegisterWorkflowWithOptions(RetireJob, workflow.RegisterOptions{Name: RetireWorkflow})
 }

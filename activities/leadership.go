@@ -1,0 +1,42 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Leadership is the part of the HA store that claims and retires jobs.
+type Leadership interface {
+	ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, owner string) error
+	Retire(ctx context.Context, job stores.JobID, epoch uint64) error
+}
+
+// ClaimInput names a leadership claim.
+type ClaimInput struct {
+	stores.JobID
+	Epoch uint64 `json:"epoch"`
+	Owner string `json:"owner"`
+}
+
+// ClaimEpoch makes the epoch the job's current one, fencing older ones.
+// Claiming the standing epoch again is success.
+func (a *Activities) ClaimEpoch(ctx context.Context, in ClaimInput) error {
+	err := a.Leadership.ClaimEpoch(ctx, in.JobID, in.Epoch, in.Owner)
+	count(ctx, "claim", stores.OutcomeOf(err))
+	return translate(err)
+}
+
+// RetireInput names a job to retire.
+type RetireInput struct {
+	stores.JobID
+	Epoch uint64 `json:"epoch"`
+}
+
+// Retire tombstones every reference of the job, so its ID space can start
+// over once the tombstones are collected.
+func (a *Activities) Retire(ctx context.Context, in RetireInput) error {
+	err := a.Leadership.Retire(ctx, in.JobID, in.Epoch)
+	count(ctx, "retire", stores.OutcomeOf(err))
+	return translate(err)
+}

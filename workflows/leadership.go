@@ -1,0 +1,51 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// ClaimRequest is the input of ClaimEpoch: a job manager claims its
+// leadership incarnation before it recovers or triggers anything.
+type ClaimRequest struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	Epoch   uint64 `json:"epoch"`
+	// Owner identifies the claimant (e.g. the job manager's leader session
+	// ID): a second claimant of the same epoch number is refused.
+	Owner string `json:"owner"`
+}
+
+// WorkflowID names the claim.
+func (r ClaimRequest) WorkflowID() string {
+	return fmt.Sprintf("claim/%s/%s/%d", r.Cluster, r.Job, r.Epoch)
+}
+
+// RetireRequest is the input of RetireJob.
+type RetireRequest struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	Epoch   uint64 `json:"epoch"`
+}
+
+// WorkflowID names the retirement.
+func (r RetireRequest) WorkflowID() string {
+	return fmt.Sprintf("retire/%s/%s/%d", r.Cluster, r.Job, r.Epoch)
+}
+
+// ClaimEpoch claims a job's epoch. It fails with the rejection's type
+// (e.g. Rejected.StaleEpoch) when a newer or another claim stands.
+func ClaimEpoch(ctx workflow.Context, req ClaimRequest) error {
+	in := activities.ClaimInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, Owner: req.Owner}
+	return workflow.ExecuteActivity(storeOptions(ctx), a.ClaimEpoch, in).Get(ctx, nil)
+}
+
+// RetireJob retires a job whose checkpoint ID space is about to restart.
+func RetireJob(ctx workflow.Context, req RetireRequest) error {
+	in := activities.RetireInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch}
+	return workflow.ExecuteActivity(storeOptions(ctx), a.Retire, in).Get(ctx, nil)
+}
