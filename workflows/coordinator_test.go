@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -104,14 +105,14 @@ func TestCoordinatorRetentionWithSavepoints(t *testing.T) {
 func TestSubsumeUnknownConfirmedThenDiscarded(t *testing.T) {
 	f := newFixture(t, 1)
 	req := f.publishDirect(1, false)
-	f.refs.inject("subsume", dropReply)
+	f.refs.Inject(storefault.OpSubsume, storefault.DropReply)
 	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
 
 	require.True(t, f.env.IsWorkflowCompleted())
 	var res workflows.SubsumeResult
 	require.NoError(t, f.env.GetWorkflowResult(&res))
 	assert.False(t, res.Deposed)
-	assert.Equal(t, 2, f.refs.count("subsume"))
+	assert.Equal(t, 2, f.refs.Calls(storefault.OpSubsume))
 	assert.Equal(t, stores.ReasonSubsumed, f.entry(1).Tombstone.Reason)
 	assert.False(t, f.exists("c1/j1/chk-1/data-0"))
 }

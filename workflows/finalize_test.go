@@ -1,12 +1,14 @@
 package workflows_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -21,7 +23,7 @@ func TestPublishedFirstTry(t *testing.T) {
 	assert.True(t, f.entry(1).HoldsToken(req.Token()))
 	assert.Equal(t, res.HandleKey, f.entry(1).Reference.Handle)
 	assert.True(t, f.exists(res.HandleKey), "the handle the reference points at exists (I1)")
-	assert.Zero(t, f.refs.count("verify"))
+	assert.Zero(t, f.refs.Calls(storefault.OpVerify))
 	f.env.AssertActivityNumberOfCalls(t, "Report", 1)
 }
 
@@ -29,11 +31,11 @@ func TestPublishedFirstTry(t *testing.T) {
 // of the same attempt finds its own write: Published, no verify needed.
 func TestRetryFindsItsOwnWrite(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.inject("publish", dropReply)
+	f.refs.Inject(storefault.OpPublish, storefault.DropReply)
 	res := f.finalize(f.checkpoint(1, false))
 	assert.Equal(t, workflows.Published, res.Phase)
 	assert.Equal(t, uint32(1), res.Attempts)
-	assert.Equal(t, 2, f.refs.count("publish"))
+	assert.Equal(t, 2, f.refs.Calls(storefault.OpPublish))
 }
 
 func TestRejectedDiscards(t *testing.T) {
@@ -44,7 +46,7 @@ func TestRejectedDiscards(t *testing.T) {
 
 	assert.Equal(t, workflows.Discarded, res.Phase)
 	assert.Contains(t, res.Reason, "stale epoch")
-	assert.Zero(t, f.refs.count("verify"), "a definite rejection with no unknown before it needs no verify")
+	assert.Zero(t, f.refs.Calls(storefault.OpVerify), "a definite rejection with no unknown before it needs no verify")
 	assert.False(t, f.exists(req.ExclusivePrefix+"data-0"))
 	assert.False(t, f.exists(res.HandleKey))
 	assert.True(t, f.exists("c1/j1/shared/sst-1"), "shared files are never discarded")
@@ -53,20 +55,20 @@ func TestRejectedDiscards(t *testing.T) {
 
 func TestUnknownThenVerifyPresent(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.inject("publish", dropReply, dropRequest, dropRequest) // every try of attempt 1 ambiguous
+	f.refs.Inject(storefault.OpPublish, storefault.DropReply, storefault.DropRequest, storefault.DropRequest) // every try of attempt 1 ambiguous
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
 	assert.Equal(t, workflows.Published, res.Phase)
 	assert.Equal(t, uint32(1), res.Attempts)
-	assert.Equal(t, 1, f.refs.count("verify"))
+	assert.Equal(t, 1, f.refs.Calls(storefault.OpVerify))
 	assert.True(t, f.entry(1).HoldsToken(req.Token()))
 	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
 }
 
 func TestUnknownFencedAbsentRepublishes(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.inject("publish", dropRequest, dropRequest, dropRequest)
+	f.refs.Inject(storefault.OpPublish, storefault.DropRequest, storefault.DropRequest, storefault.DropRequest)
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
@@ -79,14 +81,14 @@ func TestUnknownFencedAbsentRepublishes(t *testing.T) {
 
 func TestUnknownFencedAbsentExhaustedDiscards(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.inject("publish", dropRequest, dropRequest, dropRequest, dropRequest, dropRequest, dropRequest)
+	f.refs.Inject(storefault.OpPublish, storefault.DropRequest, storefault.DropRequest, storefault.DropRequest, storefault.DropRequest, storefault.DropRequest, storefault.DropRequest)
 	req := f.checkpoint(1, false)
 	req.MaxPublishAttempts = 2
 	res := f.finalize(req)
 
 	assert.Equal(t, workflows.Discarded, res.Phase)
 	assert.Equal(t, uint32(2), res.Attempts)
-	assert.Equal(t, 2, f.refs.count("verify"))
+	assert.Equal(t, 2, f.refs.Calls(storefault.OpVerify))
 	e := f.entry(1)
 	require.NotNil(t, e.Tombstone, "discarded only behind a fence")
 	assert.Equal(t, uint32(2), e.Tombstone.FencedUpTo)
@@ -97,10 +99,8 @@ func TestUnknownFencedAbsentExhaustedDiscards(t *testing.T) {
 // that first try's write: verify, never discard straight away.
 func TestUnknownThenRejectedVerifies(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.inject("publish", dropReply) // attempt 1 lands, its reply is lost
-	f.refs.beforeRetry = func() {       // and a new leader takes over before the retry
-		require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-	}
+	f.refs.Inject(storefault.OpPublish, storefault.DropReply) // attempt 1 lands, its reply is lost
+	deposeBeforeRetry(f)                                      // and a new leader takes over before the retry
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
@@ -112,14 +112,12 @@ func TestUnknownThenRejectedVerifies(t *testing.T) {
 
 func TestUnknownThenRejectedOnRetryGoesToVerify(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.inject("publish", dropRequest)
-	f.refs.beforeRetry = func() {
-		require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-	}
+	f.refs.Inject(storefault.OpPublish, storefault.DropRequest)
+	deposeBeforeRetry(f)
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
-	assert.Equal(t, 1, f.refs.count("verify"), "the rejected retry went to verify")
+	assert.Equal(t, 1, f.refs.Calls(storefault.OpVerify), "the rejected retry went to verify")
 	assert.Equal(t, workflows.Discarded, res.Phase, "after the fence, attempt 2 is rejected definitely")
 	e := f.entry(1)
 	require.NotNil(t, e.Tombstone)
@@ -128,15 +126,15 @@ func TestUnknownThenRejectedOnRetryGoesToVerify(t *testing.T) {
 
 func TestUnreachableForDaysStaysVerifying(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.setUnreachable(true)
+	f.refs.SetUnreachable(true)
 	req := f.checkpoint(1, false)
 	f.env.RegisterDelayedCallback(func() {
 		st := f.status()
 		assert.Equal(t, workflows.Verifying, st.Phase)
-		assert.Greater(t, f.refs.count("verify"), 100, "still verifying, with backoff")
+		assert.Greater(t, f.refs.Calls(storefault.OpVerify), 100, "still verifying, with backoff")
 		assert.True(t, f.exists(req.ExclusivePrefix+"data-0"), "nothing discarded (I2)")
 		assert.True(t, f.exists(st.HandleKey))
-		f.refs.setUnreachable(false)
+		f.refs.SetUnreachable(false)
 	}, 72*time.Hour)
 	res := f.finalize(req)
 
@@ -146,7 +144,7 @@ func TestUnreachableForDaysStaysVerifying(t *testing.T) {
 
 func TestRetryNowSignal(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.setUnreachable(true)
+	f.refs.SetUnreachable(true)
 	var before int
 	f.env.RegisterDelayedCallback(func() {
 		before = f.status().Verifications
@@ -154,7 +152,7 @@ func TestRetryNowSignal(t *testing.T) {
 	}, time.Hour)
 	f.env.RegisterDelayedCallback(func() {
 		assert.Equal(t, before+1, f.status().Verifications, "retry-now started a fresh verify at once")
-		f.refs.setUnreachable(false)
+		f.refs.SetUnreachable(false)
 		f.env.SignalWorkflow(workflows.RetryNowSignal, nil)
 	}, time.Hour+time.Second)
 	res := f.finalize(f.checkpoint(1, false))
@@ -163,7 +161,7 @@ func TestRetryNowSignal(t *testing.T) {
 
 func TestAbandonKeepsState(t *testing.T) {
 	f := newFixture(t, 0)
-	f.refs.setUnreachable(true)
+	f.refs.SetUnreachable(true)
 	req := f.checkpoint(1, false)
 	f.env.RegisterDelayedCallback(func() {
 		f.env.SignalWorkflow(workflows.AbandonSignal, "kept for forensics by ops")
@@ -197,5 +195,14 @@ func TestMissingMetadataFails(t *testing.T) {
 
 	assert.Equal(t, workflows.Failed, res.Phase)
 	assert.True(t, f.entry(1).Absent())
-	assert.Zero(t, f.refs.count("publish"))
+	assert.Zero(t, f.refs.Calls(storefault.OpPublish))
+}
+
+// deposeBeforeRetry claims epoch 2 just before the second publish call.
+func deposeBeforeRetry(f *fixture) {
+	f.refs.OnCall(func(op string, call int) {
+		if op == storefault.OpPublish && call == 2 {
+			require.NoError(f.t, f.inner.ClaimEpoch(context.Background(), job, 2, "jm-2"))
+		}
+	})
 }

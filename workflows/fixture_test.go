@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
@@ -30,7 +31,7 @@ import (
 type fixture struct {
 	t      *testing.T
 	env    *testsuite.TestWorkflowEnvironment
-	refs   *faultyStore
+	refs   *storefault.Store
 	inner  *embedded.Store
 	states *blobstate.Store
 	dir    string
@@ -49,7 +50,7 @@ func newFixture(t *testing.T, retain int) *fixture {
 	inner, err := embedded.Open(filepath.Join(t.TempDir(), "refs.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = inner.Close() })
-	f.inner, f.refs = inner, newFaultyStore(inner)
+	f.inner, f.refs = inner, storefault.Wrap(inner)
 	require.NoError(t, inner.ClaimEpoch(context.Background(), job, 1, "jm-1"))
 
 	f.states, err = blobstate.Open(context.Background(), "file://"+f.dir)
