@@ -1,0 +1,152 @@
+package e2etest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	sdkclient "go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// env is one test's finalizer: a worker on its own task queue over a real
+// ZooKeeper root (wrapped to inject ambiguity) and a file bucket.
+type env struct {
+	t         *testing.T
+	client    sdkclient.Client
+	taskQueue string
+	store     *zookeeper.Store
+	refs      *storefault.Store
+	states    *blobstate.Store
+	bucket    string
+	job       stores.JobID
+}
+
+var seq atomic.Int64
+
+func newEnv(t *testing.T, retain int) *env {
+	t.Helper()
+	n := seq.Add(1)
+	e := &env{
+		t:         t,
+		taskQueue: fmt.Sprintf("e2e-%d-%d", os.Getpid(), n),
+		bucket:    t.TempDir(),
+		job:       stores.JobID{Cluster: "e2e", Job: fmt.Sprintf("job-%d-%d", os.Getpid(), n)},
+	}
+	c, err := sdkclient.Dial(sdkclient.Options{HostPort: temporal.HostPort, Logger: sdklog.NewStructuredLogger(quiet)})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	e.client = c
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	e.store, err = zookeeper.Open(ctx, zookeeper.Config{
+		Servers: []string{zk.Addr}, Root: fmt.Sprintf("/e2e-%d-%d", os.Getpid(), n), SessionTimeout: 10 * time.Second,
+	}, quiet)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.store.Close() })
+	e.refs = storefault.Wrap(e.store)
+	e.states, err = blobstate.Open(ctx, "file://"+e.bucket)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.states.Close() })
+
+	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
+	workflows.Register(w)
+	w.RegisterActivity(&activities.Activities{
+		References: e.refs, Leadership: e.store, States: e.states, StoreKind: "zookeeper",
+		Temporal: c, TaskQueue: e.taskQueue, Retain: retain,
+	})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return e
+}
+
+func (e *env) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	e.t.Cleanup(cancel)
+	return ctx
+}
+
+func (e *env) claim(epoch uint64) {
+	e.t.Helper()
+	req := workflows.ClaimRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%d", epoch)}
+	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: e.taskQueue}, workflows.ClaimWorkflow, req)
+	require.NoError(e.t, err)
+	require.NoError(e.t, run.Get(e.ctx(), nil))
+}
+
+// checkpoint writes checkpoint n's files as a job manager would.
+func (e *env) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest {
+	e.t.Helper()
+	prefix := fmt.Sprintf("%s/%s/chk-%d/", e.job.Cluster, e.job.Job, n)
+	meta := []byte(fmt.Sprintf("metadata of %s checkpoint %d", e.job, n))
+	e.write(prefix+"_metadata", meta)
+	e.write(prefix+"data-0", []byte("state"))
+	e.write(fmt.Sprintf("%s/%s/shared/sst-1", e.job.Cluster, e.job.Job), []byte("shared"))
+	sum := sha256.Sum256(meta)
+	return workflows.FinalizeRequest{
+		Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, Checkpoint: n,
+		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
+		ExclusivePrefix: prefix, Savepoint: savepoint,
+	}
+}
+
+func (e *env) write(key string, data []byte) {
+	path := filepath.Join(e.bucket, key)
+	require.NoError(e.t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(e.t, os.WriteFile(path, data, 0o644))
+}
+
+func (e *env) exists(key string) bool {
+	_, err := os.Stat(filepath.Join(e.bucket, key))
+	return err == nil
+}
+
+func (e *env) start(req workflows.FinalizeRequest) sdkclient.WorkflowRun {
+	e.t.Helper()
+	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{
+		ID: req.WorkflowID(), TaskQueue: e.taskQueue,
+	}, workflows.FinalizeWorkflow, req)
+	require.NoError(e.t, err)
+	return run
+}
+
+func (e *env) finalize(req workflows.FinalizeRequest) (workflows.FinalizeResult, sdkclient.WorkflowRun) {
+	e.t.Helper()
+	run := e.start(req)
+	var res workflows.FinalizeResult
+	require.NoError(e.t, run.Get(e.ctx(), &res))
+	return res, run
+}
+
+// checkInvariants checks I1 and I2 over the job: every published reference
+// resolves to a handle whose data exists.
+func (e *env) checkInvariants() {
+	e.t.Helper()
+	list, err := e.store.List(e.ctx(), e.job)
+	require.NoError(e.t, err)
+	for _, ref := range list {
+		h, err := e.states.ReadKey(e.ctx(), ref.Reference.Handle)
+		require.NoError(e.t, err, "I1: checkpoint %d's handle resolves", ref.Checkpoint)
+		require.NoError(e.t, e.states.CheckData(e.ctx(), h), "I1: checkpoint %d's data exists", ref.Checkpoint)
+	}
+}

@@ -1,0 +1,47 @@
+package e2etest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
+	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+var recordHistories = flag.Bool("record-histories", false, "write the scenarios' histories to workflows/testdata/histories")
+
+// One Temporal dev server and one ZooKeeper for the package; each test uses
+// task queues, jobs and roots of its own.
+var (
+	temporal *temporaltest.Server
+	zk       *zktest.Server
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	var err error
+	temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{
+		SearchAttributes: workflows.SearchAttributes(), Progress: os.Stderr,
+	})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start temporal:", err)
+		os.Exit(1)
+	}
+	zk, err = zktest.StartServer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start zookeeper:", err)
+		_ = temporal.Cleanup(true)
+		os.Exit(1)
+	}
+	code := m.Run()
+	zk.Cleanup(code != 0)
+	_ = temporal.Cleanup(code != 0)
+	os.Exit(code)
+}

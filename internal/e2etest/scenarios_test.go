@@ -1,0 +1,120 @@
+package e2etest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// The whole path against real servers: claim, finalize a stream of
+// checkpoints, subsumption by the job's coordinator, invariants.
+func TestEndToEndZooKeeper(t *testing.T) {
+	e := newEnv(t, 1)
+	e.claim(1)
+	var last workflows.FinalizeResult
+	var runs []sdkclient.WorkflowRun
+	for n := uint64(1); n <= 3; n++ {
+		res, run := e.finalize(e.checkpoint(n, false))
+		require.Equal(t, workflows.Published, res.Phase, "checkpoint %d", n)
+		last, runs = res, append(runs, run)
+	}
+	record(t, e, "finalize-published", runs[0])
+
+	// Retention 1: the coordinator removes 1 and 2, discarding their state.
+	require.Eventually(t, func() bool {
+		list, err := e.store.List(e.ctx(), e.job)
+		return err == nil && len(list) == 1 && list[0].Checkpoint == 3
+	}, time.Minute, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return !e.exists(e.job.Cluster+"/"+e.job.Job+"/chk-1/data-0") && !e.exists(e.job.Cluster+"/"+e.job.Job+"/chk-2/data-0")
+	}, time.Minute, 100*time.Millisecond, "subsumed state discarded after its reference went")
+	assert.True(t, e.exists(last.HandleKey))
+	assert.True(t, e.exists(e.job.Cluster+"/"+e.job.Job+"/shared/sst-1"))
+	e.checkInvariants()
+
+	record(t, e, "subsume-discarded", e.client.GetWorkflow(e.ctx(), workflows.SubsumeRequest{CheckpointID: stores.CheckpointID{JobID: e.job, Checkpoint: 1}}.WorkflowID(), ""))
+	record(t, e, "coordinator", e.client.GetWorkflow(e.ctx(), workflows.CoordinatorID(e.job.Cluster, e.job.Job), ""))
+}
+
+func TestUnknownThenVerifyPresent(t *testing.T) {
+	e := newEnv(t, 0)
+	e.claim(1)
+	e.refs.Inject(storefault.OpPublish, storefault.DropReply, storefault.DropRequest, storefault.DropRequest)
+	res, run := e.finalize(e.checkpoint(1, false))
+	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, 1, e.refs.Calls(storefault.OpVerify))
+	e.checkInvariants()
+	record(t, e, "finalize-verify-present", run)
+}
+
+func TestFencedAbsentThenRepublished(t *testing.T) {
+	e := newEnv(t, 0)
+	e.claim(1)
+	e.refs.Inject(storefault.OpPublish, storefault.DropRequest, storefault.DropRequest, storefault.DropRequest)
+	res, run := e.finalize(e.checkpoint(1, false))
+	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, uint32(2), res.Attempts)
+	e.checkInvariants()
+	record(t, e, "finalize-fenced-republished", run)
+}
+
+func TestRejectedDiscarded(t *testing.T) {
+	e := newEnv(t, 0)
+	e.claim(1)
+	e.claim(2)
+	req := e.checkpoint(1, false)
+	res, run := e.finalize(req)
+	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.False(t, e.exists(req.ExclusivePrefix+"data-0"))
+	record(t, e, "finalize-rejected-discarded", run)
+}
+
+func TestAbandonedWhileVerifying(t *testing.T) {
+	e := newEnv(t, 0)
+	e.claim(1)
+	e.refs.SetUnreachable(true)
+	req := e.checkpoint(1, false)
+	run := e.start(req)
+	require.Eventually(t, func() bool {
+		v, err := e.client.QueryWorkflow(e.ctx(), run.GetID(), "", workflows.StatusQuery)
+		var st workflows.Status
+		return err == nil && v.Get(&st) == nil && st.Phase == workflows.Verifying
+	}, time.Minute, 100*time.Millisecond)
+	require.NoError(t, e.client.SignalWorkflow(e.ctx(), run.GetID(), "", workflows.AbandonSignal, "operator keeps it"))
+	var res workflows.FinalizeResult
+	require.NoError(t, run.Get(e.ctx(), &res))
+	assert.Equal(t, workflows.Abandoned, res.Phase)
+	assert.True(t, e.exists(req.ExclusivePrefix+"data-0"))
+	record(t, e, "finalize-abandoned", run)
+}
+
+// record writes a finished execution's history for the replay test.
+func record(t *testing.T, e *env, name string, run sdkclient.WorkflowRun) {
+	t.Helper()
+	if !*recordHistories {
+		return
+	}
+	iter := e.client.GetWorkflowHistory(e.ctx(), run.GetID(), run.GetRunID(), false, 0)
+	var history historypb.History
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		require.NoError(t, err)
+		history.Events = append(history.Events, ev)
+	}
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(&history)
+	require.NoError(t, err)
+	dir := filepath.Join("..", "..", "workflows", "testdata", "histories")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644))
+}

@@ -1,0 +1,39 @@
+package temporaltest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// Start starts a dev server for one test and stops it when the test ends.
+// The first use on a machine installs the CLI (~12 min, progress on
+// stderr); with -short and no cached CLI the test is skipped instead. When
+// the test failed, the log and database stay on disk and their paths are
+// logged.
+func Start(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	if _, ok := CachedCLI(); !ok && opts.CLIPath == "" && testing.Short() {
+		tb.Skip("temporaltest: Temporal CLI not installed (scripts/temporal-cli.sh); skipped in -short mode")
+	}
+	if opts.Progress == nil {
+		opts.Progress = os.Stderr
+	}
+	// An install can take ~12 minutes; the server start itself ~1 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	s, err := StartServer(ctx, opts)
+	if err != nil {
+		tb.Fatalf("temporaltest: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Cleanup(tb.Failed()); err != nil {
+			tb.Errorf("temporaltest: %v", err)
+		}
+		if tb.Failed() {
+			tb.Logf("temporaltest: kept server log %s and database %s", s.LogPath, s.DBFile)
+		}
+	})
+	return s
+}

@@ -1,0 +1,28 @@
+package workflows_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// TestReplayRecordedHistories replays histories recorded from real
+// executions (go test ./internal/e2etest -record-histories): a change that
+// makes the workflows decide differently on the same history fails here
+// before it breaks running executions.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 7, "recorded histories")
+	replayer := worker.NewWorkflowReplayer()
+	workflows.Register(replayer)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, f))
+		})
+	}
+}
