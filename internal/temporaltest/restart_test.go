@@ -64,7 +64,6 @@ func TestRestartKeepsRunningWorkflow(t *testing.T) {
 			var result string
 			require.NoError(t, run.Get(ctx, &result))
 			assert.Equal(t, "got "+tc.name, result)
-			dumpHistory(t, c, run)
 			t.Logf("%s and restart: %s; signal to completion: %s", tc.name,
 				restarted.Sub(begin).Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
 

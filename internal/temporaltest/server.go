@@ -190,6 +190,13 @@ func (s *Server) Restart(ctx context.Context) error {
 // made (never a caller's DBFile or LogDir). With keep set (a test failed)
 // the folder stays for a post-mortem: see LogPath and DBFile.
 func (s *Server) Cleanup(keep bool) error {
+	if !keep && s.opts.DBFile == "" {
+		// The database is deleted next: a graceful shutdown (~2 s) would
+		// only slow every test down.
+		err := s.Kill()
+		s.removeTemp()
+		return err
+	}
 	err := s.Stop()
 	if !keep {
 		s.removeTemp()

@@ -60,7 +60,7 @@ func TestKillThenRestart(t *testing.T) {
 	assert.Zero(t, s.PID())
 	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
 	assert.True(t, os.IsNotExist(err), "process %d still exists", pid)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	_, err = client.DialContext(ctx, client.Options{HostPort: s.HostPort, Logger: quietLogger()})
 	assert.Error(t, err, "a killed server still answers")

@@ -9,14 +9,10 @@ import (
 
 // Start starts a dev server for one test and stops it when the test ends.
 // The first use on a machine installs the CLI (~12 min, progress on
-// stderr); with -short and no cached CLI the test is skipped instead. When
-// the test failed, the log and database stay on disk and their paths are
-// logged.
+// stderr). When the test failed, the log and database stay on disk and
+// their paths are logged.
 func Start(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	if _, ok := CachedCLI(); !ok && opts.CLIPath == "" && testing.Short() {
-		tb.Skip("temporaltest: Temporal CLI not installed (scripts/temporal-cli.sh); skipped in -short mode")
-	}
 	if opts.Progress == nil {
 		opts.Progress = os.Stderr
 	}
