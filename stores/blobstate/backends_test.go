@@ -43,12 +43,17 @@ func openURL(t testing.TB, u string) *Store {
 // test and returns an opener that gives each subtest a fresh bucket on it,
 // reached through s3blob as a real deployment would be.
 func s3Opener(t *testing.T) func(t *testing.T) *Store {
+	open := s3OpenerTB(t)
+	return func(t *testing.T) *Store { return open(t) }
+}
+
+func s3OpenerTB(t testing.TB) func(t testing.TB) *Store {
 	backend := s3mem.New()
 	srv := httptest.NewServer(gofakes3.New(backend).Server())
 	t.Cleanup(srv.Close)
 	setS3Env(t)
 	var n atomic.Int64
-	return func(t *testing.T) *Store {
+	return func(t testing.TB) *Store {
 		name := fmt.Sprintf("bkt-%d", n.Add(1))
 		require.NoError(t, backend.CreateBucket(name))
 		return openURL(t, s3URL(name, srv.URL))
@@ -62,7 +67,7 @@ func s3URL(bucket, endpoint string) string {
 
 // setS3Env gives the AWS SDK static credentials and keeps it away from the
 // EC2 metadata service and the user's own configuration.
-func setS3Env(t *testing.T) {
+func setS3Env(t testing.TB) {
 	dir := t.TempDir()
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	t.Setenv("AWS_ACCESS_KEY_ID", "test-key")

@@ -27,6 +27,13 @@ type Handle struct {
 	Savepoint bool `json:"savepoint,omitempty"`
 }
 
+// String shows every field: the embedded CheckpointID's String would
+// otherwise stand for the whole handle in logs.
+func (h Handle) String() string {
+	return fmt.Sprintf("%s epoch %d metadata %s (sha256 %s) exclusive %q savepoint %t",
+		h.CheckpointID, h.Epoch, h.MetadataKey, h.MetadataSHA256, h.ExclusivePrefix, h.Savepoint)
+}
+
 // Key returns the key of the handle's blob; see Key.
 func (h Handle) Key() string { return Key(h.CheckpointID, h.Epoch) }
 

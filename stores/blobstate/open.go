@@ -19,8 +19,9 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
-// Schemes are the bucket URL schemes Open accepts.
-var Schemes = []string{"file", "mem", "s3", "gs", "azblob"}
+// Schemes returns the bucket URL schemes Open accepts (a fresh slice, so
+// no caller can change what Open accepts).
+func Schemes() []string { return []string{"file", "mem", "s3", "gs", "azblob"} }
 
 // Store is the blob state store over one bucket. It is safe for concurrent
 // use.
@@ -53,12 +54,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	s := &Store{bucket: b, root: root, listPageSize: 1000}
 	ok, err := b.IsAccessible(ctx)
 	if err == nil && !ok {
-		err = fmt.Errorf("bucket does not exist")
+		err = errors.New("bucket does not exist")
 	}
 	if err != nil {
 		return nil, closeOnError(b, fmt.Errorf("open bucket %s: %w", redact(u), err))
 	}
-	if root != "" {
+	if root != "" && u.Query().Get("create_dir") != "" {
 		// create_dir may have just created the root: make its entry durable.
 		if err := s.syncDir(filepath.Dir(root)); err != nil {
 			return nil, closeOnError(b, fmt.Errorf("open bucket %s: %w", redact(u), err))
@@ -106,7 +107,7 @@ func parseBucketURL(rawURL string) (*url.URL, string, error) {
 		}
 		return u, "", nil
 	default:
-		return bad("scheme %q is not one of %s", u.Scheme, strings.Join(Schemes, ", "))
+		return bad("scheme %q is not one of %s", u.Scheme, strings.Join(Schemes(), ", "))
 	}
 	// The same path rule as fileblob's URLOpener: host "." means relative.
 	path := u.Path
