@@ -84,7 +84,16 @@ func failRead(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if classify(err, false) == classRefused {
-		return fmt.Errorf("%s: read: %w: %w", op, ErrRefused, err)
+		return fmt.Errorf("%s: read: %w: %w", op, refusal(err), err)
 	}
 	return stores.Unknownf(err, "%s: read", op)
+}
+
+// refusal is the sentinel of a definite refusal: access control (401, 403)
+// is stores.ErrForbidden, everything else ErrRefused.
+func refusal(err error) error {
+	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+		return stores.ErrForbidden
+	}
+	return ErrRefused
 }

@@ -45,8 +45,9 @@
 //	checkpoint at or below the watermark               Rejected (ErrBelowWatermark)
 //	ConfigMap would exceed its size budget             Rejected (ErrTooLarge), nothing sent
 //	input breaks a validation rule                     Rejected (ErrInvalid), nothing sent
-//	400, 401, 403, 404 on Create (missing namespace),  Rejected (ErrRefused, which wraps
-//	405, 415, 422, foreign ConfigMap under our name      ErrInvalid); 413 is ErrTooLarge
+//	401, 403                                           Rejected (stores.ErrForbidden)
+//	400, 404 on Create (missing namespace), 405, 415,  Rejected (ErrRefused, which wraps
+//	422, foreign ConfigMap under our name                ErrInvalid); 413 is ErrTooLarge
 //	409 Conflict, AlreadyExists, 404 on Update         read again, decide again
 //	429 Too Many Requests                              wait (Retry-After), read again, decide again
 //	out of attempts                                    Unknown

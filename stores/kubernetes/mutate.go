@@ -81,7 +81,7 @@ func (s *Store) mutate(ctx context.Context, op string, job stores.JobID, budget 
 			delay = retryAfter(err, throttleFallback)
 			log.InfoContext(ctx, "throttled by the API server, reading again", "pass", pass, "wait", delay, "err", err)
 		case classRefused:
-			return fmt.Errorf("%s: %w: %w", op, ErrRefused, err)
+			return fmt.Errorf("%s: %w: %w", op, refusal(err), err)
 		case classTooLarge:
 			return fmt.Errorf("%s: %w: %w", op, stores.ErrTooLarge, err)
 		default:

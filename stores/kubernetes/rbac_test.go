@@ -106,7 +106,7 @@ func TestRBACRefusesOtherNamespace(t *testing.T) {
 	away := open(t, srv.Config(token), other)
 	err := away.ClaimEpoch(ctxT(t), job, 1, "jm")
 	assert.Equal(t, stores.Rejected, stores.OutcomeOf(err), "%v", err)
-	assert.ErrorIs(t, err, kubernetes.ErrRefused)
+	assert.ErrorIs(t, err, stores.ErrForbidden)
 	assert.True(t, apierrors.IsForbidden(err), "%v", err)
 	v, err := away.Verify(ctxT(t), cp(1), "tok", 1)
 	assert.Equal(t, stores.VerdictUnknown, v)
