@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # temporal-cli.sh: installs the Temporal CLI (which embeds the dev server and
 # Web UI) into a cache folder outside the repo, so it never enters the
-# module's dependencies. Cold it compiles ~1,900 packages: ~12 min on 2 cores.
+# module's dependencies. Cold it compiles ~1,000 packages: ~12-18 min on 2 cores.
 #
 # Idempotent: a cached binary that answers `temporal --version` is reused.
 # Concurrent runs (this script, or internal/temporaltest.EnsureCLI from test
@@ -26,7 +26,7 @@ usable() { [[ -x "$BIN" ]] && "$BIN" --version >/dev/null 2>&1; }
 
 # Another `go install` of the same package (started by hand, or by an older
 # tool that does not take the lock) may be writing into $DIR right now: wait
-# for it instead of compiling the same 1,900 packages twice on 2 cores.
+# for it instead of compiling the same ~1,000 packages twice on 2 cores.
 wait_foreign_install() {
   local waited=0
   while pgrep -f "cli/cmd/temporal@$VERSION" >/dev/null; do
@@ -60,7 +60,7 @@ fi
 start=$(date +%s)
 staging=$(mktemp -d "$DIR/.staging.XXXXXX")
 trap 'rm -rf "$staging"' EXIT
-log "installing $PKG (cold: ~12 min on 2 cores); one dot per 10 compiled packages"
+log "installing $PKG (cold: ~12-18 min on 2 cores); one dot per 5 compiled packages"
 
 # -v names every package as it is compiled: that is the progress. GOFLAGS is
 # cleared because a -mod setting inherited from a module build is refused by
@@ -77,8 +77,8 @@ progress() {
       *" "*) printf '\n%s\n' "$line" >&2 ;;
       *)
         packages=$((packages + 1))
-        (( packages % 10 == 0 )) && printf '.' >&2
-        (( packages % 500 == 0 )) && printf ' %d packages, %ds\n' "$packages" $(( $(date +%s) - start )) >&2
+        (( packages % 5 == 0 )) && printf '.' >&2
+        (( packages % 250 == 0 )) && printf ' %d packages, %ds\n' "$packages" $(( $(date +%s) - start )) >&2
         ;;
     esac
   done

@@ -38,12 +38,13 @@ func (f *finalization) start() error {
 		return err
 	}
 	return workflow.UpsertMemo(f.ctx, map[string]any{
-		"summary":     summary(f.req),
+		"summary":     Summary(f.req),
 		"contentHash": f.req.ContentHash(),
 	})
 }
 
-func summary(r FinalizeRequest) string {
+// Summary is the memo summary of a finalization, as the Web UI lists it.
+func Summary(r FinalizeRequest) string {
 	kind := "checkpoint"
 	if r.Savepoint {
 		kind = "savepoint"

@@ -29,7 +29,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 	var persisted activities.PersistResult
 	if err := workflow.ExecuteActivity(persistOptions(ctx), a.PersistHandle, req.Handle()).Get(ctx, &persisted); err != nil {
 		// Only definite failures (invalid, data missing) end the retries.
-		return f.end(Failed, err.Error()), nil
+		return f.end(Failed, message(err)), nil
 	}
 	f.status.HandleKey, f.status.StoreKind = persisted.HandleKey, persisted.StoreKind
 
@@ -43,12 +43,12 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 		case stores.Published:
 			return f.published(ctx)
 		case stores.Rejected:
-			f.status.LastError = err.Error()
+			f.status.LastError = message(err)
 			if !unfenced {
-				return f.discard(ctx, fmt.Sprintf("publish attempt %d rejected: %v", f.status.Attempts, err))
+				return f.discard(ctx, fmt.Sprintf("publish attempt %d rejected: %s", f.status.Attempts, message(err)))
 			}
 		default:
-			f.status.LastError = err.Error()
+			f.status.LastError = message(err)
 			unfenced = true
 		}
 
@@ -80,6 +80,16 @@ func outcomeOf(err error) stores.Outcome {
 	return stores.Unknown
 }
 
+// message is what an activity failure says, without the SDK's wrapping:
+// the application error's own message and type when there is one.
+func message(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message() + " (" + app.Type() + ")"
+	}
+	return err.Error()
+}
+
 func (f *finalization) publication() stores.Publication {
 	return stores.Publication{
 		CheckpointID: f.req.CheckpointID(),
@@ -99,7 +109,7 @@ func (f *finalization) published(ctx workflow.Context) (FinalizeResult, error) {
 	report := PublishedReport{Cluster: f.req.Cluster, Job: f.req.Job, Epoch: f.req.Epoch, Checkpoint: f.req.Checkpoint}
 	if err := workflow.ExecuteActivity(reportOptions(ctx), a.Report, coordinatorReport(report)).Get(ctx, nil); err != nil {
 		// The reference stands either way; retention catches up on the next report.
-		f.status.LastError = err.Error()
+		f.status.LastError = message(err)
 		workflow.GetLogger(ctx).Warn("report to coordinator failed", "error", err)
 	}
 	return f.end(Published, ""), nil
@@ -111,8 +121,8 @@ func (f *finalization) discard(ctx workflow.Context, reason string) (FinalizeRes
 	f.setPhase(Discarding)
 	if err := workflow.ExecuteActivity(discardOptions(ctx), a.Discard, f.status.HandleKey).Get(ctx, nil); err != nil {
 		// Only a corrupt handle stops the retries: keep what is there.
-		f.status.LastError = err.Error()
-		return f.end(Abandoned, "discard refused, state kept: "+err.Error()), nil
+		f.status.LastError = message(err)
+		return f.end(Abandoned, "discard refused, state kept: "+message(err)), nil
 	}
 	return f.end(Discarded, reason), nil
 }

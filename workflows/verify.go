@@ -47,10 +47,10 @@ func (f *finalization) verify(ctx workflow.Context) (stores.Verdict, string) {
 		case isInvalid(err):
 			// Waiting cannot fix invalid input, and nothing may be
 			// discarded: park until an operator acts.
-			f.status.LastError = err.Error()
+			f.status.LastError = message(err)
 			f.operatorSelector(ctx).Select(ctx)
 		default:
-			f.status.LastError = err.Error()
+			f.status.LastError = message(err)
 			sel := f.operatorSelector(ctx)
 			sel.AddFuture(workflow.NewTimer(ctx, verifyPause), func(workflow.Future) {})
 			sel.Select(ctx)

@@ -38,6 +38,7 @@ type env struct {
 	refs      *storefault.Store
 	states    *blobstate.Store
 	bucket    string
+	root      string
 	job       stores.JobID
 }
 
@@ -50,6 +51,7 @@ func newEnv(t *testing.T, retain int) *env {
 		t:         t,
 		taskQueue: fmt.Sprintf("e2e-%d-%d", os.Getpid(), n),
 		bucket:    t.TempDir(),
+		root:      fmt.Sprintf("/e2e-%d-%d", os.Getpid(), n),
 		job:       stores.JobID{Cluster: "e2e", Job: fmt.Sprintf("job-%d-%d", os.Getpid(), n)},
 	}
 	c, err := sdkclient.Dial(sdkclient.Options{HostPort: temporal.HostPort, Logger: sdklog.NewStructuredLogger(quiet)})
@@ -60,7 +62,7 @@ func newEnv(t *testing.T, retain int) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	e.store, err = zookeeper.Open(ctx, zookeeper.Config{
-		Servers: []string{zk.Addr}, Root: fmt.Sprintf("/e2e-%d-%d", os.Getpid(), n), SessionTimeout: 10 * time.Second,
+		Servers: []string{zk.Addr}, Root: e.root, SessionTimeout: 10 * time.Second,
 	}, quiet)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.store.Close() })

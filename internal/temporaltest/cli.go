@@ -38,7 +38,7 @@ func CachedCLI() (path string, ok bool) {
 }
 
 // EnsureCLI returns the path of the Temporal CLI, installing it first when
-// it is missing (cold: ~12 min on 2 cores). Install progress is written to
+// it is missing (cold: ~12-18 min on 2 cores). Install progress is written to
 // progress (may be nil). Callers in several processes (go test runs the
 // test binaries of several packages at once) wait for one install.
 func EnsureCLI(ctx context.Context, progress io.Writer) (string, error) {

@@ -4,7 +4,7 @@
 // the product's dev mode.
 //
 // The CLI is not a module dependency: EnsureCLI installs it once with `go
-// install` into a cache folder outside the repo (~12 min cold on 2 cores,
+// install` into a cache folder outside the repo (~12-18 min cold on 2 cores,
 // the same logic as scripts/temporal-cli.sh) and serializes concurrent
 // callers, across processes, with a lock file.
 //

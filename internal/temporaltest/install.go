@@ -28,7 +28,7 @@ func goInstall(ctx context.Context, path string, progress io.Writer) error {
 	defer os.RemoveAll(staging)
 
 	start := time.Now()
-	fmt.Fprintf(progress, "temporaltest: installing %s into %s (cold: ~12 min on 2 cores)\n", cliPackage, dir)
+	fmt.Fprintf(progress, "temporaltest: installing %s into %s (cold: ~12-18 min on 2 cores)\n", cliPackage, dir)
 	cmd := exec.CommandContext(ctx, "go", "install", "-v", "-ldflags=-s -w", cliPackage)
 	// Outside any module, and without an inherited -mod flag, which
 	// `go install pkg@version` refuses.

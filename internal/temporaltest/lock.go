@@ -50,7 +50,7 @@ func lockFile(ctx context.Context, path string, progress io.Writer) (unlock func
 }
 
 // waitForeignInstall waits while a `go install` of the CLI that does not
-// take the lock (started by hand) is running: compiling the same ~1,900
+// take the lock (started by hand) is running: compiling the same ~1,000
 // packages twice at once would double the wait on 2 cores.
 func waitForeignInstall(ctx context.Context, progress io.Writer) error {
 	start := time.Now()

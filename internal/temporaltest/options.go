@@ -21,6 +21,9 @@ type Options struct {
 	// UI serves the Web UI on a free loopback port (Server.UIAddress).
 	// Off by default: tests do not need it and it costs start time.
 	UI bool
+	// Port and UIPort fix the frontend and Web UI ports (a stable address
+	// for dev mode). 0: a free loopback port.
+	Port, UIPort int
 	// SearchAttributes are custom search attributes to register, name ->
 	// type (Text, Keyword, Int, Double, Bool, Datetime, KeywordList; case
 	// does not matter), e.g. {"CheckpointEpoch": "Int"}.

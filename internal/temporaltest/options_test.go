@@ -65,3 +65,15 @@ func TestInstallProgressClassifiesLines(t *testing.T) {
 	p.report()
 	assert.Contains(t, out.String(), "2 modules downloaded, 2 packages compiled")
 }
+
+func TestPickPortsKeepsFixedOnes(t *testing.T) {
+	p, err := pickPorts(Options{Port: 17233, UI: true})
+	require.NoError(t, err)
+	assert.Equal(t, 17233, p.frontend)
+	assert.NotZero(t, p.ui)
+
+	p, err = pickPorts(Options{UIPort: 18233})
+	require.NoError(t, err)
+	assert.NotZero(t, p.frontend)
+	assert.Zero(t, p.ui, "UIPort without UI")
+}

@@ -31,16 +31,22 @@ func freePort() (int, error) {
 	return addr.Port, nil
 }
 
-// pickPorts chooses the frontend port and, with the UI on, the UI port.
-func pickPorts(ui bool) (ports, error) {
-	var p ports
+// pickPorts chooses the frontend port and, with the UI on, the UI port,
+// taking the ones fixed in opts as they are.
+func pickPorts(opts Options) (ports, error) {
+	p := ports{frontend: opts.Port}
 	var err error
-	if p.frontend, err = freePort(); err != nil {
-		return p, err
-	}
-	if ui {
-		if p.ui, err = freePort(); err != nil {
+	if p.frontend == 0 {
+		if p.frontend, err = freePort(); err != nil {
 			return p, err
+		}
+	}
+	if opts.UI {
+		p.ui = opts.UIPort
+		if p.ui == 0 {
+			if p.ui, err = freePort(); err != nil {
+				return p, err
+			}
 		}
 	}
 	return p, nil

@@ -59,7 +59,7 @@ func StartServer(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("start temporal dev server: %w", err)
 	}
 	for attempt := 1; ; attempt++ {
-		if s.ports, err = pickPorts(opts.UI); err != nil {
+		if s.ports, err = pickPorts(opts); err != nil {
 			s.removeTemp()
 			return nil, fmt.Errorf("start temporal dev server: %w", err)
 		}
@@ -72,7 +72,8 @@ func StartServer(ctx context.Context, opts Options) (*Server, error) {
 		if err == nil {
 			return s, nil
 		}
-		if attempt == startAttempts || !s.lostPortRace() {
+		fixed := opts.Port != 0 && (!opts.UI || opts.UIPort != 0)
+		if attempt == startAttempts || fixed || !s.lostPortRace() {
 			// The folder is kept: its log says why the server failed.
 			return nil, fmt.Errorf("start temporal dev server (log %s): %w", s.LogPath, err)
 		}
@@ -96,6 +97,10 @@ func (s *Server) prepareFiles() error {
 			return err
 		}
 		s.DBFile = abs
+		// The dev server creates the file but not its folder.
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return err
+		}
 	}
 	logDir := s.tempDir
 	if s.opts.LogDir != "" {

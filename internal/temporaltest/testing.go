@@ -8,7 +8,7 @@ import (
 )
 
 // Start starts a dev server for one test and stops it when the test ends.
-// The first use on a machine installs the CLI (~12 min, progress on
+// The first use on a machine installs the CLI (~12-18 min, progress on
 // stderr). When the test failed, the log and database stay on disk and
 // their paths are logged.
 func Start(tb testing.TB, opts Options) *Server {
@@ -16,7 +16,7 @@ func Start(tb testing.TB, opts Options) *Server {
 	if opts.Progress == nil {
 		opts.Progress = os.Stderr
 	}
-	// An install can take ~12 minutes; the server start itself ~1 s.
+	// A cold install takes ~12-18 minutes; the server start itself ~1 s.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	s, err := StartServer(ctx, opts)

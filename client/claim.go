@@ -1,0 +1,54 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// ClaimEpoch claims the job's epoch for req.Owner and waits for the store's
+// answer. A newer epoch, or the same epoch held by another owner, fails with
+// a *RejectedError matching ErrStaleEpoch. Claiming the epoch the owner
+// already holds succeeds, so a caller that lost the answer claims again.
+func (c *Client) ClaimEpoch(ctx context.Context, req workflows.ClaimRequest) error {
+	job := stores.JobID{Cluster: req.Cluster, Job: req.Job}
+	if err := stores.ValidateClaim(job, req.Epoch, req.Owner); err != nil {
+		return invalidRequest("claim epoch", err)
+	}
+	id := req.WorkflowID()
+	opts := client.StartWorkflowOptions{
+		ID:        id,
+		TaskQueue: c.taskQueue,
+		// Never attach to a running claim: it may be another owner's, and
+		// its success is not ours. Wait for it to end, then claim anew.
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}
+	for {
+		run, err := c.tc.ExecuteWorkflow(ctx, opts, workflows.ClaimWorkflow, req)
+		var running *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &running) {
+			// Its outcome is not ours whatever it is: only its end matters.
+			_ = c.tc.GetWorkflow(ctx, id, running.RunId).Get(ctx, nil)
+			if ctx.Err() != nil {
+				return fmt.Errorf("claim epoch %s: waiting for a concurrent claim: %w", id, ctx.Err())
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("claim epoch: start %s: %w", id, err)
+		}
+		if err := run.Get(ctx, nil); err != nil {
+			return fmt.Errorf("claim epoch: %w", rejection(id, err))
+		}
+		return nil
+	}
+}

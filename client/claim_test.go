@@ -1,0 +1,105 @@
+package client_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+func TestClaimStaleEpoch(t *testing.T) {
+	t.Parallel()
+	env := e2e.Start(t, e2e.Options{})
+	c := newClient(env, client.Options{})
+	claim(t, c, env, 2)
+
+	err := c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-old"})
+	require.ErrorIs(t, err, client.ErrStaleEpoch)
+	require.ErrorIs(t, err, client.ErrRejected)
+	var rejected *client.RejectedError
+	require.ErrorAs(t, err, &rejected)
+	assert.Equal(t, "Rejected.StaleEpoch", rejected.Type)
+	assert.Equal(t, "claim/"+env.Cluster+"/j1/1", rejected.WorkflowID)
+
+	// The same epoch by another owner is refused too; by its owner it is
+	// success, so a caller that lost the answer claims again.
+	err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: "jm-other"})
+	assert.ErrorIs(t, err, client.ErrStaleEpoch)
+	claim(t, c, env, 2)
+
+	st, err := env.Store.ReadJob(ctx(t), env.JobID())
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), st.Epoch)
+	assert.Equal(t, "jm-test", st.Owner)
+}
+
+// Two owners claiming one epoch at once: exactly one wins, although both
+// claims share one workflow ID.
+func TestConcurrentClaimsOfOneEpoch(t *testing.T) {
+	t.Parallel()
+	env := e2e.Start(t, e2e.Options{})
+	c := newClient(env, client.Options{})
+	owners := []string{"jm-a", "jm-b", "jm-c"}
+	errs := make([]error, len(owners))
+	var wg sync.WaitGroup
+	for i, owner := range owners {
+		wg.Go(func() {
+			errs[i] = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: owner})
+		})
+	}
+	wg.Wait()
+
+	st, err := env.Store.ReadJob(ctx(t), env.JobID())
+	require.NoError(t, err)
+	for i, owner := range owners {
+		if owner == st.Owner {
+			assert.NoError(t, errs[i], owner)
+		} else {
+			assert.ErrorIs(t, errs[i], client.ErrStaleEpoch, owner)
+		}
+	}
+}
+
+func TestClaimInvalidRequest(t *testing.T) {
+	t.Parallel()
+	c := client.New(nil, client.Options{}) // never reached: validation comes first
+	err := c.ClaimEpoch(t.Context(), workflows.ClaimRequest{Cluster: "C1", Job: "j1", Epoch: 1, Owner: "jm"})
+	require.ErrorIs(t, err, client.ErrInvalidRequest)
+	var invalid *stores.InvalidError
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, "cluster", invalid.Field)
+
+	err = c.Retire(t.Context(), workflows.RetireRequest{Cluster: "c1", Job: "j1"})
+	require.ErrorAs(t, err, &invalid)
+	assert.Equal(t, "epoch", invalid.Field)
+}
+
+func TestRetire(t *testing.T) {
+	t.Parallel()
+	env := e2e.Start(t, e2e.Options{})
+	c := newClient(env, client.Options{})
+	claim(t, c, env, 1)
+	f, err := c.Finalize(ctx(t), env.Checkpoint(1, 1))
+	require.NoError(t, err)
+	res, err := f.Wait(ctx(t))
+	require.NoError(t, err)
+	require.Equal(t, workflows.Published, res.Phase)
+	claim(t, c, env, 2)
+
+	err = c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1})
+	require.ErrorIs(t, err, client.ErrStaleEpoch, "a deposed epoch never retires")
+	require.NoError(t, c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2}))
+	require.NoError(t, c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2}), "retiring again is success")
+
+	entry := env.Entry(1)
+	require.NotNil(t, entry.Tombstone, "the reference is tombstoned")
+	assert.Equal(t, stores.ReasonRetired, entry.Tombstone.Reason)
+	err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
+	assert.ErrorIs(t, err, client.ErrRetired)
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+func claimCommand() command {
+	var (
+		id    identity
+		owner string
+	)
+	return command{
+		summary: "claim a job's leadership epoch (fences every older one)",
+		flags: func(fs *flag.FlagSet) func() error {
+			id.register(fs, false)
+			fs.StringVar(&owner, "owner", "", "the claimant, e.g. the job manager's leader session ID")
+			return func() error {
+				if err := requireFlags(fs, "cluster", "job", "epoch", "owner"); err != nil {
+					return err
+				}
+				if err := stores.ValidateClaim(stores.JobID{Cluster: id.cluster, Job: id.job}, id.epoch, owner); err != nil {
+					return invalid(err)
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, c *client.Client, out *printer) error {
+			req := workflows.ClaimRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Owner: owner}
+			if err := c.ClaimEpoch(ctx, req); err != nil {
+				return err
+			}
+			return out.result(map[string]any{"claimed": req},
+				fmt.Sprintf("claimed epoch %d of %s/%s for %s", req.Epoch, req.Cluster, req.Job, req.Owner))
+		},
+	}
+}

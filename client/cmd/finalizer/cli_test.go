@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// finalizeArgs is the finalize command line of req.
+func finalizeArgs(req workflows.FinalizeRequest, extra ...string) []string {
+	args := []string{"finalize",
+		"--cluster", req.Cluster, "--job", req.Job,
+		"--epoch", fmt.Sprint(req.Epoch), "--checkpoint", fmt.Sprint(req.Checkpoint),
+		"--metadata-key", req.MetadataKey, "--metadata-sha256", req.MetadataSHA256,
+		"--exclusive-prefix", req.ExclusivePrefix,
+	}
+	return append(args, extra...)
+}
+
+func TestClaimThenFinalizeWait(t *testing.T) {
+	t.Parallel()
+	e := e2e.Start(t, e2e.Options{})
+	env := envFor(t, e)
+	o := runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1")
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, "claimed epoch 1 of "+e.Cluster+"/j1 for jm-1")
+
+	req := e.Checkpoint(1, 1)
+	o = runTool(t, env, finalizeArgs(req, "--wait", "--json", "--progress-interval", "20ms")...)
+	require.Equal(t, exitOK, o.code)
+	var got finalizeOutput
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &got), "stdout holds only the JSON result")
+	assert.Equal(t, req.WorkflowID(), got.WorkflowID)
+	assert.Equal(t, req.ContentHash(), got.ContentHash)
+	require.NotNil(t, got.Result)
+	assert.Equal(t, workflows.Published, got.Result.Phase)
+	assert.True(t, e.Entry(1).HoldsToken(req.Token()))
+	assert.True(t, e.Exists(got.Result.HandleKey))
+	assert.Contains(t, o.stderr, req.WorkflowID()+" ", "progress goes to stderr")
+
+	// Again, in text, the global flag after the command: the same run.
+	o = runTool(t, map[string]string{envAddress: e2e.HostPort(t)}, finalizeArgs(req, "--wait", "--task-queue", e.TaskQueue)...)
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, req.WorkflowID()+" Published after 1 publish attempt(s), handle "+got.Result.HandleKey)
+
+	// Without --wait: the handle only.
+	o = runTool(t, env, finalizeArgs(req)...)
+	require.Equal(t, exitOK, o.code)
+	assert.Equal(t, fmt.Sprintf("%s run %s (content %s)\n", req.WorkflowID(), got.RunID, req.ContentHash()), o.stdout)
+
+	o = runTool(t, env, "--json", "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
+	require.Equal(t, exitOK, o.code)
+	var st workflows.Status
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &st))
+	assert.Equal(t, workflows.Published, st.Phase)
+	assert.Equal(t, got.Result.HandleKey, st.HandleKey)
+
+	o = runTool(t, env, "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, "phase:         Published")
+}
+
+// A finalization that ends otherwise than Published exits 3: the caller
+// must not acknowledge the checkpoint.
+func TestFinalizeWaitNotPublished(t *testing.T) {
+	t.Parallel()
+	e := e2e.Start(t, e2e.Options{})
+	env := envFor(t, e)
+	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "2", "--owner", "jm-2").code)
+
+	o := runTool(t, env, finalizeArgs(e.Checkpoint(1, 1), "--wait")...)
+	assert.Equal(t, exitNotPublished, o.code)
+	assert.Contains(t, o.stdout, "Discarded")
+	assert.Contains(t, o.stdout, "stale epoch")
+}
+
+func TestRefusalsExit4(t *testing.T) {
+	t.Parallel()
+	e := e2e.Start(t, e2e.Options{})
+	env := envFor(t, e)
+	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "2", "--owner", "jm-2").code)
+
+	o := runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1")
+	assert.Equal(t, exitRefused, o.code)
+	assert.Contains(t, o.stderr, "stale epoch")
+
+	req := e.Checkpoint(2, 1)
+	require.Equal(t, exitOK, runTool(t, env, finalizeArgs(req, "--wait")...).code)
+	o = runTool(t, env, finalizeArgs(req, "--savepoint")...)
+	assert.Equal(t, exitRefused, o.code)
+	assert.Contains(t, o.stderr, client.ErrContentMismatch.Error())
+
+	o = runTool(t, env, "retire", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1")
+	assert.Equal(t, exitRefused, o.code)
+	o = runTool(t, env, "--json", "retire", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "2")
+	require.Equal(t, exitOK, o.code)
+	assert.True(t, json.Valid([]byte(o.stdout)))
+	assert.NotNil(t, e.Entry(1).Tombstone)
+}
+
+func TestListStuck(t *testing.T) {
+	t.Parallel()
+	e := e2e.Start(t, e2e.Options{})
+	env := envFor(t, e)
+	o := runTool(t, env, "list", "--stuck", "--older-than", "10m", "--json")
+	require.Equal(t, exitOK, o.code)
+	var list []client.Stuck
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &list))
+	assert.NotNil(t, list, "an empty list is [], not null")
+
+	o = runTool(t, env, "list", "--stuck")
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, "no finalization in Verifying for longer than 5m0s")
+}
+
+func TestStatusNotFound(t *testing.T) {
+	t.Parallel()
+	e := e2e.Start(t, e2e.Options{})
+	o := runTool(t, envFor(t, e), "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
+	assert.Equal(t, exitError, o.code)
+	assert.Contains(t, o.stderr, client.ErrNotFound.Error())
+}
+
+// Flag validation: refused before anything connects (the address is a
+// closed port, so a connection attempt would fail differently).
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	ok := []string{"--cluster", "c1", "--job", "j1", "--epoch", "1"}
+	fin := []string{"finalize", "--cluster", "c1", "--job", "j1", "--epoch", "1", "--checkpoint", "1",
+		"--metadata-key", "c1/j1/chk-1/_metadata", "--metadata-sha256", strings.Repeat("a", 64), "--exclusive-prefix", "c1/j1/chk-1/"}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "no command given"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"missing owner", append([]string{"claim"}, ok...), "finalizer: claim: missing --owner"},
+		{"missing several", []string{"status", "--cluster", "c1"}, "missing --job, --epoch, --checkpoint"},
+		{"bad epoch", []string{"claim", "--cluster", "c1", "--job", "j1", "--epoch", "one", "--owner", "o"}, `invalid value "one" for flag -epoch`},
+		{"zero epoch", []string{"retire", "--cluster", "c1", "--job", "j1", "--epoch", "0"}, "invalid epoch: must be at least 1"},
+		{"bad cluster", []string{"claim", "--cluster", "C_1", "--job", "j1", "--epoch", "1", "--owner", "o"}, "invalid cluster"},
+		{"bad digest", append(append([]string{}, fin...), "--metadata-sha256", "xyz"), "invalid metadata"},
+		{"unknown flag", []string{"list", "--stuck", "--since", "1m"}, "flag provided but not defined: -since"},
+		{"list without stuck", []string{"list"}, "--stuck is required"},
+		{"negative older-than", []string{"list", "--stuck", "--older-than", "-1m"}, "--older-than must not be negative"},
+		{"extra argument", append([]string{"retire"}, append(ok, "now")...), `unexpected argument "now"`},
+		{"cert without key", []string{"--tls-cert-file", "c.pem", "list", "--stuck"}, "cert and key go together"},
+		{"missing CA", []string{"--tls-ca-file", "/nonexistent/ca.pem", "list", "--stuck"}, "TLS CA"},
+		{"missing API key file", []string{"list", "--stuck", "--api-key-file", "/nonexistent/key"}, "--api-key-file"},
+		{"empty address", []string{"--address", "", "list", "--stuck"}, "--address must not be empty"},
+		{"negative timeout", []string{"list", "--stuck", "--timeout", "-1s"}, "--timeout must not be negative"},
+		{"zero progress interval", append(append([]string{}, fin...), "--progress-interval", "0s"), "--progress-interval must be positive"},
+	}
+	env := map[string]string{envAddress: "127.0.0.1:1"}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := runTool(t, env, tc.args...)
+			assert.Equal(t, exitUsage, o.code)
+			assert.Contains(t, o.stderr, tc.want)
+			assert.Empty(t, o.stdout)
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	o := runTool(t, nil, "--help")
+	assert.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stderr, "usage: finalizer")
+	assert.Contains(t, o.stderr, envAddress)
+	o = runTool(t, map[string]string{envAPIKey: "s3cret"}, "finalize", "--help")
+	assert.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stderr, "-metadata-sha256")
+	assert.NotContains(t, o.stderr, "s3cret", "--help never shows the API key")
+}
+
+func TestAPIKeySources(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(file, []byte("from-file\n"), 0o600))
+
+	g := newGlobals(func(string) string { return "" }, nil)
+	g.apiKeyFile = file
+	require.NoError(t, g.check())
+	assert.Equal(t, "from-file", g.conn.APIKey, "the trailing newline is dropped")
+
+	g = newGlobals(func(k string) string { return map[string]string{envAPIKey: "inline", envAPIKeyFile: file}[k] }, nil)
+	assert.ErrorContains(t, g.check(), "not both")
+
+	g = newGlobals(func(k string) string { return map[string]string{envTLS: "maybe"}[k] }, nil)
+	assert.ErrorContains(t, g.check(), envTLS)
+}
+
+func TestEnvironmentFallbacks(t *testing.T) {
+	t.Parallel()
+	g := newGlobals(func(k string) string {
+		return map[string]string{
+			envAddress: "temporal:7233", envNamespaceAlt: "prod", envTaskQueue: "tq", envTLS: "true",
+			envTLSCA: "ca.pem", envTLSCert: "c.pem", envTLSKey: "k.pem", envTLSServerName: "t.example", envAPIKey: "secret",
+		}[k]
+	}, nil)
+	assert.Equal(t, client.Connection{
+		Address: "temporal:7233", Namespace: "prod", TLS: true, TLSCA: "ca.pem", TLSCert: "c.pem", TLSKey: "k.pem",
+		TLSServerName: "t.example", APIKey: "secret",
+	}, g.conn)
+	assert.Equal(t, "tq", g.taskQueue)
+	assert.Equal(t, "mine", newGlobals(func(k string) string {
+		return map[string]string{envNamespace: "mine", envNamespaceAlt: "worker's"}[k]
+	}, nil).conn.Namespace, "$"+envNamespace+" wins")
+
+	d := newGlobals(func(string) string { return "" }, nil)
+	assert.Equal(t, "127.0.0.1:7233", d.conn.Address)
+	assert.Equal(t, "default", d.conn.Namespace)
+	assert.Equal(t, workflows.DefaultTaskQueue, d.taskQueue)
+}

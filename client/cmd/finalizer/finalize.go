@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// finalizeOutput is finalize's JSON output; Result only with --wait.
+type finalizeOutput struct {
+	WorkflowID  string                    `json:"workflowId"`
+	RunID       string                    `json:"runId"`
+	ContentHash string                    `json:"contentHash"`
+	Result      *workflows.FinalizeResult `json:"result,omitempty"`
+}
+
+func finalizeCommand() command {
+	var (
+		id       identity
+		req      workflows.FinalizeRequest
+		attempts uint
+		wait     bool
+		interval time.Duration
+	)
+	return command{
+		summary: "trigger a checkpoint's finalization (idempotent); --wait for its outcome",
+		flags: func(fs *flag.FlagSet) func() error {
+			id.register(fs, true)
+			fs.StringVar(&req.MetadataKey, "metadata-key", "", "bucket key of the checkpoint's metadata file")
+			fs.StringVar(&req.MetadataSHA256, "metadata-sha256", "", "hex SHA-256 of the metadata file")
+			fs.StringVar(&req.ExclusivePrefix, "exclusive-prefix", "", "bucket prefix of the data only this checkpoint owns (\".../chk-<id>/\")")
+			fs.BoolVar(&req.Savepoint, "savepoint", false, "a savepoint: its data is never discarded")
+			fs.UintVar(&attempts, "max-attempts", 0, fmt.Sprintf("publish attempts before a fenced absent discards (0: %d)", workflows.DefaultMaxPublishAttempts))
+			fs.BoolVar(&wait, "wait", false, "wait for the outcome, showing progress on stderr; exit 0 only if Published")
+			fs.DurationVar(&interval, "progress-interval", client.DefaultProgressInterval, "how often --wait polls the status")
+			return func() error {
+				if err := requireFlags(fs, "cluster", "job", "epoch", "checkpoint", "metadata-key", "metadata-sha256", "exclusive-prefix"); err != nil {
+					return err
+				}
+				if attempts > 1<<32-1 {
+					return usagef("--max-attempts %d is out of range", attempts)
+				}
+				if interval <= 0 {
+					return usagef("--progress-interval must be positive, got %s", interval)
+				}
+				req.Cluster, req.Job, req.Epoch, req.Checkpoint = id.cluster, id.job, id.epoch, id.checkpoint
+				req.MaxPublishAttempts = uint32(attempts)
+				if err := req.Validate(); err != nil {
+					return invalid(err)
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, c *client.Client, out *printer) error {
+			f, err := c.Finalize(ctx, req)
+			if err != nil {
+				return err
+			}
+			o := finalizeOutput{WorkflowID: f.WorkflowID, RunID: f.RunID, ContentHash: req.ContentHash()}
+			if !wait {
+				return out.result(o, fmt.Sprintf("%s run %s (content %s)", f.WorkflowID, f.RunID, o.ContentHash))
+			}
+			res, err := f.WaitProgress(ctx, interval, func(st workflows.Status) { out.status(f.WorkflowID, st) })
+			if err != nil {
+				return err
+			}
+			o.Result = &res
+			if err := out.result(o, resultText(f.WorkflowID, res)); err != nil {
+				return err
+			}
+			if res.Phase != workflows.Published {
+				return errNotPublished
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+)
+
+func listCommand() command {
+	var (
+		stuck     bool
+		olderThan time.Duration
+	)
+	return command{
+		summary: "list finalizations stuck in Verifying (--stuck [--older-than 5m])",
+		flags: func(fs *flag.FlagSet) func() error {
+			fs.BoolVar(&stuck, "stuck", false, "list finalizations parked in Verifying (required: the only listing so far)")
+			fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in Verifying counts as stuck")
+			return func() error {
+				if !stuck {
+					return usagef("list: --stuck is required (the only listing so far)")
+				}
+				if olderThan < 0 {
+					return usagef("list: --older-than must not be negative, got %s", olderThan)
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, c *client.Client, out *printer) error {
+			list, err := c.ListStuck(ctx, olderThan)
+			if err != nil {
+				return err
+			}
+			if list == nil {
+				list = []client.Stuck{} // JSON: [] rather than null
+			}
+			return out.result(list, stuckTable(list, olderThan))
+		},
+	}
+}
+
+func stuckTable(list []client.Stuck, olderThan time.Duration) string {
+	if len(list) == 0 {
+		return fmt.Sprintf("no finalization in Verifying for longer than %s", olderThan)
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKFLOW ID\tRUN ID\tVERIFYING FOR\tSTORE\tSUMMARY")
+	now := time.Now()
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.WorkflowID, s.RunID, now.Sub(s.PhaseSince).Round(time.Second), s.StoreKind, s.Summary)
+	}
+	_ = tw.Flush() // a strings.Builder does not fail
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,47 @@
+// Command finalizer is the command-line face of package client: claim an
+// epoch, trigger or watch a finalization, list stuck ones, retire a job.
+//
+//	finalizer [global flags] <command> [flags]
+//
+//	claim     --cluster C --job J --epoch E --owner O
+//	finalize  --cluster C --job J --epoch E --checkpoint N
+//	          --metadata-key K --metadata-sha256 H --exclusive-prefix P
+//	          [--savepoint] [--max-attempts N] [--wait] [--progress-interval 500ms]
+//	status    --cluster C --job J --epoch E --checkpoint N
+//	list      --stuck [--older-than 5m]
+//	retire    --cluster C --job J --epoch E
+//
+// Global flags, accepted before or after the command, fall back to the
+// environment variables the worker reads, so one environment configures
+// both: --address (FINALIZER_TEMPORAL_ADDRESS, default 127.0.0.1:7233),
+// --namespace (FINALIZER_NAMESPACE or FINALIZER_TEMPORAL_NAMESPACE, default
+// "default"), --task-queue (FINALIZER_TASK_QUEUE, default
+// checkpoint-finalizer), --tls, --tls-ca-file, --tls-cert-file,
+// --tls-key-file, --tls-server-name (FINALIZER_TEMPORAL_TLS, _TLS_CA_FILE,
+// _TLS_CERT_FILE, _TLS_KEY_FILE, _TLS_SERVER_NAME), the API key from
+// FINALIZER_TEMPORAL_API_KEY or --api-key-file
+// (FINALIZER_TEMPORAL_API_KEY_FILE) but never a flag (process listings
+// show flags), --json (machine-readable output on stdout) and --timeout
+// (bounds the whole command; 0, the default, waits as long as it takes).
+//
+// Exit codes: 0 success (finalize --wait: Published); 1 an error that says
+// nothing about the server's side (connection, timeout: repeat the command);
+// 2 usage or an invalid request (nothing was sent); 3 the finalization ended
+// but not Published (Discarded, Abandoned, Failed: do not acknowledge the
+// checkpoint); 4 refused (stale epoch, retired job, different content for the
+// same identity).
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+)
+
+// One dev server for the whole test binary; each test runs its own worker.
+func TestMain(m *testing.M) { e2e.Main(m) }
+
+// outcome is one in-process run of the tool.
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// runTool runs the tool in-process with env as its whole environment.
+func runTool(t *testing.T, env map[string]string, args ...string) outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, func(k string) string { return env[k] }, &stdout, &stderr)
+	o := outcome{code, stdout.String(), stderr.String()}
+	t.Logf("finalizer %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, o.code, o.stdout, o.stderr)
+	return o
+}
+
+// envFor points the tool at the test's server and worker through the
+// environment, as a deployment would.
+func envFor(t *testing.T, e *e2e.Env) map[string]string {
+	return map[string]string{envAddress: e2e.HostPort(t), envTaskQueue: e.TaskQueue}
+}

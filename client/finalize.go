@@ -1,0 +1,90 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// Memo keys FinalizeCheckpoint carries (the workflow upserts the same).
+const (
+	MemoSummary     = "summary"
+	MemoContentHash = "contentHash"
+)
+
+// Finalize triggers the finalization of req and returns its handle without
+// waiting; see Finalization.Wait.
+//
+// It is idempotent: the workflow ID derives from the request's identity; a
+// running execution of it is reused, and a completed one is never run
+// again but attached to (its result stands). Either way the existing
+// execution's content hash is compared with the request's: different
+// content for the same identity fails with a *ContentMismatchError and
+// starts nothing. An invalid request fails with ErrInvalidRequest before
+// anything is sent.
+func (c *Client) Finalize(ctx context.Context, req workflows.FinalizeRequest) (*Finalization, error) {
+	if err := req.Validate(); err != nil {
+		return nil, invalidRequest("finalize", err)
+	}
+	id, hash := req.WorkflowID(), req.ContentHash()
+	_, err := c.tc.ExecuteWorkflow(ctx, c.startOptions(req), workflows.FinalizeWorkflow, req)
+	var done *serviceerror.WorkflowExecutionAlreadyStarted
+	if err != nil && !errors.As(err, &done) {
+		return nil, fmt.Errorf("finalize: start %s: %w", id, err)
+	}
+	// Started, reused or completed: the run that stands is the one the
+	// server describes, and its memo says which content it finalizes.
+	f, existing, err := c.describe(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("finalize: %w", err)
+	}
+	if existing != hash {
+		// The memo is what the starter wrote (absent, or hashed its own way
+		// by a caller in another language, until the workflow's first task
+		// rewrites it): the start input decides.
+		if existing, err = c.contentFromHistory(ctx, id, f.RunID); err != nil {
+			return nil, fmt.Errorf("finalize: %w", err)
+		}
+	}
+	if existing != hash {
+		return nil, &ContentMismatchError{WorkflowID: id, RunID: f.RunID, Existing: existing, Requested: hash}
+	}
+	c.log.Debug("finalization triggered", "workflowId", id, "runId", f.RunID, "completedBefore", done != nil)
+	return f, nil
+}
+
+// startOptions: the identity's search attributes are set at start, not
+// only by the workflow's first task, so the execution is findable at once.
+func (c *Client) startOptions(req workflows.FinalizeRequest) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:        req.WorkflowID(),
+		TaskQueue: c.taskQueue,
+		// A repeated trigger while the first runs joins it.
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		// After it ended, never a second execution: its outcome (the state
+		// may be discarded by now) is the finalization's outcome.
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		Memo: map[string]any{
+			MemoSummary:     workflows.Summary(req),
+			MemoContentHash: req.ContentHash(),
+		},
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.AttrCluster.ValueSet(req.Cluster),
+			workflows.AttrJob.ValueSet(req.Job),
+			workflows.AttrEpoch.ValueSet(int64(req.Epoch)),
+			workflows.AttrCheckpoint.ValueSet(int64(req.Checkpoint)),
+			workflows.AttrPhase.ValueSet(string(workflows.Persisting)),
+			workflows.AttrPhaseSince.ValueSet(time.Now().UTC()),
+		),
+		EnableEagerStart: c.eager,
+	}
+}

@@ -1,0 +1,34 @@
+package client_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// newClient builds the client under test over the env's Temporal client and
+// task queue.
+func newClient(env *e2e.Env, opts client.Options) *client.Client {
+	opts.TaskQueue = env.TaskQueue
+	return client.New(env.Temporal, opts)
+}
+
+// claim claims epoch for the env's job, as a job manager does first.
+func claim(t *testing.T, c *client.Client, env *e2e.Env, epoch uint64) {
+	t.Helper()
+	require.NoError(t, c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: epoch, Owner: "jm-test"}))
+}
+
+// ctx bounds one test's calls: a hung server fails the test instead of
+// the whole binary's timeout.
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}

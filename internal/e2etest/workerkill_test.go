@@ -1,0 +1,114 @@
+package e2etest
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/worker"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// A worker process killed with SIGKILL in the middle of a finalization, and
+// a new one started: the execution completes and the invariants hold. The
+// worker reaches ZooKeeper through a fault proxy that partitions it while
+// the finalization runs, so the kill lands while it is Verifying.
+func TestWorkerKilledMidFinalization(t *testing.T) {
+	bin := buildWorker(t)
+	e := newEnv(t, 0) // in-process worker on another task queue: the test's own view of the store
+	e.claim(1)
+	proxy, err := zkfault.Start(zk.Addr)
+	require.NoError(t, err)
+	t.Cleanup(proxy.Close)
+
+	queue := e.taskQueue + "-process"
+	first := startWorker(t, bin, queue, proxy.Addr, e.root, e.bucket)
+
+	req := e.checkpoint(1, false)
+	proxy.Inject(zkfault.Partition)
+	run, err := e.client.ExecuteWorkflow(e.ctx(), startOptions(req, queue), workflows.FinalizeWorkflow, req)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		v, err := e.client.QueryWorkflow(e.ctx(), run.GetID(), "", workflows.StatusQuery)
+		var st workflows.Status
+		return err == nil && v.Get(&st) == nil && st.Phase == workflows.Verifying
+	}, 2*time.Minute, 200*time.Millisecond, "the partitioned publish goes to Verifying")
+
+	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
+	_, _ = first.Process.Wait()
+	proxy.Heal()
+	startWorker(t, bin, queue, proxy.Addr, e.root, e.bucket)
+
+	var res workflows.FinalizeResult
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	require.NoError(t, run.Get(ctx, &res))
+	require.Equal(t, workflows.Published, res.Phase, "the new worker resolves it: Verify fences Absent, attempt 2 lands")
+
+	e.checkInvariants()
+	ref, err := e.store.Read(e.ctx(), req.CheckpointID())
+	require.NoError(t, err)
+	require.True(t, ref.HoldsToken(req.Token()))
+	assert.True(t, e.exists(req.ExclusivePrefix+"data-0"))
+}
+
+func buildWorker(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "finalizer-worker")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/checkpoint-finalizer/finalizer/worker/cmd/finalizer-worker")
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Run(), "build the worker")
+	return bin
+}
+
+// startWorker runs the real worker process on ZooKeeper at zkAddr.
+func startWorker(t *testing.T, bin, queue, zkAddr, root, bucket string) *exec.Cmd {
+	t.Helper()
+	log, err := os.Create(filepath.Join(t.TempDir(), "worker.log"))
+	require.NoError(t, err)
+	metrics := freeAddr(t)
+	cmd := exec.Command(bin,
+		"-temporal-address="+temporal.HostPort, "-task-queue="+queue,
+		"-store=zookeeper", "-zookeeper-servers="+zkAddr, "-zookeeper-root="+root,
+		"-zookeeper-session-timeout=4s", "-state-bucket=file://"+bucket, "-metrics-address="+metrics)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	require.NoError(t, cmd.Start())
+	// Ready once it polls: /healthz answers 200 only then.
+	require.Eventually(t, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return worker.Healthcheck(ctx, metrics) == nil
+	}, time.Minute, 100*time.Millisecond, "worker ready")
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(log.Name())
+			t.Logf("worker log:\n%s", b)
+		}
+	})
+	return cmd
+}
+
+func startOptions(req workflows.FinalizeRequest, queue string) sdkclient.StartWorkflowOptions {
+	return sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: queue}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}

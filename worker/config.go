@@ -1,0 +1,138 @@
+package worker
+
+import (
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// StoreKind names an HA reference store backend.
+type StoreKind string
+
+// The HA reference store backends.
+const (
+	StoreEmbedded   StoreKind = "embedded"
+	StoreZooKeeper  StoreKind = "zookeeper"
+	StoreKubernetes StoreKind = "kubernetes"
+)
+
+// StoreKinds lists the backends in the order the usage text names them.
+var StoreKinds = []StoreKind{StoreEmbedded, StoreZooKeeper, StoreKubernetes}
+
+// Config is the worker's whole configuration. DefaultConfig is a working
+// single-machine setup (embedded store, local file bucket, local Temporal).
+type Config struct {
+	Temporal TemporalConfig
+	Store    StoreConfig
+	// StateBucket is the gocloud URL of the bucket holding checkpoint state
+	// and handles (file://, s3://, gs://, azblob://, mem://).
+	StateBucket string
+	// Retain is how many references per job retention keeps, like Flink's
+	// state.checkpoints.num-retained; 0 keeps every reference.
+	Retain int
+	// MetricsAddress is where /metrics and /healthz are served; empty
+	// disables the endpoint.
+	MetricsAddress string
+	// LogLevel is debug, info, warn or error; LogFormat json or text.
+	LogLevel  string
+	LogFormat string
+	// ShutdownGrace is how long running activities get to finish after a
+	// stop is asked for, before they are cancelled and handed back.
+	ShutdownGrace time.Duration
+}
+
+// TemporalConfig says how to reach Temporal and where to poll.
+type TemporalConfig struct {
+	Address   string
+	Namespace string
+	TaskQueue string
+	TLS       TLSConfig
+	// APIKey, or APIKeyFile holding it, authenticates to Temporal (Temporal
+	// Cloud). An API key turns TLS on unless TLS is configured explicitly.
+	APIKey     Secret
+	APIKeyFile string
+}
+
+// TLSConfig is TLS towards Temporal. It is on when Enabled or any file or
+// the server name is set; without CAFile the system roots are trusted.
+type TLSConfig struct {
+	Enabled    bool
+	CAFile     string
+	CertFile   string
+	KeyFile    string
+	ServerName string
+}
+
+// StoreConfig selects and configures the HA reference store; only the
+// settings of the selected Kind are used.
+type StoreConfig struct {
+	Kind       StoreKind
+	Embedded   EmbeddedConfig
+	ZooKeeper  ZooKeeperConfig
+	Kubernetes KubernetesConfig
+}
+
+// EmbeddedConfig configures the single-machine bbolt store.
+type EmbeddedConfig struct {
+	// Path of the store file; its directory is created if missing.
+	Path string
+}
+
+// ZooKeeperConfig configures the ZooKeeper store.
+type ZooKeeperConfig struct {
+	Servers        []string
+	Root           string
+	SessionTimeout time.Duration
+	// DigestUser with DigestPassword (or DigestPasswordFile) authenticates
+	// the session and restricts the store's nodes to that identity.
+	DigestUser         string
+	DigestPassword     Secret
+	DigestPasswordFile string
+}
+
+// KubernetesConfig configures the ConfigMap store: in-cluster, or a
+// kubeconfig file and optionally one of its contexts.
+type KubernetesConfig struct {
+	InCluster  bool
+	Kubeconfig string
+	Context    string
+	// Namespace holding the ConfigMaps; empty: the pod's or the context's.
+	Namespace string
+}
+
+// Defaults that are not obvious from their names.
+const (
+	DefaultTemporalAddress = "127.0.0.1:7233"
+	DefaultMetricsAddress  = "127.0.0.1:9464"
+	// DefaultDataDir holds the dev defaults' store file and bucket,
+	// relative to the working directory.
+	DefaultDataDir = "finalizer-data"
+)
+
+// DefaultConfig is what LoadConfig returns when nothing is set.
+func DefaultConfig() Config {
+	return Config{
+		Temporal: TemporalConfig{
+			Address:   DefaultTemporalAddress,
+			Namespace: "default",
+			TaskQueue: workflows.DefaultTaskQueue,
+		},
+		Store: StoreConfig{
+			Kind:     StoreEmbedded,
+			Embedded: EmbeddedConfig{Path: DefaultDataDir + "/references.db"},
+			ZooKeeper: ZooKeeperConfig{
+				// Not Flink's /flink: the finalizer's nodes must never mix
+				// with the ones a Flink HA setup writes itself.
+				Root:           "/checkpoint-finalizer",
+				SessionTimeout: 30 * time.Second,
+			},
+		},
+		// create_dir: a fresh checkout runs without preparing a folder.
+		StateBucket:    "file://./" + DefaultDataDir + "/state?create_dir=true",
+		Retain:         1,
+		MetricsAddress: DefaultMetricsAddress,
+		LogLevel:       "info",
+		LogFormat:      "json",
+		ShutdownGrace:  30 * time.Second,
+	}
+}

@@ -1,0 +1,257 @@
+package worker
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// env is a getenv over a map.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestDefaultsAreValid(t *testing.T) {
+	cfg, err := LoadConfig(nil, env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultConfig(), cfg)
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, "127.0.0.1:7233", cfg.Temporal.Address)
+	assert.Equal(t, "default", cfg.Temporal.Namespace)
+	assert.Equal(t, workflows.DefaultTaskQueue, cfg.Temporal.TaskQueue)
+	assert.Equal(t, StoreEmbedded, cfg.Store.Kind)
+	assert.Equal(t, 1, cfg.Retain)
+	assert.Equal(t, "127.0.0.1:9464", cfg.MetricsAddress)
+}
+
+func TestFlagWinsOverEnvironment(t *testing.T) {
+	vars := map[string]string{
+		"FINALIZER_TEMPORAL_ADDRESS":            "temporal:7233",
+		"FINALIZER_STORE":                       "zookeeper",
+		"FINALIZER_ZOOKEEPER_SERVERS":           "zk1:2181, zk2:2181,",
+		"FINALIZER_ZOOKEEPER_SESSION_TIMEOUT":   "20s",
+		"FINALIZER_ZOOKEEPER_DIGEST_USER":       "finalizer",
+		"FINALIZER_ZOOKEEPER_DIGEST_PASSWORD":   "hunter2",
+		"FINALIZER_RETAIN":                      "3",
+		"FINALIZER_KUBERNETES_IN_CLUSTER":       "true",
+		"FINALIZER_METRICS_ADDRESS":             "off",
+		"FINALIZER_TEMPORAL_API_KEY":            "key-from-env",
+		"FINALIZER_TEMPORAL_TLS_SERVER_NAME":    "ignored-because-flag-wins",
+		"FINALIZER_SHUTDOWN_GRACE":              "1m",
+		"UNRELATED_VARIABLE_IS_NEVER_CONSULTED": "x",
+	}
+	cfg, err := LoadConfig([]string{"-retain=5", "-temporal-tls-server-name", "temporal.example", "-temporal-tls"}, env(vars))
+	require.NoError(t, err)
+	assert.Equal(t, "temporal:7233", cfg.Temporal.Address)
+	assert.Equal(t, StoreZooKeeper, cfg.Store.Kind)
+	assert.Equal(t, []string{"zk1:2181", "zk2:2181"}, cfg.Store.ZooKeeper.Servers)
+	assert.Equal(t, 20*time.Second, cfg.Store.ZooKeeper.SessionTimeout)
+	assert.Equal(t, Secret("hunter2"), cfg.Store.ZooKeeper.DigestPassword)
+	assert.Equal(t, 5, cfg.Retain, "the flag wins")
+	assert.Equal(t, "temporal.example", cfg.Temporal.TLS.ServerName, "the flag wins")
+	assert.True(t, cfg.Temporal.TLS.Enabled, "a bare boolean flag")
+	assert.True(t, cfg.Store.Kubernetes.InCluster)
+	assert.Empty(t, cfg.MetricsAddress, "off disables")
+	assert.Equal(t, time.Minute, cfg.ShutdownGrace)
+	require.NoError(t, cfg.Validate())
+
+	cfg, err = LoadConfig([]string{"-metrics-address="}, env(map[string]string{"FINALIZER_METRICS_ADDRESS": "0.0.0.0:9464"}))
+	require.NoError(t, err)
+	assert.Empty(t, cfg.MetricsAddress, "an explicitly empty flag disables too")
+}
+
+// Secrets have no flag: a command line is visible to every process.
+func TestSecretsHaveNoFlag(t *testing.T) {
+	for _, arg := range []string{"-temporal-api-key=k", "-zookeeper-digest-password=p"} {
+		_, err := LoadConfig([]string{arg}, env(nil))
+		require.ErrorIs(t, err, stores.ErrInvalid, arg)
+		assert.ErrorContains(t, err, "flag provided but not defined")
+	}
+}
+
+func TestParseErrorsNameTheirSource(t *testing.T) {
+	_, err := LoadConfig(nil, env(map[string]string{"FINALIZER_RETAIN": "three"}))
+	inv := invalidErr(t, err)
+	assert.Equal(t, "FINALIZER_RETAIN", inv.Field)
+	assert.Contains(t, inv.Rule, `"three" is not an integer`)
+
+	_, err = LoadConfig([]string{"-shutdown-grace=soon"}, env(nil))
+	inv = invalidErr(t, err)
+	assert.Equal(t, "-shutdown-grace", inv.Field)
+
+	_, err = LoadConfig([]string{"stray"}, env(nil))
+	assert.ErrorContains(t, err, `unexpected argument "stray"`)
+
+	_, err = LoadConfig([]string{"-h"}, env(nil))
+	assert.ErrorIs(t, err, flag.ErrHelp)
+}
+
+// Every bad configuration is refused by Validate, before anything
+// connects, with the flag, its variable and the rule.
+func TestValidateRefusesBadConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := writeKeyPair(t, dir)
+	cases := []struct {
+		name  string
+		vars  map[string]string
+		args  []string
+		field string
+		rule  string
+	}{
+		{"zookeeper without servers", map[string]string{"FINALIZER_STORE": "zookeeper"}, nil,
+			"-zookeeper-servers / FINALIZER_ZOOKEEPER_SERVERS", "at least one host:port"},
+		{"zookeeper server without port", map[string]string{"FINALIZER_STORE": "zookeeper", "FINALIZER_ZOOKEEPER_SERVERS": "zk1"}, nil,
+			"-zookeeper-servers / FINALIZER_ZOOKEEPER_SERVERS", "not host:port"},
+		{"zookeeper root relative", nil, []string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-root=flink"},
+			"-zookeeper-root / FINALIZER_ZOOKEEPER_ROOT", "absolute path"},
+		{"zookeeper user without password", nil, []string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-digest-user=u"},
+			"-zookeeper-digest-user / FINALIZER_ZOOKEEPER_DIGEST_USER", "set together"},
+		{"zookeeper password file missing", nil, []string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-digest-user=u",
+			"-zookeeper-digest-password-file=" + filepath.Join(dir, "absent")},
+			"-zookeeper-digest-password-file / FINALIZER_ZOOKEEPER_DIGEST_PASSWORD_FILE", "no such file"},
+		{"bad bucket scheme", map[string]string{"FINALIZER_STATE_BUCKET": "ftp://host/dir"}, nil,
+			"-state-bucket / FINALIZER_STATE_BUCKET", `scheme "ftp" is not one of`},
+		{"file bucket without directory", nil, []string{"-state-bucket=file://"},
+			"-state-bucket / FINALIZER_STATE_BUCKET", "needs a directory"},
+		{"s3 bucket without name", nil, []string{"-state-bucket=s3:///x"},
+			"-state-bucket / FINALIZER_STATE_BUCKET", "needs a bucket name"},
+		{"TLS cert without key", nil, []string{"-temporal-tls-cert-file=" + certFile},
+			"-temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE", "required with -temporal-tls-cert-file"},
+		{"TLS key without cert", map[string]string{"FINALIZER_TEMPORAL_TLS_KEY_FILE": keyFile}, nil,
+			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE", "required with -temporal-tls-key-file"},
+		{"TLS key pair mismatch", nil, []string{"-temporal-tls-cert-file=" + certFile, "-temporal-tls-key-file=" + certFile},
+			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE", ""},
+		{"TLS CA not PEM", nil, []string{"-temporal-tls-ca-file=" + writeFile(t, dir, "ca.pem", "not a certificate")},
+			"-temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE", "no PEM certificate"},
+		{"API key twice", map[string]string{"FINALIZER_TEMPORAL_API_KEY": "k"}, []string{"-temporal-api-key-file=" + writeFile(t, dir, "key", "k")},
+			"-temporal-api-key-file / FINALIZER_TEMPORAL_API_KEY_FILE", "not both"},
+		{"empty API key file", nil, []string{"-temporal-api-key-file=" + writeFile(t, dir, "empty", "\n")},
+			"-temporal-api-key-file / FINALIZER_TEMPORAL_API_KEY_FILE", "is empty"},
+		{"negative retention", map[string]string{"FINALIZER_RETAIN": "-1"}, nil,
+			"-retain / FINALIZER_RETAIN", "must not be negative"},
+		{"unknown store kind", map[string]string{"FINALIZER_STORE": "etcd"}, nil,
+			"-store / FINALIZER_STORE", `"etcd" is not one of embedded, zookeeper, kubernetes`},
+		{"embedded without path", nil, []string{"-embedded-path="},
+			"-embedded-path / FINALIZER_EMBEDDED_PATH", "required"},
+		{"kubernetes without source", nil, []string{"-store=kubernetes"},
+			"-kubernetes-kubeconfig / FINALIZER_KUBERNETES_KUBECONFIG", "unless -kubernetes-in-cluster"},
+		{"kubernetes both sources", nil, []string{"-store=kubernetes", "-kubernetes-in-cluster", "-kubernetes-kubeconfig=" + certFile},
+			"-kubernetes-kubeconfig / FINALIZER_KUBERNETES_KUBECONFIG", "not both"},
+		{"kubernetes context without kubeconfig", nil, []string{"-store=kubernetes", "-kubernetes-in-cluster", "-kubernetes-context=dev"},
+			"-kubernetes-context / FINALIZER_KUBERNETES_CONTEXT", "needs -kubernetes-kubeconfig"},
+		{"kubernetes bad namespace", nil, []string{"-store=kubernetes", "-kubernetes-in-cluster", "-kubernetes-namespace=Flink_HA"},
+			"-kubernetes-namespace / FINALIZER_KUBERNETES_NAMESPACE", "RFC 1123"},
+		{"temporal address without port", nil, []string{"-temporal-address=temporal"},
+			"-temporal-address / FINALIZER_TEMPORAL_ADDRESS", "not host:port"},
+		{"empty namespace", nil, []string{"-temporal-namespace= "},
+			"-temporal-namespace / FINALIZER_TEMPORAL_NAMESPACE", "must not be empty"},
+		{"metrics address garbage", nil, []string{"-metrics-address=9464"},
+			"-metrics-address / FINALIZER_METRICS_ADDRESS", "not host:port"},
+		{"log level", nil, []string{"-log-level=verbose"}, "-log-level / FINALIZER_LOG_LEVEL", "not one of"},
+		{"log format", nil, []string{"-log-format=xml"}, "-log-format / FINALIZER_LOG_FORMAT", "not json or text"},
+		{"negative grace", nil, []string{"-shutdown-grace=-1s"}, "-shutdown-grace / FINALIZER_SHUTDOWN_GRACE", "must not be negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := LoadConfig(tc.args, env(tc.vars))
+			require.NoError(t, err)
+			err = cfg.Validate()
+			inv := invalidErr(t, err)
+			assert.Equal(t, tc.field, inv.Field)
+			assert.Contains(t, inv.Rule, tc.rule)
+		})
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	cfg, err := LoadConfig([]string{"-retain=-2", "-log-format=xml"}, env(map[string]string{"FINALIZER_STORE": "zookeeper"}))
+	require.NoError(t, err)
+	err = cfg.Validate()
+	require.ErrorIs(t, err, stores.ErrInvalid)
+	for _, want := range []string{"-zookeeper-servers", "-retain", "-log-format"} {
+		assert.ErrorContains(t, err, want)
+	}
+}
+
+func TestTLSAndAPIKeyLoad(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := writeKeyPair(t, dir)
+	cfg, err := LoadConfig([]string{
+		"-temporal-tls-ca-file=" + certFile, "-temporal-tls-cert-file=" + certFile, "-temporal-tls-key-file=" + keyFile,
+		"-temporal-api-key-file=" + writeFile(t, dir, "api-key", "secret-key\n"),
+	}, env(nil))
+	require.NoError(t, err)
+	require.NoError(t, cfg.Validate())
+	conn, creds, err := cfg.Temporal.connection()
+	require.NoError(t, err)
+	require.NotNil(t, conn.TLS)
+	assert.Len(t, conn.TLS.Certificates, 1)
+	assert.NotNil(t, conn.TLS.RootCAs)
+	assert.NotNil(t, creds)
+
+	cfg = DefaultConfig()
+	conn, creds, err = cfg.Temporal.connection()
+	require.NoError(t, err)
+	assert.Nil(t, conn.TLS, "plaintext by default, like the dev server")
+	assert.Nil(t, creds)
+}
+
+// Secrets never reach a log line, a formatted error or a JSON dump.
+func TestSecretsNeverPrinted(t *testing.T) {
+	cfg, err := LoadConfig([]string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-digest-user=finalizer",
+		"-state-bucket=s3://bkt?endpoint=http%3A%2F%2Fs3.local&secret=bucket-secret"},
+		env(map[string]string{"FINALIZER_TEMPORAL_API_KEY": "api-secret", "FINALIZER_ZOOKEEPER_DIGEST_PASSWORD": "zk-secret"}))
+	require.NoError(t, err)
+	require.NoError(t, cfg.Validate())
+
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("config", "config", cfg, "password", cfg.Store.ZooKeeper.DigestPassword)
+	dumped, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	printed := fmt.Sprintf("%v %+v %#v %s", cfg, cfg, cfg, cfg.Temporal.APIKey)
+	for _, out := range []string{logged.String(), string(dumped), printed} {
+		assert.NotContains(t, out, "api-secret")
+		assert.NotContains(t, out, "zk-secret")
+	}
+	assert.NotContains(t, logged.String(), "bucket-secret", "a bucket URL's query is not logged")
+	assert.Contains(t, logged.String(), `"apiKey":true`)
+	assert.Contains(t, logged.String(), `"zookeeperDigestUser":"finalizer"`)
+	assert.Equal(t, "api-secret", cfg.Temporal.APIKey.Reveal())
+}
+
+func TestUsageListsEveryVariable(t *testing.T) {
+	var out bytes.Buffer
+	Usage(&out)
+	for _, s := range settings {
+		assert.Contains(t, out.String(), EnvName(s.name))
+	}
+	assert.NotContains(t, out.String(), "-temporal-api-key\t", "a secret has no flag")
+}
+
+func invalidErr(t *testing.T, err error) *stores.InvalidError {
+	t.Helper()
+	require.Error(t, err)
+	inv, ok := errors.AsType[*stores.InvalidError](err)
+	require.True(t, ok, "want a *stores.InvalidError, got %T: %v", err, err)
+	return inv
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}

@@ -1,0 +1,89 @@
+package worker
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// LoadConfig reads the configuration from command-line flags (args without
+// the program name) with environment fallbacks read through getenv (an
+// empty value counts as unset): flag, then FINALIZER_<UPPER_SNAKE>, then
+// the default. It checks only that each value parses; call Validate for the
+// rules. -h or -help returns flag.ErrHelp (print Usage).
+func LoadConfig(args []string, getenv func(string) string) (Config, error) {
+	cfg := DefaultConfig()
+	fs := flag.NewFlagSet("finalizer-worker", flag.ContinueOnError)
+	// The caller decides what to print; flag would print usage on any error.
+	fs.SetOutput(io.Discard)
+	raw := make(map[string]*rawValue, len(settings))
+	for _, s := range settings {
+		if s.envOnly {
+			continue
+		}
+		v := &rawValue{isBool: s.isBool}
+		fs.Var(v, s.name, s.usage)
+		raw[s.name] = v
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return Config{}, err
+		}
+		return Config{}, &stores.InvalidError{Field: "command line", Rule: err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return Config{}, &stores.InvalidError{Field: "command line", Rule: fmt.Sprintf("unexpected argument %q (settings are -flag=value)", fs.Arg(0))}
+	}
+	for _, s := range settings {
+		var from, value string
+		if r := raw[s.name]; r != nil && r.set {
+			from, value = "-"+s.name, r.value
+		} else if e := getenv(EnvName(s.name)); e != "" {
+			from, value = EnvName(s.name), e
+		} else {
+			continue
+		}
+		if err := s.set(&cfg, value); err != nil {
+			return Config{}, &stores.InvalidError{Field: from, Rule: err.Error()}
+		}
+	}
+	return cfg, nil
+}
+
+// rawValue keeps a flag's text and whether it was given, so that parsing
+// and its error message happen in one place for flags and variables alike.
+type rawValue struct {
+	value  string
+	set    bool
+	isBool bool
+}
+
+func (v *rawValue) String() string { return v.value }
+
+func (v *rawValue) Set(s string) error {
+	v.value, v.set = s, true
+	return nil
+}
+
+// IsBoolFlag lets a boolean be given as a bare -flag.
+func (v *rawValue) IsBoolFlag() bool { return v.isBool }
+
+// Usage writes every flag with its environment variable and default.
+func Usage(w io.Writer) {
+	def := DefaultConfig()
+	fmt.Fprintf(w, "Usage: finalizer-worker [flags]\n\nEvery flag falls back to its environment variable, then to the default.\n\n")
+	for _, s := range settings {
+		name := "-" + s.name
+		if s.envOnly {
+			name = "(no flag)"
+		}
+		fmt.Fprintf(w, "  %s\t%s\n    \t%s", name, EnvName(s.name), s.usage)
+		if d := s.get(&def); d != "" && d != "false" && !s.envOnly {
+			fmt.Fprintf(w, " (default %q)", d)
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,116 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/otlptranslator"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.temporal.io/sdk/client"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+)
+
+// latencyBuckets are in seconds (the SDK's timers are recorded in
+// seconds); OpenTelemetry's default boundaries (0-10000) suit milliseconds
+// and would put every latency in the first bucket.
+var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300}
+
+// metrics is the SDK metrics handler every metric goes through (the SDK's
+// own and ours: activities and workflows emit through it, which keeps
+// workflow metrics replay-safe) and the HTTP endpoint exporting them.
+type metrics struct {
+	handler  client.MetricsHandler
+	provider *sdkmetric.MeterProvider
+	server   *http.Server
+	addr     string // bound address, "" when disabled
+	ready    atomic.Bool
+	served   chan error
+}
+
+// startMetrics serves /metrics and /healthz on addr; with addr empty the
+// handler discards everything and nothing listens.
+func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
+	if addr == "" {
+		return &metrics{handler: client.MetricsNopHandler}, nil
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	exporter, err := otelprom.New(
+		otelprom.WithRegisterer(reg),
+		// Prometheus-style names: counters end in _total, timers in _seconds.
+		otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes),
+		// Scope labels and target_info would repeat the same constant on
+		// every series of a single-purpose process.
+		otelprom.WithoutScopeInfo(),
+		otelprom.WithoutTargetInfo(),
+		otelprom.WithAggregationSelector(func(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+			if k == sdkmetric.InstrumentKindHistogram {
+				return sdkmetric.AggregationExplicitBucketHistogram{Boundaries: latencyBuckets}
+			}
+			return sdkmetric.DefaultAggregationSelector(k)
+		}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("metrics exporter: %w", err)
+	}
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+	m := &metrics{
+		provider: provider,
+		handler: temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+			Meter: provider.Meter("checkpoint-finalizer"),
+			// Counters only ever grow; monotonic makes them Prometheus counters.
+			UseMonotonicCounters: true,
+			// The default panics: a metric must never take the worker down.
+			OnError: func(err error) { log.Warn("metric not recorded", "error", err) },
+		}),
+		served: make(chan error, 1),
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("metrics listen on %s: %w", addr, err), provider.Shutdown(context.Background()))
+	}
+	m.addr = ln.Addr().String()
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}))
+	mux.HandleFunc("GET /healthz", m.health)
+	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { m.served <- m.server.Serve(ln) }()
+	return m, nil
+}
+
+// health answers 200 while the worker polls, 503 while it starts or stops.
+func (m *metrics) health(w http.ResponseWriter, _ *http.Request) {
+	if !m.ready.Load() {
+		http.Error(w, "not polling", http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// close stops the endpoint and the meter provider.
+func (m *metrics) close(ctx context.Context) error {
+	if m.server == nil {
+		return nil
+	}
+	var errs []error
+	if err := m.server.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("metrics server: %w", err))
+	}
+	if err := <-m.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("metrics server: %w", err))
+	}
+	if err := m.provider.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("meter provider: %w", err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,37 @@
+package worker
+
+import (
+	"go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Option changes how Run wires the worker.
+type Option func(*options)
+
+type options struct {
+	wrapReferences func(stores.ReferenceStore) stores.ReferenceStore
+	ready          func(Ready)
+}
+
+// WithReferenceStore wraps the HA reference store the activities use, for
+// instance to inject ambiguous failures in the dev mode. Run still closes
+// the store it opened itself, after the worker has stopped.
+func WithReferenceStore(wrap func(stores.ReferenceStore) stores.ReferenceStore) Option {
+	return func(o *options) { o.wrapReferences = wrap }
+}
+
+// Ready describes a worker that has started polling.
+type Ready struct {
+	// Client is the worker's Temporal client; it is closed when Run returns.
+	Client client.Client
+	// MetricsAddress is the address /metrics and /healthz are served on
+	// (with a port of 0 configured, the one picked); empty when disabled.
+	MetricsAddress string
+}
+
+// WithReady calls fn once the worker polls its task queue. fn runs on
+// Run's goroutine: it must not block.
+func WithReady(fn func(Ready)) Option {
+	return func(o *options) { o.ready = fn }
+}

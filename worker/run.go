@@ -1,0 +1,121 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// closeTimeout bounds closing the metrics endpoint at the very end.
+const closeTimeout = 5 * time.Second
+
+// Run runs the worker until ctx ends or the worker fails fatally; see the
+// package documentation for the order of events and their failures. A nil
+// return means a clean shutdown.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (err error) {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	conn, creds, err := cfg.Temporal.connection()
+	if err != nil {
+		return err
+	}
+	logger.Info("worker starting", "config", cfg)
+
+	m, err := startMetrics(cfg.MetricsAddress, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		err = errors.Join(err, m.close(ctx))
+	}()
+
+	refs, err := openReferences(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeLogged(logger, "reference store", refs.Close)
+	states, err := blobstate.Open(ctx, cfg.StateBucket)
+	if err != nil {
+		return fmt.Errorf("open state bucket: %w", err)
+	}
+	defer closeLogged(logger, "state bucket", states.Close)
+
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:          cfg.Temporal.Address,
+		Namespace:         cfg.Temporal.Namespace,
+		Logger:            sdklog.NewStructuredLogger(logger.With("component", "temporal-sdk")),
+		MetricsHandler:    m.handler,
+		ConnectionOptions: conn,
+		Credentials:       creds,
+	})
+	if err != nil {
+		return fmt.Errorf("dial temporal at %s (namespace %s): %w", cfg.Temporal.Address, cfg.Temporal.Namespace, err)
+	}
+	defer c.Close()
+
+	fatal := make(chan error, 1)
+	w := sdkworker.New(c, cfg.Temporal.TaskQueue, sdkworker.Options{
+		WorkerStopTimeout: cfg.ShutdownGrace,
+		OnFatalError:      func(err error) { fatal <- err },
+	})
+	workflows.Register(w)
+	references := refs
+	if o.wrapReferences != nil {
+		references = o.wrapReferences(refs)
+	}
+	w.RegisterActivity(&activities.Activities{
+		References: references,
+		Leadership: references,
+		States:     states,
+		StoreKind:  string(cfg.Store.Kind),
+		Temporal:   c,
+		TaskQueue:  cfg.Temporal.TaskQueue,
+		Retain:     cfg.Retain,
+	})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
+	}
+	m.ready.Store(true)
+	logger.Info("worker polling", "taskQueue", cfg.Temporal.TaskQueue, "namespace", cfg.Temporal.Namespace,
+		"store", cfg.Store.Kind, "metrics", m.addr)
+	if o.ready != nil {
+		o.ready(Ready{Client: c, MetricsAddress: m.addr})
+	}
+
+	select {
+	case <-ctx.Done():
+	case err = <-fatal:
+		err = fmt.Errorf("worker failed: %w", err)
+	}
+	m.ready.Store(false)
+	logger.Info("worker stopping", "grace", cfg.ShutdownGrace)
+	start := time.Now()
+	// Stop returns once running activities have finished or, after the
+	// grace period, been cancelled; the stores close after it (deferred).
+	w.Stop()
+	logger.Info("worker stopped", "took", time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+func closeLogged(logger *slog.Logger, what string, closeFn func() error) {
+	if err := closeFn(); err != nil {
+		logger.Warn("close failed", "what", what, "error", err)
+	}
+}

@@ -1,0 +1,185 @@
+package worker
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EnvPrefix starts every environment variable the worker reads.
+const EnvPrefix = "FINALIZER_"
+
+// EnvName is the environment variable that backs a flag:
+// "zookeeper-servers" -> "FINALIZER_ZOOKEEPER_SERVERS".
+func EnvName(flagName string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// setting is one configuration value, readable from a flag and its
+// environment variable, or (envOnly) from the environment alone.
+type setting struct {
+	name    string // flag name; the environment variable derives from it
+	usage   string
+	isBool  bool
+	envOnly bool // secrets: a flag would show in the process listing
+	get     func(*Config) string
+	set     func(*Config, string) error
+}
+
+// source names where a setting can come from, for error messages.
+func (s setting) source() string {
+	if s.envOnly {
+		return EnvName(s.name)
+	}
+	return "-" + s.name + " / " + EnvName(s.name)
+}
+
+// field is the InvalidError field of a setting: its flag and variable.
+func field(name string) string {
+	for _, s := range settings {
+		if s.name == name {
+			return s.source()
+		}
+	}
+	return name
+}
+
+func text(name, usage string, f func(*Config) *string) setting {
+	return setting{name: name, usage: usage,
+		get: func(c *Config) string { return *f(c) },
+		set: func(c *Config, v string) error { *f(c) = v; return nil }}
+}
+
+func secret(name, usage string, f func(*Config) *Secret) setting {
+	return setting{name: name, usage: usage, envOnly: true,
+		get: func(c *Config) string { return f(c).String() },
+		set: func(c *Config, v string) error { *f(c) = Secret(v); return nil }}
+}
+
+func integer(name, usage string, f func(*Config) *int) setting {
+	return setting{name: name, usage: usage,
+		get: func(c *Config) string { return strconv.Itoa(*f(c)) },
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("%q is not an integer", v)
+			}
+			*f(c) = n
+			return nil
+		}}
+}
+
+func duration(name, usage string, f func(*Config) *time.Duration) setting {
+	return setting{name: name, usage: usage,
+		get: func(c *Config) string { return f(c).String() },
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("%q is not a duration like 30s or 2m", v)
+			}
+			*f(c) = d
+			return nil
+		}}
+}
+
+func boolean(name, usage string, f func(*Config) *bool) setting {
+	return setting{name: name, usage: usage, isBool: true,
+		get: func(c *Config) string { return strconv.FormatBool(*f(c)) },
+		set: func(c *Config, v string) error {
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			*f(c) = b
+			return nil
+		}}
+}
+
+// list reads a comma-separated list; blanks around items are dropped.
+func list(name, usage string, f func(*Config) *[]string) setting {
+	return setting{name: name, usage: usage,
+		get: func(c *Config) string { return strings.Join(*f(c), ",") },
+		set: func(c *Config, v string) error {
+			var items []string
+			for _, item := range strings.Split(v, ",") {
+				if item = strings.TrimSpace(item); item != "" {
+					items = append(items, item)
+				}
+			}
+			*f(c) = items
+			return nil
+		}}
+}
+
+// settings is every configuration value, in the order of the usage text.
+var settings = []setting{
+	text("temporal-address", "Temporal frontend host:port",
+		func(c *Config) *string { return &c.Temporal.Address }),
+	text("temporal-namespace", "Temporal namespace",
+		func(c *Config) *string { return &c.Temporal.Namespace }),
+	text("task-queue", "task queue the worker polls",
+		func(c *Config) *string { return &c.Temporal.TaskQueue }),
+	boolean("temporal-tls", "use TLS towards Temporal (implied by any other -temporal-tls-* setting)",
+		func(c *Config) *bool { return &c.Temporal.TLS.Enabled }),
+	text("temporal-tls-ca-file", "PEM CA bundle to verify Temporal's certificate (default: system roots)",
+		func(c *Config) *string { return &c.Temporal.TLS.CAFile }),
+	text("temporal-tls-cert-file", "PEM client certificate for mTLS (with -temporal-tls-key-file)",
+		func(c *Config) *string { return &c.Temporal.TLS.CertFile }),
+	text("temporal-tls-key-file", "PEM client key for mTLS (with -temporal-tls-cert-file)",
+		func(c *Config) *string { return &c.Temporal.TLS.KeyFile }),
+	text("temporal-tls-server-name", "server name to verify Temporal's certificate against",
+		func(c *Config) *string { return &c.Temporal.TLS.ServerName }),
+	secret("temporal-api-key", "Temporal API key (environment only; or -temporal-api-key-file)",
+		func(c *Config) *Secret { return &c.Temporal.APIKey }),
+	text("temporal-api-key-file", "file holding the Temporal API key",
+		func(c *Config) *string { return &c.Temporal.APIKeyFile }),
+
+	{name: "store", usage: "HA reference store: embedded, zookeeper or kubernetes",
+		get: func(c *Config) string { return string(c.Store.Kind) },
+		set: func(c *Config, v string) error { c.Store.Kind = StoreKind(strings.TrimSpace(v)); return nil }},
+	text("embedded-path", "embedded store file",
+		func(c *Config) *string { return &c.Store.Embedded.Path }),
+	list("zookeeper-servers", "ZooKeeper ensemble, comma-separated host:port list",
+		func(c *Config) *[]string { return &c.Store.ZooKeeper.Servers }),
+	text("zookeeper-root", "ZooKeeper path under which the store lives",
+		func(c *Config) *string { return &c.Store.ZooKeeper.Root }),
+	duration("zookeeper-session-timeout", "ZooKeeper session timeout",
+		func(c *Config) *time.Duration { return &c.Store.ZooKeeper.SessionTimeout }),
+	text("zookeeper-digest-user", "ZooKeeper digest user (with a digest password)",
+		func(c *Config) *string { return &c.Store.ZooKeeper.DigestUser }),
+	secret("zookeeper-digest-password", "ZooKeeper digest password (environment only; or -zookeeper-digest-password-file)",
+		func(c *Config) *Secret { return &c.Store.ZooKeeper.DigestPassword }),
+	text("zookeeper-digest-password-file", "file holding the ZooKeeper digest password",
+		func(c *Config) *string { return &c.Store.ZooKeeper.DigestPasswordFile }),
+	boolean("kubernetes-in-cluster", "use the pod's service account",
+		func(c *Config) *bool { return &c.Store.Kubernetes.InCluster }),
+	text("kubernetes-kubeconfig", "kubeconfig file (instead of -kubernetes-in-cluster)",
+		func(c *Config) *string { return &c.Store.Kubernetes.Kubeconfig }),
+	text("kubernetes-context", "kubeconfig context (default: the current one)",
+		func(c *Config) *string { return &c.Store.Kubernetes.Context }),
+	text("kubernetes-namespace", "namespace of the ConfigMaps (default: the pod's or the context's)",
+		func(c *Config) *string { return &c.Store.Kubernetes.Namespace }),
+
+	text("state-bucket", "gocloud URL of the state bucket ("+bucketSchemes()+")",
+		func(c *Config) *string { return &c.StateBucket }),
+	integer("retain", "references kept per job by retention (0 keeps all)",
+		func(c *Config) *int { return &c.Retain }),
+	{name: "metrics-address", usage: "host:port serving /metrics and /healthz; empty or \"off\" disables",
+		get: func(c *Config) string { return c.MetricsAddress },
+		set: func(c *Config, v string) error {
+			// An environment variable cannot be set to "empty" through
+			// getenv, so "off" is the spelling that disables from there.
+			if strings.EqualFold(strings.TrimSpace(v), "off") {
+				v = ""
+			}
+			c.MetricsAddress = v
+			return nil
+		}},
+	text("log-level", "debug, info, warn or error",
+		func(c *Config) *string { return &c.LogLevel }),
+	text("log-format", "json or text",
+		func(c *Config) *string { return &c.LogFormat }),
+	duration("shutdown-grace", "time running activities get to finish on shutdown",
+		func(c *Config) *time.Duration { return &c.ShutdownGrace }),
+}

@@ -1,0 +1,71 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
+	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
+	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
+)
+
+// storeOpenTimeout bounds waiting for a ZooKeeper session at start: an
+// unreachable ensemble should fail the start visibly and let the
+// supervisor restart the process with its own backoff, not hang silently.
+const storeOpenTimeout = time.Minute
+
+// openReferences opens the configured HA reference store.
+func openReferences(ctx context.Context, cfg Config, log *slog.Logger) (stores.ReferenceStore, error) {
+	switch cfg.Store.Kind {
+	case StoreEmbedded:
+		path := cfg.Store.Embedded.Path
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("embedded store directory: %w", err)
+		}
+		s, err := embedded.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("open embedded store: %w", err)
+		}
+		return s, nil
+	case StoreZooKeeper:
+		password, err := readSecret(cfg.Store.ZooKeeper.DigestPassword, cfg.Store.ZooKeeper.DigestPasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("zookeeper digest password: %w", err)
+		}
+		ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
+		defer cancel()
+		s, err := zookeeper.Open(ctx, cfg.zookeeperConfig(password), log.With("component", "zookeeper"))
+		if err != nil {
+			return nil, fmt.Errorf("open zookeeper store: %w", err)
+		}
+		return s, nil
+	case StoreKubernetes:
+		k := cfg.Store.Kubernetes
+		s, err := kubernetes.New(kubernetes.Config{
+			Namespace: k.Namespace, InCluster: k.InCluster, Kubeconfig: k.Kubeconfig, Context: k.Context,
+			Logger: log.With("component", "kubernetes"),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("open kubernetes store: %w", err)
+		}
+		return s, nil
+	}
+	// Validate refuses any other kind before Run gets here.
+	return nil, fmt.Errorf("unknown store kind %q", cfg.Store.Kind)
+}
+
+func (c Config) zookeeperConfig(password Secret) zookeeper.Config {
+	z := c.Store.ZooKeeper
+	return zookeeper.Config{
+		Servers:        z.Servers,
+		Root:           z.Root,
+		SessionTimeout: z.SessionTimeout,
+		DigestUser:     z.DigestUser,
+		DigestPassword: password.Reveal(),
+	}
+}
