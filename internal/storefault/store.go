@@ -8,6 +8,7 @@ package storefault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 
@@ -56,6 +57,7 @@ type Store struct {
 	unreachable bool
 	rate        float64
 	rng         *rand.Rand
+	plans       map[string][]Fault
 	calls       map[string]int
 	injected    map[Fault]int
 	// hook, when set, runs before each faultable call with its ordinal.
@@ -64,7 +66,8 @@ type Store struct {
 
 // Wrap wraps inner.
 func Wrap(inner stores.ReferenceStore) *Store {
-	return &Store{ReferenceStore: inner, script: map[string][]Fault{}, calls: map[string]int{}, injected: map[Fault]int{}}
+	return &Store{ReferenceStore: inner, script: map[string][]Fault{}, plans: map[string][]Fault{},
+		calls: map[string]int{}, injected: map[Fault]int{}}
 }
 
 // Inject queues faults for the next calls of op.
@@ -81,8 +84,19 @@ func (s *Store) SetUnreachable(v bool) {
 	s.unreachable = v
 }
 
-// SetRandom makes each publish ambiguous with probability rate, half of
-// them after applying the write.
+// Plans are the random fault sequences one publish attempt can meet, in
+// Temporal's tries of it: a lost reply that the retry finds (Published), a
+// lost reply on every try (Verify finds it Present), and a lost request on
+// every try (Verify fences Absent, the next attempt publishes).
+var Plans = [][]Fault{
+	{DropReply},
+	{DropReply, DropRequest, DropRequest},
+	{DropRequest, DropRequest, DropRequest},
+}
+
+// SetRandom gives each first publish attempt, with probability rate, one of
+// Plans at random, played over the calls of that attempt. Later attempts
+// meet no random fault, so a finalization publishes by its second attempt.
 func (s *Store) SetRandom(rate float64, rng *rand.Rand) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,11 +125,11 @@ func (s *Store) Injected(f Fault) int {
 	return s.injected[f]
 }
 
-func (s *Store) next(op string) Fault {
+func (s *Store) next(op, key string) Fault {
 	s.mu.Lock()
 	s.calls[op]++
 	hook, call := s.hook, s.calls[op]
-	f := s.pick(op)
+	f := s.pick(op, key)
 	if f != None {
 		s.injected[f]++
 	}
@@ -126,8 +140,8 @@ func (s *Store) next(op string) Fault {
 	return f
 }
 
-// pick chooses the fault of one call; s.mu is held.
-func (s *Store) pick(op string) Fault {
+// pick chooses the fault of one call of op on key; s.mu is held.
+func (s *Store) pick(op, key string) Fault {
 	switch {
 	case s.unreachable:
 		return DropRequest
@@ -135,14 +149,23 @@ func (s *Store) pick(op string) Fault {
 		f := s.script[op][0]
 		s.script[op] = s.script[op][1:]
 		return f
-	case op == OpPublish && s.rng != nil && s.rng.Float64() < s.rate:
-		return DropReply + Fault(s.rng.IntN(2))
+	case op != OpPublish || s.rng == nil || key == "":
+		return None
 	}
-	return None
+	plan, seen := s.plans[key]
+	if !seen && s.rng.Float64() < s.rate {
+		plan = Plans[s.rng.IntN(len(Plans))]
+	}
+	if len(plan) == 0 {
+		s.plans[key] = nil
+		return None
+	}
+	s.plans[key] = plan[1:]
+	return plan[0]
 }
 
-func (s *Store) apply(op string, call func() error) error {
-	switch s.next(op) {
+func (s *Store) apply(op, key string, call func() error) error {
+	switch s.next(op, key) {
 	case DropRequest:
 		return stores.Unknownf(ErrInjected, "%s", op)
 	case DropReply:
@@ -156,13 +179,17 @@ func (s *Store) apply(op string, call func() error) error {
 
 // Publish implements stores.ReferenceStore.
 func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
-	return s.apply(OpPublish, func() error { return s.ReferenceStore.Publish(ctx, p) })
+	key := "" // random plans meet first attempts only
+	if p.Reference.Attempt == 1 {
+		key = fmt.Sprintf("%s/%d", p.CheckpointID, p.Reference.Attempt)
+	}
+	return s.apply(OpPublish, key, func() error { return s.ReferenceStore.Publish(ctx, p) })
 }
 
 // Verify implements stores.ReferenceStore.
 func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error) {
 	var v stores.Verdict
-	err := s.apply(OpVerify, func() (err error) {
+	err := s.apply(OpVerify, id.String(), func() (err error) {
 		v, err = s.ReferenceStore.Verify(ctx, id, token, attempt)
 		return err
 	})
@@ -174,5 +201,5 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 
 // Subsume implements stores.ReferenceStore.
 func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error {
-	return s.apply(OpSubsume, func() error { return s.ReferenceStore.Subsume(ctx, id, epoch) })
+	return s.apply(OpSubsume, id.String(), func() error { return s.ReferenceStore.Subsume(ctx, id, epoch) })
 }

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The README's run command, end to end, against the real dev server it
+// starts: every demo finalization ends Published or (the deposed leader's)
+// Discarded.
+func TestDevModeRuns(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	s := settings{
+		dir: t.TempDir(), jobs: 2, checkpoints: 4, interval: 10 * time.Millisecond,
+		faultRate: 0.5, retain: 1, seed: 7, exit: true,
+	}
+	sum, err := runDemo(ctx, s)
+	require.NoError(t, err)
+	require.Equal(t, 7, sum.published, "2 jobs x 4 checkpoints, one of them by a deposed leader")
+	require.Equal(t, 1, sum.discarded)
+	require.Zero(t, sum.others)
+	require.Positive(t, sum.injected)
+	for job, kept := range sum.retained {
+		require.Len(t, kept, 1, job)
+	}
+}
