@@ -2,12 +2,8 @@ package workflows_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,6 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -65,33 +62,16 @@ func newFixture(t *testing.T, retain int) *fixture {
 	return f
 }
 
-// checkpoint writes checkpoint n's files the way a job manager would, plus a
-// shared file no discard may touch, and returns the request for it.
+// checkpoint writes checkpoint n's files the way a job manager would, plus
+// a shared file no discard may touch, and returns the request for it.
 func (f *fixture) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest {
 	f.t.Helper()
-	prefix := fmt.Sprintf("c1/j1/chk-%d/", n)
-	meta := []byte(fmt.Sprintf("metadata of checkpoint %d", n))
-	f.write(prefix+"_metadata", meta)
-	f.write(prefix+"data-0", []byte("state"))
-	f.write("c1/j1/shared/sst-1", []byte("shared state"))
-	sum := sha256.Sum256(meta)
-	return workflows.FinalizeRequest{
-		Cluster: job.Cluster, Job: job.Job, Epoch: 1, Checkpoint: n,
-		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
-		ExclusivePrefix: prefix, Savepoint: savepoint,
-	}
+	req, err := jobmanager.Bucket{Dir: f.dir}.WriteCheckpoint(job, 1, n, savepoint)
+	require.NoError(f.t, err)
+	return req
 }
 
-func (f *fixture) write(key string, data []byte) {
-	path := filepath.Join(f.dir, key)
-	require.NoError(f.t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(f.t, os.WriteFile(path, data, 0o644))
-}
-
-func (f *fixture) exists(key string) bool {
-	_, err := os.Stat(filepath.Join(f.dir, key))
-	return err == nil
-}
+func (f *fixture) exists(key string) bool { return jobmanager.Bucket{Dir: f.dir}.Exists(key) }
 
 func (f *fixture) finalize(req workflows.FinalizeRequest) workflows.FinalizeResult {
 	f.t.Helper()

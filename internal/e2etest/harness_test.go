@@ -2,13 +2,10 @@ package e2etest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -99,29 +97,12 @@ func (e *env) claim(epoch uint64) {
 // checkpoint writes checkpoint n's files as a job manager would.
 func (e *env) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest {
 	e.t.Helper()
-	prefix := fmt.Sprintf("%s/%s/chk-%d/", e.job.Cluster, e.job.Job, n)
-	meta := []byte(fmt.Sprintf("metadata of %s checkpoint %d", e.job, n))
-	e.write(prefix+"_metadata", meta)
-	e.write(prefix+"data-0", []byte("state"))
-	e.write(fmt.Sprintf("%s/%s/shared/sst-1", e.job.Cluster, e.job.Job), []byte("shared"))
-	sum := sha256.Sum256(meta)
-	return workflows.FinalizeRequest{
-		Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, Checkpoint: n,
-		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
-		ExclusivePrefix: prefix, Savepoint: savepoint,
-	}
+	req, err := jobmanager.Bucket{Dir: e.bucket}.WriteCheckpoint(e.job, 1, n, savepoint)
+	require.NoError(e.t, err)
+	return req
 }
 
-func (e *env) write(key string, data []byte) {
-	path := filepath.Join(e.bucket, key)
-	require.NoError(e.t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(e.t, os.WriteFile(path, data, 0o644))
-}
-
-func (e *env) exists(key string) bool {
-	_, err := os.Stat(filepath.Join(e.bucket, key))
-	return err == nil
-}
+func (e *env) exists(key string) bool { return jobmanager.Bucket{Dir: e.bucket}.Exists(key) }
 
 func (e *env) start(req workflows.FinalizeRequest) sdkclient.WorkflowRun {
 	e.t.Helper()

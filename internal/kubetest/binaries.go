@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 )
 
 // KubeVersion is the kube-apiserver version the harness runs.
@@ -38,34 +40,16 @@ func Binaries() (apiserver, etcd string, err error) {
 	return binaries.apiserver, binaries.etcd, binaries.err
 }
 
-// Cached reports whether both binaries exist without building anything,
-// so that -short runs can skip instead of waiting for a build.
-func Cached() bool {
-	a, e := cachedPaths()
-	return executable(a) && executable(e)
-}
-
-func cacheRoot() string {
-	if d := os.Getenv("FINALIZER_CACHE"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		home = os.TempDir()
-	}
-	return filepath.Join(home, ".cache", "checkpoint-finalizer")
-}
-
 func cachedPaths() (apiserver, etcd string) {
 	apiserver = os.Getenv(EnvAPIServer)
 	if apiserver == "" {
-		apiserver = filepath.Join(cacheRoot(), "kube-apiserver", KubeVersion, "kube-apiserver")
+		apiserver = filepath.Join(cachedir.Root(), "kube-apiserver", KubeVersion, "kube-apiserver")
 	}
 	etcd = os.Getenv(EnvEtcd)
 	if etcd == "" {
 		etcd = "/usr/bin/etcd"
 		if !executable(etcd) {
-			etcd = filepath.Join(cacheRoot(), "etcd", "v3.7.3", "etcd")
+			etcd = filepath.Join(cachedir.Root(), "etcd", "v3.7.3", "etcd")
 		}
 	}
 	return apiserver, etcd

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 )
 
 // CLIVersion is the Temporal CLI the harness installs and runs. Newer ones
@@ -105,20 +107,7 @@ func cliPath() string {
 	if p := os.Getenv(EnvCLI); p != "" {
 		return p
 	}
-	return filepath.Join(cacheRoot(), "temporal", CLIVersion, "temporal")
-}
-
-// cacheRoot is $FINALIZER_CACHE or ~/.cache/checkpoint-finalizer, the root
-// every harness of this repo caches its heavy binaries under.
-func cacheRoot() string {
-	if d := os.Getenv("FINALIZER_CACHE"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		home = os.TempDir()
-	}
-	return filepath.Join(home, ".cache", "checkpoint-finalizer")
+	return filepath.Join(cachedir.Root(), "temporal", CLIVersion, "temporal")
 }
 
 func executable(path string) bool {

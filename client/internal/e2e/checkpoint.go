@@ -1,14 +1,9 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -18,32 +13,21 @@ import (
 // discard may touch) and returns the request that finalizes it at epoch.
 func (e *Env) Checkpoint(epoch, n uint64) workflows.FinalizeRequest {
 	e.t.Helper()
-	prefix := fmt.Sprintf("%s/%s/chk-%d/", e.Cluster, e.Job, n)
-	meta := []byte(fmt.Sprintf("metadata of checkpoint %d", n))
-	e.Write(prefix+"_metadata", meta)
-	e.Write(prefix+"data-0", []byte("state"))
-	e.Write(fmt.Sprintf("%s/%s/shared/sst-1", e.Cluster, e.Job), []byte("shared state"))
-	sum := sha256.Sum256(meta)
-	return workflows.FinalizeRequest{
-		Cluster: e.Cluster, Job: e.Job, Epoch: epoch, Checkpoint: n,
-		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
-		ExclusivePrefix: prefix,
-	}
+	req, err := e.bucket().WriteCheckpoint(e.JobID(), epoch, n, false)
+	require.NoError(e.t, err)
+	return req
 }
 
 // Write puts a file into the bucket.
 func (e *Env) Write(key string, data []byte) {
 	e.t.Helper()
-	path := filepath.Join(e.Bucket, key)
-	require.NoError(e.t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(e.t, os.WriteFile(path, data, 0o644))
+	require.NoError(e.t, e.bucket().Write(key, data))
 }
 
 // Exists reports whether the bucket holds key.
-func (e *Env) Exists(key string) bool {
-	_, err := os.Stat(filepath.Join(e.Bucket, key))
-	return err == nil
-}
+func (e *Env) Exists(key string) bool { return e.bucket().Exists(key) }
+
+func (e *Env) bucket() jobmanager.Bucket { return jobmanager.Bucket{Dir: e.Bucket} }
 
 // JobID is the test's job.
 func (e *Env) JobID() stores.JobID { return stores.JobID{Cluster: e.Cluster, Job: e.Job} }

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -119,7 +117,8 @@ func (jm jobManager) run(ctx context.Context, depose bool) error {
 }
 
 func (jm jobManager) finalize(ctx context.Context, n uint64) error {
-	req, err := jm.writeCheckpoint(n)
+	job := stores.JobID{Cluster: cluster, Job: jm.job}
+	req, err := jobmanager.Bucket{Dir: bucketDir(jm.s)}.WriteCheckpoint(job, jm.epoch, n, false)
 	if err != nil {
 		return err
 	}
@@ -149,30 +148,4 @@ func (jm jobManager) finalize(ctx context.Context, n uint64) error {
 	}
 	fmt.Printf("%s (%s)\n", line, time.Since(started).Round(time.Millisecond))
 	return nil
-}
-
-// writeCheckpoint writes checkpoint n's files to the bucket as a job
-// manager would (Flink's layout), and returns the request pointing at them.
-func (jm jobManager) writeCheckpoint(n uint64) (workflows.FinalizeRequest, error) {
-	prefix := fmt.Sprintf("%s/%s/chk-%d/", cluster, jm.job, n)
-	meta := []byte(fmt.Sprintf("metadata of %s checkpoint %d", jm.job, n))
-	files := map[string][]byte{
-		prefix + "_metadata": meta,
-		prefix + "data-0":    []byte("operator state"),
-		fmt.Sprintf("%s/%s/shared/sst-%d", cluster, jm.job, n): []byte("incremental state shared with later checkpoints"),
-	}
-	for key, data := range files {
-		path := filepath.Join(bucketDir(jm.s), key)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return workflows.FinalizeRequest{}, err
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return workflows.FinalizeRequest{}, err
-		}
-	}
-	sum := sha256.Sum256(meta)
-	return workflows.FinalizeRequest{
-		Cluster: cluster, Job: jm.job, Epoch: jm.epoch, Checkpoint: n,
-		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]), ExclusivePrefix: prefix,
-	}, nil
 }
