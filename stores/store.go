@@ -48,8 +48,8 @@ func ValidateClaim(job JobID, epoch uint64, owner string) error {
 	if err := job.Validate(); err != nil {
 		return err
 	}
-	if epoch == 0 {
-		return invalid("epoch", "must be at least 1")
+	if err := validateEpoch(epoch); err != nil {
+		return err
 	}
 	return validateText("owner", owner, MaxOwnerLength)
 }
@@ -68,8 +68,24 @@ func ValidateVerify(id CheckpointID, token string, attempt uint32) error {
 	return nil
 }
 
-// ValidateEpoch checks an epoch-conditional call's input.
-func ValidateEpoch(epoch uint64) error {
+// ValidateIdentity checks a finalization's identity, a checkpoint and an
+// epoch: the input of every epoch-conditional call on one checkpoint.
+func ValidateIdentity(id CheckpointID, epoch uint64) error {
+	if err := id.Validate(); err != nil {
+		return err
+	}
+	return validateEpoch(epoch)
+}
+
+// ValidateRetire checks a retirement's input.
+func ValidateRetire(job JobID, epoch uint64) error {
+	if err := job.Validate(); err != nil {
+		return err
+	}
+	return validateEpoch(epoch)
+}
+
+func validateEpoch(epoch uint64) error {
 	if epoch == 0 {
 		return invalid("epoch", "must be at least 1")
 	}

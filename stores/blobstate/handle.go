@@ -40,7 +40,7 @@ func (h Handle) Key() string { return Key(h.CheckpointID, h.Epoch) }
 // Validate checks every field; see the package documentation for why each
 // rule keeps a deletion safe. A non-nil error is a *stores.InvalidError.
 func (h Handle) Validate() error {
-	if err := validateIdentity(h.CheckpointID, h.Epoch); err != nil {
+	if err := stores.ValidateIdentity(h.CheckpointID, h.Epoch); err != nil {
 		return err
 	}
 	if err := validateObjectKey("metadataKey", h.MetadataKey, false); err != nil {

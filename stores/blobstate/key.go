@@ -51,7 +51,7 @@ func ParseKey(key string) (stores.CheckpointID, uint64, error) {
 		return bad("checkpoint: " + err.Error())
 	}
 	id := stores.CheckpointID{JobID: stores.JobID{Cluster: parts[0], Job: parts[1]}, Checkpoint: ckpt}
-	if err := validateIdentity(id, epoch); err != nil {
+	if err := stores.ValidateIdentity(id, epoch); err != nil {
 		return stores.CheckpointID{}, 0, err
 	}
 	return id, epoch, nil
@@ -73,14 +73,6 @@ func parsePadded(s string) (uint64, error) {
 		return 0, fmt.Errorf("out of range: %q", s)
 	}
 	return n, nil
-}
-
-// validateIdentity checks the identity a handle key is derived from.
-func validateIdentity(id stores.CheckpointID, epoch uint64) error {
-	if err := id.Validate(); err != nil {
-		return err
-	}
-	return stores.ValidateEpoch(epoch)
 }
 
 // validateObjectKey checks a key (or, with dir, a prefix ending in '/')

@@ -14,7 +14,7 @@ import (
 // blob is stored, ErrCorrupt when it fails its checksum or belongs to
 // another identity.
 func (s *Store) Read(ctx context.Context, id stores.CheckpointID, epoch uint64) (Handle, error) {
-	if err := validateIdentity(id, epoch); err != nil {
+	if err := stores.ValidateIdentity(id, epoch); err != nil {
 		return Handle{}, fmt.Errorf("read handle of checkpoint %d: %w", id.Checkpoint, err)
 	}
 	h, _, err := s.read(ctx, Key(id, epoch))

@@ -78,10 +78,7 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 
 // Subsume implements stores.ReferenceStore.
 func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error {
-	if err := id.Validate(); err != nil {
-		return err
-	}
-	if err := stores.ValidateEpoch(epoch); err != nil {
+	if err := stores.ValidateIdentity(id, epoch); err != nil {
 		return err
 	}
 	return s.update(ctx, fmt.Sprintf("subsume checkpoint %s", id), func(tx *bolt.Tx) error {
@@ -111,10 +108,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 
 // Retire implements stores.ReferenceStore.
 func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) error {
-	if err := job.Validate(); err != nil {
-		return err
-	}
-	if err := stores.ValidateEpoch(epoch); err != nil {
+	if err := stores.ValidateRetire(job, epoch); err != nil {
 		return err
 	}
 	return s.update(ctx, fmt.Sprintf("retire job %s", job), func(tx *bolt.Tx) error {

@@ -77,10 +77,7 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 // Subsume implements stores.ReferenceStore: the tombstone and the raised
 // watermark land in one Update.
 func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error {
-	if err := id.Validate(); err != nil {
-		return err
-	}
-	if err := stores.ValidateEpoch(epoch); err != nil {
+	if err := stores.ValidateIdentity(id, epoch); err != nil {
 		return err
 	}
 	op := fmt.Sprintf("subsume %s epoch %d", id, epoch)
@@ -104,10 +101,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 // Retire implements stores.ReferenceStore: every tombstone and the retired
 // job state land in one Update, so a retirement is never half done.
 func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) error {
-	if err := job.Validate(); err != nil {
-		return err
-	}
-	if err := stores.ValidateEpoch(epoch); err != nil {
+	if err := stores.ValidateRetire(job, epoch); err != nil {
 		return err
 	}
 	op := fmt.Sprintf("retire %s epoch %d", job, epoch)

@@ -106,10 +106,7 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 // Subsume implements stores.ReferenceStore: the tombstone and the raised
 // watermark land in one multi-op.
 func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error {
-	if err := id.Validate(); err != nil {
-		return err
-	}
-	if err := stores.ValidateEpoch(epoch); err != nil {
+	if err := stores.ValidateIdentity(id, epoch); err != nil {
 		return err
 	}
 	op := fmt.Sprintf("subsume checkpoint %s", id)
@@ -146,10 +143,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 
 // Retire implements stores.ReferenceStore.
 func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) error {
-	if err := job.Validate(); err != nil {
-		return err
-	}
-	if err := stores.ValidateEpoch(epoch); err != nil {
+	if err := stores.ValidateRetire(job, epoch); err != nil {
 		return err
 	}
 	op := fmt.Sprintf("retire job %s", job)
