@@ -30,7 +30,7 @@ func (a *Activities) Discard(ctx context.Context, handleKey string) (DiscardResu
 		return DiscardResult{AlreadyGone: true}, nil
 	case errors.Is(err, stores.ErrInvalid), errors.Is(err, blobstate.ErrCorrupt):
 		// A handle we cannot trust says nothing safe to delete: keep it.
-		return DiscardResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "Rejected.CorruptHandle", err)
+		return DiscardResult{}, temporal.NewNonRetryableApplicationError(err.Error(), TypeCorruptHandle, err)
 	case err != nil:
 		return DiscardResult{}, fmt.Errorf("discard %s: %w", handleKey, err)
 	}

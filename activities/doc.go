@@ -10,4 +10,9 @@
 //     (non-retryable): the earlier try may have landed, so the workflow must
 //     verify. Workflows treat every failure that is not a Rejected type,
 //     timeouts included, as Unknown.
+//
+// The reconciler's activities (reconcile*.go) take stock of a job's keys
+// and handle blobs and report; each destructive one re-checks its own
+// precondition right before it acts (a fence before a discard, a second
+// read of the handle before a quarantine).
 package activities

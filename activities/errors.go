@@ -14,6 +14,14 @@ const (
 	TypeUnknown            = "Unknown"
 	TypeRejectedAfterRetry = "Unknown.RejectedAfterRetry"
 	TypeDataMissing        = "Rejected.DataMissing"
+	// TypeCorruptHandle: a handle blob that fails its checksum says nothing
+	// safe to delete; it is kept.
+	TypeCorruptHandle = "Rejected.CorruptHandle"
+	// TypeSavepoint: the reconciler never discards a savepoint.
+	TypeSavepoint = "Rejected.Savepoint"
+	// TypeStillReferenced: a reference points at the state the reconciler
+	// was about to discard; nothing was deleted.
+	TypeStillReferenced = "Rejected.StillReferenced"
 	// RejectedPrefix starts every definite rejection's type.
 	RejectedPrefix = "Rejected."
 )

@@ -187,3 +187,29 @@ func DecideCollect(job JobState, entries []Entry, olderThan time.Time) (drop []u
 	}
 	return drop, job.Retired && len(drop) == len(entries)
 }
+
+// DecideQuarantine decides the quarantine of a dangling reference: the key
+// becomes a tombstone of token (ReasonQuarantined) if it still holds
+// token's reference. It returns the entry to write, nil when that
+// quarantine already stands (a retry that finds its own write).
+func DecideQuarantine(cur Entry, token string, now time.Time) (*Entry, error) {
+	if cur.HoldsToken(token) {
+		// FencedUpTo records the attempt that was published; a tombstone of
+		// any reason but fenced keeps every attempt of the token out anyway.
+		return &Entry{Checkpoint: cur.Checkpoint, Tombstone: &Tombstone{
+			Token: token, FencedUpTo: cur.Reference.Attempt, Reason: ReasonQuarantined, Since: now.UTC(),
+		}}, nil
+	}
+	wrap := func(format string, args ...any) error {
+		return fmt.Errorf("quarantine checkpoint %d of token %q: %s: %w", cur.Checkpoint, token, fmt.Sprintf(format, args...), ErrConflict)
+	}
+	switch {
+	case cur.Tombstone != nil && cur.Tombstone.Token == token && cur.Tombstone.Reason == ReasonQuarantined:
+		return nil, nil
+	case cur.Reference != nil:
+		return nil, wrap("published by token %q", cur.Reference.Token)
+	case cur.Tombstone != nil:
+		return nil, wrap("tombstone (%s) of token %q", cur.Tombstone.Reason, cur.Tombstone.Token)
+	}
+	return nil, wrap("no reference")
+}

@@ -50,6 +50,10 @@ const (
 	ReasonSubsumed Reason = "subsumed"
 	// ReasonRetired: the job was retired.
 	ReasonRetired Reason = "retired"
+	// ReasonQuarantined: the reconciler found the reference dangling (its
+	// handle or data gone) and removed it, so recovery falls back to an
+	// older checkpoint instead of failing on this one.
+	ReasonQuarantined Reason = "quarantined"
 )
 
 // Tombstone occupies a key so that no publish attempt up to FencedUpTo of

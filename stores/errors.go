@@ -10,7 +10,8 @@ var (
 	// ErrStaleEpoch: the job's current epoch is not the caller's (a newer
 	// leader claimed it, or the caller never claimed it).
 	ErrStaleEpoch = errors.New("stale epoch")
-	// ErrConflict: the key holds another finalization's token.
+	// ErrConflict: the key holds another finalization's token (or, for a
+	// quarantine, not the caller's published reference).
 	ErrConflict = errors.New("key holds another token")
 	// ErrFenced: a tombstone covers the attempt.
 	ErrFenced = errors.New("attempt fenced by tombstone")

@@ -12,6 +12,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -76,18 +77,21 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		OnFatalError:      func(err error) { fatal <- err },
 	})
 	workflows.Register(w)
-	references := refs
+	var references stores.ReferenceStore = refs
 	if o.wrapReferences != nil {
 		references = o.wrapReferences(refs)
 	}
 	w.RegisterActivity(&activities.Activities{
-		References: references,
-		Leadership: references,
-		States:     states,
-		StoreKind:  string(cfg.Store.Kind),
-		Temporal:   c,
-		TaskQueue:  cfg.Temporal.TaskQueue,
-		Retain:     cfg.Retain,
+		References:    references,
+		Leadership:    references,
+		States:        states,
+		StoreKind:     string(cfg.Store.Kind),
+		Temporal:      c,
+		TaskQueue:     cfg.Temporal.TaskQueue,
+		Retain:        cfg.Retain,
+		Inventory:     inventoryOf(references, refs),
+		Handles:       states,
+		Finalizations: activities.TemporalFinalizations{Client: c},
 	})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
@@ -118,4 +122,14 @@ func closeLogged(logger *slog.Logger, what string, closeFn func() error) {
 	if err := closeFn(); err != nil {
 		logger.Warn("close failed", "what", what, "error", err)
 	}
+}
+
+// inventoryOf is the reconciler's view of the store: the wrapped store when
+// the wrapper offers one (so injected faults reach the reconciler too),
+// else the store itself.
+func inventoryOf(wrapped stores.ReferenceStore, opened referenceStore) activities.Inventory {
+	if inv, ok := wrapped.(activities.Inventory); ok {
+		return inv
+	}
+	return opened
 }

@@ -19,8 +19,15 @@ import (
 // supervisor restart the process with its own backoff, not hang silently.
 const storeOpenTimeout = time.Minute
 
+// referenceStore is what every backend implements: the store the
+// finalization uses and the inventory the reconciler reads.
+type referenceStore interface {
+	stores.ReferenceStore
+	stores.Inventory
+}
+
 // openReferences opens the configured HA reference store.
-func openReferences(ctx context.Context, cfg Config, log *slog.Logger) (stores.ReferenceStore, error) {
+func openReferences(ctx context.Context, cfg Config, log *slog.Logger) (referenceStore, error) {
 	switch cfg.Store.Kind {
 	case StoreEmbedded:
 		path := cfg.Store.Embedded.Path

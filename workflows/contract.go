@@ -20,8 +20,10 @@ const (
 	SubsumeWorkflow     = "SubsumeCheckpoint"
 	ClaimWorkflow       = "ClaimEpoch"
 	RetireWorkflow      = "RetireJob"
+	ReconcileWorkflow   = "Reconcile"
 
-	// StatusQuery answers a Status (finalization) or a CoordinatorStatus.
+	// StatusQuery answers a Status (finalization), a CoordinatorStatus or a
+	// ReconcileReport.
 	StatusQuery = "status"
 	// RetryNowSignal ends the current verify backoff of a finalization.
 	RetryNowSignal = "retry-now"

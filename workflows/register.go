@@ -16,4 +16,5 @@ func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(SubsumeCheckpoint, workflow.RegisterOptions{Name: SubsumeWorkflow})
 	r.RegisterWorkflowWithOptions(ClaimEpoch, workflow.RegisterOptions{Name: ClaimWorkflow})
 	r.RegisterWorkflowWithOptions(RetireJob, workflow.RegisterOptions{Name: RetireWorkflow})
+	r.RegisterWorkflowWithOptions(Reconcile, workflow.RegisterOptions{Name: ReconcileWorkflow})
 }

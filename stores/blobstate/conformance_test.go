@@ -358,6 +358,8 @@ func runConformance(t *testing.T, open func(t *testing.T) *Store) {
 		assert.NotErrorIs(t, err, ErrNotFound)
 		assert.Len(t, keys(t, s, h.ExclusivePrefix), 3, "nothing deleted")
 	})
+
+	runListing(t, open)
 }
 
 func envelopeSum(t *testing.T, b []byte) string {

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -58,4 +59,25 @@ func (s *Store) update(ctx context.Context, cm *corev1.ConfigMap) error {
 		return fmt.Errorf("update configmap %s/%s (resourceVersion %s): %w", s.namespace, cm.Name, cm.ResourceVersion, err)
 	}
 	return nil
+}
+
+// listPageSize bounds one page of a listing.
+const listPageSize = 250
+
+// list reads one page of the namespace's ConfigMaps matching selector with
+// a quorum read (no resourceVersion: etcd, never a stale watch cache);
+// cont continues a listing at the snapshot of its first page.
+func (s *Store) list(ctx context.Context, selector, cont string) (*corev1.ConfigMapList, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
+	req := s.rc.Get().Namespace(s.namespace).Resource("configmaps").
+		Param("labelSelector", selector).Param("limit", strconv.Itoa(listPageSize)).MaxRetries(0)
+	if cont != "" {
+		req = req.Param("continue", cont)
+	}
+	list := &corev1.ConfigMapList{}
+	if err := req.Do(ctx).Into(list); err != nil {
+		return nil, fmt.Errorf("list configmaps %s in %s: %w", selector, s.namespace, err)
+	}
+	return list, nil
 }

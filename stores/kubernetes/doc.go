@@ -77,6 +77,8 @@
 //
 // # Permissions
 //
-// The store uses get, create and update on configmaps of one namespace and
-// nothing else; deploy/kubernetes/rbac.yaml grants exactly that.
+// The store uses get, create and update on configmaps of one namespace, and
+// list for the reconciler's inventory (ListJobs: the ConfigMaps labelled with
+// a cluster), and nothing else; deploy/kubernetes/rbac.yaml grants exactly
+// that.
 package kubernetes

@@ -92,7 +92,7 @@ func (h tokenHarness) Open(t *testing.T) stores.ReferenceStore {
 }
 
 // The service account can do nothing outside its namespace, and nothing
-// beyond get/create/update inside it.
+// beyond get/list/create/update inside it.
 func TestRBACRefusesOtherNamespace(t *testing.T) {
 	srv := kubetest.Shared(t)
 	ns := srv.Namespace(t, "rbac-home")
@@ -112,11 +112,17 @@ func TestRBACRefusesOtherNamespace(t *testing.T) {
 	assert.Equal(t, stores.VerdictUnknown, v)
 	assert.True(t, apierrors.IsForbidden(err), "%v", err)
 
-	// Least privilege: no list, no delete, no patch, even at home.
+	_, err = away.ListJobs(ctxT(t), job.Cluster)
+	assert.ErrorIs(t, err, stores.ErrForbidden, "list in another namespace")
+
+	// Least privilege: list at home (the reconciler's inventory), but no
+	// watch, no delete, no patch.
 	sa, err := corev1client.NewForConfig(srv.Config(token))
 	require.NoError(t, err)
 	_, err = sa.ConfigMaps(ns).List(ctxT(t), metav1.ListOptions{})
-	assert.True(t, apierrors.IsForbidden(err), "list: %v", err)
+	assert.NoError(t, err, "list")
+	_, err = sa.ConfigMaps(ns).Watch(ctxT(t), metav1.ListOptions{})
+	assert.True(t, apierrors.IsForbidden(err), "watch: %v", err)
 	name, _ := kubernetes.ConfigMapName(job)
 	err = sa.ConfigMaps(ns).Delete(ctxT(t), name, metav1.DeleteOptions{})
 	assert.True(t, apierrors.IsForbidden(err), "delete: %v", err)

@@ -12,7 +12,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
-// RunConformanceTests runs the whole suite against the backend.
+// RunConformanceTests runs the whole suite against the backend. Every
+// backend implements stores.Inventory too; the suite holds it to that.
 func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 	tests := []struct {
 		name string
@@ -34,6 +35,10 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"ConcurrentPublishers", testConcurrentPublishers},
 		{"ConcurrentVerifyAndPublish", testConcurrentVerifyAndPublish},
 		{"InvalidInputWritesNothing", testInvalidInputWritesNothing},
+		{"ListJobs", testListJobs},
+		{"ListEntries", testListEntries},
+		{"Quarantine", testQuarantine},
+		{"ConcurrentQuarantine", testConcurrentQuarantine},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

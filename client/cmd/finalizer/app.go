@@ -22,11 +22,12 @@ type command struct {
 
 func commands() map[string]func() command {
 	return map[string]func() command{
-		"claim":    claimCommand,
-		"finalize": finalizeCommand,
-		"status":   statusCommand,
-		"list":     listCommand,
-		"retire":   retireCommand,
+		"claim":     claimCommand,
+		"finalize":  finalizeCommand,
+		"status":    statusCommand,
+		"list":      listCommand,
+		"retire":    retireCommand,
+		"reconcile": reconcileCommand,
 	}
 }
 
@@ -110,7 +111,7 @@ func usage(w io.Writer, top *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: finalizer [global flags] <command> [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands()[n]().summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands()[n]().summary)
 	}
 	fmt.Fprintln(w, "\nglobal flags (also accepted after the command):")
 	top.PrintDefaults()

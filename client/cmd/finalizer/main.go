@@ -1,5 +1,6 @@
 // Command finalizer is the command-line face of package client: claim an
-// epoch, trigger or watch a finalization, list stuck ones, retire a job.
+// epoch, trigger or watch a finalization, list stuck ones, retire a job,
+// reconcile a cluster's HA store with its state bucket.
 //
 //	finalizer [global flags] <command> [flags]
 //
@@ -10,6 +11,9 @@
 //	status    --cluster C --job J --epoch E --checkpoint N
 //	list      --stuck [--older-than 5m]
 //	retire    --cluster C --job J --epoch E
+//	reconcile --cluster C [--apply] [--quarantine-dangling] [--grace 1h]
+//	          [--tombstone-ttl 24h] [--report-limit 100]
+//	          [--schedule [--interval 10m]]
 //
 // Global flags, accepted before or after the command, fall back to the
 // environment variables the worker reads, so one environment configures
@@ -29,7 +33,8 @@
 // 2 usage or an invalid request (nothing was sent); 3 the finalization ended
 // but not Published (Discarded, Abandoned, Failed: do not acknowledge the
 // checkpoint); 4 refused (stale epoch, retired job, different content for the
-// same identity).
+// same identity). reconcile exits 0 once the run finished, findings or not,
+// and 1 when some item could not be settled (the report lists it).
 package main
 
 import (

@@ -85,6 +85,7 @@ func Start(t *testing.T, opts Options) *Env {
 	e.worker.RegisterActivity(&activities.Activities{
 		References: refs, Leadership: e.Store, States: e.States, StoreKind: "embedded",
 		Temporal: e.Temporal, TaskQueue: e.TaskQueue,
+		Inventory: e.Store, Handles: e.States, Finalizations: activities.TemporalFinalizations{Client: e.Temporal},
 	})
 	if !opts.Deferred {
 		e.StartWorker()

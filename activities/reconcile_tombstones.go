@@ -1,0 +1,27 @@
+package activities
+
+import (
+	"context"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// CollectInput names a job's tombstone collection.
+type CollectInput struct {
+	stores.JobID
+	// OlderThan: only tombstones written before it go (and only those at
+	// or below the job's watermark: the store decides).
+	OlderThan time.Time `json:"olderThan"`
+}
+
+// CollectTombstones deletes the job's tombstones below the watermark
+// written before the cutoff (DESIGN.md step 7) and returns how many went.
+func (a *Activities) CollectTombstones(ctx context.Context, in CollectInput) (int, error) {
+	n, err := a.Inventory.CollectTombstones(ctx, in.JobID, in.OlderThan)
+	count(ctx, "collect", stores.OutcomeOf(err))
+	if err != nil {
+		return 0, translate(err)
+	}
+	return n, nil
+}

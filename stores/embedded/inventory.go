@@ -1,0 +1,82 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+var _ stores.Inventory = (*Store)(nil)
+
+// ListJobs implements stores.Inventory: the job names under the cluster's
+// prefix of both buckets, since a fence can exist before any claim.
+func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+	if err := stores.ValidateCluster(cluster); err != nil {
+		return nil, err
+	}
+	var jobs []stores.JobID
+	err := s.view(ctx, fmt.Sprintf("list jobs of cluster %s", cluster), func(tx *bolt.Tx) error {
+		prefix := []byte(cluster + "/")
+		seen := map[string]bool{}
+		for _, b := range [][]byte{jobsBucket, refsBucket} {
+			c := tx.Bucket(b).Cursor()
+			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+				name, _, _ := strings.Cut(string(k[len(prefix):]), "/")
+				if seen[name] {
+					continue
+				}
+				seen[name] = true
+				job := stores.JobID{Cluster: cluster, Job: name}
+				st, err := readJob(tx, job)
+				if err != nil {
+					return err
+				}
+				all, err := entries(tx, job)
+				if err != nil {
+					return err
+				}
+				if stores.JobKnown(st, len(all)) {
+					jobs = append(jobs, job)
+				}
+			}
+		}
+		return nil
+	})
+	return stores.SortJobs(jobs), err
+}
+
+// ListEntries implements stores.Inventory.
+func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+	var all []stores.Entry
+	err := s.view(ctx, fmt.Sprintf("list keys of %s", job), func(tx *bolt.Tx) (err error) {
+		all, err = entries(tx, job)
+		return err
+	})
+	return all, err
+}
+
+// Quarantine implements stores.Inventory.
+func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
+	if err := stores.ValidateQuarantine(id, token); err != nil {
+		return err
+	}
+	return s.update(ctx, fmt.Sprintf("quarantine checkpoint %s", id), func(tx *bolt.Tx) error {
+		cur, err := readEntry(tx, id)
+		if err != nil {
+			return err
+		}
+		next, err := stores.DecideQuarantine(cur, token, s.now())
+		if err != nil || next == nil {
+			return err
+		}
+		return writeEntry(tx, id.JobID, *next)
+	})
+}

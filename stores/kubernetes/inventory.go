@@ -1,0 +1,98 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+var _ stores.Inventory = (*Store)(nil)
+
+// ListJobs implements stores.Inventory: the ConfigMaps labelled with the
+// cluster, listed with quorum reads. A ConfigMap whose labels disagree with
+// its name is not this store's (see checkOwnership): it is logged and left
+// out, never guessed into a job. A forgotten job's emptied ConfigMap is not
+// listed.
+func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+	if err := stores.ValidateCluster(cluster); err != nil {
+		return nil, err
+	}
+	op := fmt.Sprintf("list jobs of cluster %s", cluster)
+	if err := s.checkOpen(op); err != nil {
+		return nil, err
+	}
+	selector := labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy, LabelCluster: cluster}).String()
+	var jobs []stores.JobID
+	cont := ""
+	for {
+		page, err := s.list(ctx, selector, cont)
+		if err != nil {
+			return nil, failRead(op, err)
+		}
+		for i := range page.Items {
+			cm := &page.Items[i]
+			job := stores.JobID{Cluster: cluster, Job: cm.Labels[LabelJob]}
+			name, err := ConfigMapName(job)
+			if err != nil || name != cm.Name {
+				s.log.WarnContext(ctx, "configmap labelled for the cluster is not a job's, left out",
+					"op", op, "configmap", cm.Name, "jobLabel", job.Job)
+				continue
+			}
+			snap, err := newSnapshot(job, s.namespace, name, cm)
+			if err != nil {
+				return nil, decodeFailure(op, err)
+			}
+			entries, err := snap.entries()
+			if err != nil {
+				return nil, decodeFailure(op, err)
+			}
+			if stores.JobKnown(snap.state, len(entries)) {
+				jobs = append(jobs, job)
+			}
+		}
+		if cont = page.Continue; cont == "" {
+			return stores.SortJobs(jobs), nil
+		}
+	}
+}
+
+// ListEntries implements stores.Inventory: every key of one quorum read.
+func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+	op := fmt.Sprintf("list keys of %s", job)
+	snap, err := s.snapshotOf(ctx, op, job)
+	if err != nil {
+		return nil, err
+	}
+	all, err := snap.entries()
+	if err != nil {
+		return nil, decodeFailure(op, err)
+	}
+	return all, nil
+}
+
+// Quarantine implements stores.Inventory: the tombstone replaces the
+// reference in one conditional Update.
+func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
+	if err := stores.ValidateQuarantine(id, token); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("quarantine %s token %q", id, token)
+	return s.mutate(ctx, op, id.JobID, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+		cur, err := snap.entry(id.Checkpoint)
+		if err != nil {
+			return nil, decodeFailure(op, err)
+		}
+		next, err := stores.DecideQuarantine(cur, token, time.Now())
+		if err != nil || next == nil {
+			return nil, err
+		}
+		return &change{put: []stores.Entry{*next}}, nil
+	})
+}

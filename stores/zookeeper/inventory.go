@@ -1,0 +1,107 @@
+package zookeeper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+var _ stores.Inventory = (*Store)(nil)
+
+// ListJobs implements stores.Inventory; it syncs first. A job is the union
+// of <root>/<cluster>/jobs/<job> (its state) and
+// <root>/<cluster>/checkpoints/<job> (its keys; a fence may come before any
+// claim).
+func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+	if err := stores.ValidateCluster(cluster); err != nil {
+		return nil, err
+	}
+	op := fmt.Sprintf("list jobs of cluster %s", cluster)
+	if err := s.sync(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	var jobs []stores.JobID
+	seen := map[string]bool{}
+	for _, dir := range []string{s.root + "/" + cluster + "/jobs", s.root + "/" + cluster + "/checkpoints"} {
+		names, err := s.children(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		for _, name := range names {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			job := stores.JobID{Cluster: cluster, Job: name}
+			if err := job.Validate(); err != nil {
+				return nil, fmt.Errorf("%s: unexpected node %s/%s: %w", op, dir, name, err)
+			}
+			st, _, err := s.getJob(ctx, job)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", op, err)
+			}
+			keys, err := s.children(ctx, s.checkpointsPath(job))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", op, err)
+			}
+			if stores.JobKnown(st, len(keys)) {
+				jobs = append(jobs, job)
+			}
+		}
+	}
+	return stores.SortJobs(jobs), nil
+}
+
+// children lists a node's children; a missing node has none.
+func (s *Store) children(ctx context.Context, path string) ([]string, error) {
+	names, err := call(ctx, func() ([]string, error) {
+		names, _, err := s.conn.Children(path)
+		return names, err
+	})
+	if err == zk.ErrNoNode {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", path, readError(err))
+	}
+	return names, nil
+}
+
+// ListEntries implements stores.Inventory; it syncs first.
+func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.sync(ctx); err != nil {
+		return nil, fmt.Errorf("list keys of %s: %w", job, err)
+	}
+	entries, _, err := s.getEntries(ctx, job)
+	return entries, err
+}
+
+// Quarantine implements stores.Inventory: one compare-and-set of the key at
+// the version read.
+func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
+	if err := stores.ValidateQuarantine(id, token); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("quarantine checkpoint %s", id)
+	return casLoop(op, func() (bool, error) {
+		cur, version, err := s.getEntry(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		next, err := stores.DecideQuarantine(cur, token, s.now())
+		if err != nil || next == nil {
+			return false, err
+		}
+		data, err := s.encode(*next)
+		if err != nil {
+			return false, err
+		}
+		return s.apply(ctx, op, s.put(s.keyPath(id), data, version))
+	})
+}

@@ -1,0 +1,116 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// historyLimit: past this many events a run hands the remaining jobs to a
+// continuation, so that a large cluster never hits Temporal's history cap.
+const historyLimit = 8000
+
+// Reconcile compares a cluster's HA store with its state bucket, job by
+// job: it reports dangling references (quarantining them only when asked,
+// after confirming once more), discards orphaned state whose finalization
+// is closed (fencing the key first; never savepoints, abandoned state or
+// shared files) and collects old tombstones. Without req.Apply it changes
+// nothing and reports what it would do. Its status query and result are a
+// ReconcileReport.
+func Reconcile(ctx workflow.Context, req ReconcileRequest) (ReconcileReport, error) {
+	r := newReconciliation(ctx, req)
+	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (ReconcileReport, error) { return r.report, nil }); err != nil {
+		return r.report, err
+	}
+	if err := req.Validate(); err != nil {
+		return r.report, temporal.NewNonRetryableApplicationError(err.Error(), "Rejected.Invalid", err)
+	}
+	var jobs []stores.JobID
+	if req.Carry != nil {
+		jobs = req.Carry.Jobs
+	} else {
+		r.report.Phase = ReconcileListing
+		if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.ListClusterJobs, req.Cluster).Get(ctx, &jobs); err != nil {
+			r.fail("list jobs", err)
+			return r.report, fmt.Errorf("reconcile %s: list jobs: %w", req.Cluster, err)
+		}
+	}
+	r.report.Phase = ReconcileReconciling
+	for i, job := range jobs {
+		if workflow.GetInfo(ctx).GetCurrentHistoryLength() >= historyLimit {
+			next := req
+			next.Carry = &ReconcileCarry{Report: r.report, Jobs: jobs[i:]}
+			return r.report, workflow.NewContinueAsNewError(ctx, ReconcileWorkflow, next)
+		}
+		r.job(ctx, job)
+	}
+	r.report.Phase, r.report.Job = ReconcileDone, ""
+	workflow.GetLogger(ctx).Info("reconciled", "cluster", req.Cluster, "dryRun", r.report.DryRun, "counts", r.report.Counts)
+	return r.report, nil
+}
+
+// reconciliation is the state of one Reconcile run.
+type reconciliation struct {
+	ctx    workflow.Context
+	req    ReconcileRequest
+	report ReconcileReport
+	limit  int
+}
+
+func newReconciliation(ctx workflow.Context, req ReconcileRequest) *reconciliation {
+	r := &reconciliation{ctx: ctx, req: req, limit: req.reportLimit()}
+	if req.Carry != nil {
+		r.report = req.Carry.Report
+		return r
+	}
+	now := workflow.Now(ctx).UTC()
+	r.report = ReconcileReport{
+		Cluster: req.Cluster, DryRun: !req.Apply, QuarantineDangling: req.QuarantineDangling,
+		Now: now, GraceCutoff: now.Add(-req.Grace), TombstoneCutoff: now.Add(-req.TombstoneTTL),
+		Dangling: []DanglingFinding{}, Orphans: []OrphanFinding{}, Discarded: []string{}, Quarantined: []string{},
+		TombstonesCollected: []TombstoneFinding{}, Errors: []string{},
+	}
+	return r
+}
+
+// job reconciles one job: dangling references, then orphans, then
+// tombstones (last, so that fences written by this run are not collected
+// by it).
+func (r *reconciliation) job(ctx workflow.Context, job stores.JobID) {
+	r.report.Job = job.String()
+	in := activities.InventoryInput{JobID: job, GraceCutoff: r.report.GraceCutoff, TombstoneCutoff: r.report.TombstoneCutoff}
+	var inv activities.JobInventory
+	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.InventoryJob, in).Get(ctx, &inv); err != nil {
+		r.fail("inventory of "+job.String(), err)
+		return
+	}
+	c := &r.report.Counts
+	c.Jobs++
+	c.References += inv.Published
+	c.InFlight += inv.Young
+	c.Foreign += len(inv.Foreign)
+	r.finding("in_flight", inv.Young)
+	r.finding("foreign", len(inv.Foreign))
+	r.report.Truncated = r.report.Truncated || inv.Truncated
+	for _, d := range inv.Dangling {
+		r.dangling(ctx, job, d)
+	}
+	r.orphans(ctx, job, inv.Orphans)
+	r.tombstones(ctx, job, inv.Collectable)
+}
+
+// fail records an item the run could not settle; the run goes on.
+func (r *reconciliation) fail(what string, err error) {
+	r.report.Counts.Errors++
+	r.finding("error", 1)
+	r.list(capped(&r.report.Errors, what+": "+message(err), r.limit))
+	workflow.GetLogger(r.ctx).Warn("reconcile item failed", "item", what, "error", err)
+}
+
+func (r *reconciliation) list(fitted bool) {
+	r.report.Truncated = r.report.Truncated || !fitted
+}

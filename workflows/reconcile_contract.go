@@ -1,0 +1,86 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Reconciler defaults and bounds.
+const (
+	// DefaultReconcileGrace: a handle younger than this may belong to a
+	// finalization between persisting and publishing.
+	DefaultReconcileGrace = time.Hour
+	// DefaultTombstoneTTL: tombstones younger than this are kept.
+	DefaultTombstoneTTL = 24 * time.Hour
+	// MinTombstoneTTL is the shortest TTL accepted: a tombstone keeps a
+	// zombie attempt out, so it must outlive any activity that saw the key
+	// free (DESIGN.md step 7); every activity here times out within minutes.
+	MinTombstoneTTL = 10 * time.Minute
+	// DefaultReportLimit caps each list of a ReconcileReport; the counts
+	// are always complete.
+	DefaultReportLimit = 100
+)
+
+// ReconcileRequest is the input of Reconcile.
+type ReconcileRequest struct {
+	Cluster string `json:"cluster"`
+	// Apply performs the destructive actions. Without it the run is a dry
+	// run: the report lists what would be done and nothing changes.
+	Apply bool `json:"apply,omitempty"`
+	// QuarantineDangling tombstones dangling references (with Apply), after
+	// confirming once more that their handle or data is gone. Without it
+	// they are only reported.
+	QuarantineDangling bool `json:"quarantineDangling,omitempty"`
+	// Grace: only handles older than this can be orphans. Taken as given:
+	// 0 means no grace (the finalization must still be closed). JSON:
+	// nanoseconds, as Go encodes a time.Duration.
+	Grace time.Duration `json:"grace"`
+	// TombstoneTTL: tombstones older than this (and at or below the
+	// watermark) are collected. At least MinTombstoneTTL. JSON: nanoseconds.
+	TombstoneTTL time.Duration `json:"tombstoneTtl"`
+	// ReportLimit caps each list of the report; 0 is DefaultReportLimit.
+	ReportLimit int `json:"reportLimit,omitempty"`
+	// Carry is set by the workflow itself when it continues as new.
+	Carry *ReconcileCarry `json:"carry,omitempty"`
+}
+
+// NewReconcileRequest is a dry run of cluster with the default grace and TTL.
+func NewReconcileRequest(cluster string) ReconcileRequest {
+	return ReconcileRequest{Cluster: cluster, Grace: DefaultReconcileGrace, TombstoneTTL: DefaultTombstoneTTL}
+}
+
+// Validate checks the request; an invalid one fails the workflow at once.
+func (r ReconcileRequest) Validate() error {
+	if err := stores.ValidateCluster(r.Cluster); err != nil {
+		return err
+	}
+	switch {
+	case r.Grace < 0:
+		return &stores.InvalidError{Field: "grace", Rule: fmt.Sprintf("must not be negative, got %s", r.Grace)}
+	case r.TombstoneTTL < MinTombstoneTTL:
+		return &stores.InvalidError{Field: "tombstoneTtl", Rule: fmt.Sprintf("must be at least %s, got %s", MinTombstoneTTL, r.TombstoneTTL)}
+	case r.ReportLimit < 0:
+		return &stores.InvalidError{Field: "reportLimit", Rule: "must not be negative"}
+	}
+	return nil
+}
+
+func (r ReconcileRequest) reportLimit() int {
+	if r.ReportLimit == 0 {
+		return DefaultReportLimit
+	}
+	return r.ReportLimit
+}
+
+// ReconcileScheduleID is the ID of the cluster's reconcile schedule; the
+// runs it starts carry it as their workflow ID's prefix.
+func ReconcileScheduleID(cluster string) string { return "reconcile/" + cluster }
+
+// ReconcileCarry is what a run hands to its continuation.
+type ReconcileCarry struct {
+	Report ReconcileReport `json:"report"`
+	// Jobs are the jobs left to reconcile.
+	Jobs []stores.JobID `json:"jobs"`
+}

@@ -1,0 +1,244 @@
+package workflows_test
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// reconcileFixture runs Reconcile in the SDK's test environment over the
+// real activities, the real embedded store (wrapped, to make the fence
+// unanswerable on demand) and a real file bucket. Only Temporal's answer
+// about finalizations is scripted (finalizations): the workflow under test
+// is the layer above it.
+type reconcileFixture struct {
+	t      *testing.T
+	inner  *embedded.Store
+	refs   *storefault.Store
+	states *blobstate.Store
+	bucket jobmanager.Bucket
+	finals *scriptedFinalizations
+	acts   *activities.Activities
+	// onActivity, when set, runs as each activity starts.
+	onActivity func(name string)
+	// metrics captures what the workflows emit.
+	metrics *capturedMetrics
+}
+
+func newReconcileFixture(t *testing.T) *reconcileFixture {
+	t.Helper()
+	f := &reconcileFixture{t: t, bucket: jobmanager.Bucket{Dir: t.TempDir()}, finals: &scriptedFinalizations{}, metrics: &capturedMetrics{}}
+	inner, err := embedded.Open(filepath.Join(t.TempDir(), "refs.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = inner.Close() })
+	f.inner, f.refs = inner, storefault.Wrap(inner)
+	require.NoError(t, inner.ClaimEpoch(context.Background(), job, 1, "jm-1"))
+	f.states, err = blobstate.Open(context.Background(), f.bucket.URL())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.states.Close() })
+	f.acts = &activities.Activities{
+		References: f.refs, Leadership: inner, States: f.states, StoreKind: "embedded",
+		Inventory: inner, Handles: f.states, Finalizations: f.finals,
+	}
+	return f
+}
+
+// reconcile runs one Reconcile at the given workflow time and returns its
+// result, which must equal what the status query answers afterwards.
+func (f *reconcileFixture) reconcile(req workflows.ReconcileRequest, at time.Time) workflows.ReconcileReport {
+	f.t.Helper()
+	env := f.env(at)
+	env.ExecuteWorkflow(workflows.ReconcileWorkflow, req)
+	require.True(f.t, env.IsWorkflowCompleted())
+	require.NoError(f.t, env.GetWorkflowError())
+	var rep workflows.ReconcileReport
+	require.NoError(f.t, env.GetWorkflowResult(&rep))
+	v, err := env.QueryWorkflow(workflows.StatusQuery)
+	require.NoError(f.t, err)
+	var status workflows.ReconcileReport
+	require.NoError(f.t, v.Get(&status))
+	require.Equal(f.t, rep, status, "the status query answers the report")
+	return rep
+}
+
+func (f *reconcileFixture) env(at time.Time) *testsuite.TestWorkflowEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	suite.SetMetricsHandler(metricsHandler{captured: f.metrics})
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetStartTime(at)
+	workflows.Register(env)
+	env.RegisterActivity(f.acts)
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if f.onActivity != nil {
+			f.onActivity(info.ActivityType.Name)
+		}
+	})
+	return env
+}
+
+// apply is the applied request with the defaults and every action on.
+func apply() workflows.ReconcileRequest {
+	req := workflows.NewReconcileRequest(job.Cluster)
+	req.Apply, req.QuarantineDangling = true, true
+	return req
+}
+
+// dryRun asks for everything, changes nothing.
+func dryRun() workflows.ReconcileRequest {
+	req := apply()
+	req.Apply = false
+	return req
+}
+
+// later is a workflow time at which every handle written now is past the
+// default grace period, and no tombstone past the default TTL.
+func later() time.Time { return time.Now().Add(2 * workflows.DefaultReconcileGrace) }
+
+// checkpoint writes checkpoint n's files and its handle blob, as a
+// finalization does before it publishes, and returns its request.
+func (f *reconcileFixture) checkpoint(epoch, n uint64, savepoint bool) workflows.FinalizeRequest {
+	f.t.Helper()
+	return f.checkpointOf(job, epoch, n, savepoint)
+}
+
+func (f *reconcileFixture) checkpointOf(job stores.JobID, epoch, n uint64, savepoint bool) workflows.FinalizeRequest {
+	f.t.Helper()
+	req, err := f.bucket.WriteCheckpoint(job, epoch, n, savepoint)
+	require.NoError(f.t, err)
+	_, err = f.states.Write(context.Background(), req.Handle())
+	require.NoError(f.t, err)
+	return req
+}
+
+// published is a checkpoint whose finalization published it.
+func (f *reconcileFixture) published(n uint64) workflows.FinalizeRequest {
+	f.t.Helper()
+	req := f.checkpoint(1, n, false)
+	require.NoError(f.t, f.inner.Publish(context.Background(), stores.Publication{
+		CheckpointID: req.CheckpointID(), Epoch: req.Epoch,
+		Reference: stores.Reference{Handle: req.Handle().Key(), Token: req.Token(), Attempt: 1},
+	}))
+	f.finals.set(req, activities.FinalizationState{Found: true, Status: "Completed", Phase: string(workflows.Published)})
+	return req
+}
+
+func (f *reconcileFixture) subsume(n uint64) {
+	f.t.Helper()
+	require.NoError(f.t, f.inner.Subsume(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n}, 1))
+}
+
+func (f *reconcileFixture) entry(n uint64) stores.Entry {
+	f.t.Helper()
+	e, err := f.inner.Read(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n})
+	require.NoError(f.t, err)
+	return e
+}
+
+func (f *reconcileFixture) exists(key string) bool { return f.bucket.Exists(key) }
+
+func (f *reconcileFixture) remove(key string) {
+	f.t.Helper()
+	require.NoError(f.t, os.Remove(filepath.Join(f.bucket.Dir, key)))
+}
+
+// snapshot is everything the store and the bucket hold, to prove a run
+// changed nothing.
+type snapshot struct {
+	Entries []stores.Entry
+	State   stores.JobState
+	Files   map[string]string
+}
+
+func (f *reconcileFixture) snapshot() snapshot {
+	f.t.Helper()
+	entries, err := f.inner.ListEntries(context.Background(), job)
+	require.NoError(f.t, err)
+	st, err := f.inner.ReadJob(context.Background(), job)
+	require.NoError(f.t, err)
+	files := map[string]string{}
+	require.NoError(f.t, filepath.WalkDir(f.bucket.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[path] = string(b)
+		return err
+	}))
+	return snapshot{Entries: entries, State: st, Files: files}
+}
+
+// scriptedFinalizations answers for finalizations as a test set them;
+// unknown workflow IDs are not found.
+type scriptedFinalizations struct {
+	mu     sync.Mutex
+	states map[string]activities.FinalizationState
+}
+
+func (s *scriptedFinalizations) set(req workflows.FinalizeRequest, st activities.FinalizationState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.states == nil {
+		s.states = map[string]activities.FinalizationState{}
+	}
+	st.WorkflowID = req.WorkflowID()
+	s.states[st.WorkflowID] = st
+}
+
+func (s *scriptedFinalizations) Finalization(_ context.Context, id string) (activities.FinalizationState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.states[id]
+	if !ok {
+		return activities.FinalizationState{WorkflowID: id}, nil
+	}
+	return st, nil
+}
+
+func closed(phase workflows.Phase) activities.FinalizationState {
+	return activities.FinalizationState{Found: true, Status: "Completed", Phase: string(phase)}
+}
+
+func actions[T any](list []T, key func(T) (string, string)) map[string]string {
+	out := map[string]string{}
+	for _, v := range list {
+		k, a := key(v)
+		out[k] = a
+	}
+	return out
+}
+
+func orphanActions(r workflows.ReconcileReport) map[string]string {
+	return actions(r.Orphans, func(o workflows.OrphanFinding) (string, string) { return o.HandleKey, o.Action })
+}
+
+func danglingActions(r workflows.ReconcileReport) map[string]string {
+	return actions(r.Dangling, func(d workflows.DanglingFinding) (string, string) { return d.Checkpoint, d.Action })
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}

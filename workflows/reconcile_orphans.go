@@ -1,0 +1,137 @@
+package workflows
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// orphan is a candidate whose identity the workflow has worked out.
+type orphan struct {
+	identity FinalizeRequest
+	finding  OrphanFinding
+}
+
+// orphans settles the job's orphan candidates: a handle whose key holds
+// its token's reference is not one; a candidate the inventory marked to
+// keep is reported; for the rest the finalization, asked by workflow ID,
+// decides: running is left alone, abandoned or unknown is kept, closed
+// is discarded behind a fence (or, in a dry run, reported as such).
+func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candidates []activities.OrphanCandidate) {
+	var ask []orphan
+	for _, c := range candidates {
+		id := FinalizeRequest{Cluster: job.Cluster, Job: job.Job, Epoch: c.Epoch, Checkpoint: c.Checkpoint}
+		if c.Entry.HoldsToken(id.Token()) {
+			continue // its reference stands
+		}
+		o := orphan{identity: id, finding: OrphanFinding{
+			HandleKey: c.Key, Checkpoint: c.CheckpointID.String(), Epoch: c.Epoch,
+			WorkflowID: id.WorkflowID(), ModTime: c.ModTime, Savepoint: c.Savepoint,
+		}}
+		if c.Keep != "" {
+			r.keep(o.finding, c.Keep)
+			continue
+		}
+		ask = append(ask, o)
+	}
+	if len(ask) == 0 {
+		return
+	}
+	ids := make([]string, len(ask))
+	for i, o := range ask {
+		ids[i] = o.finding.WorkflowID
+	}
+	var states []activities.FinalizationState
+	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, ids).Get(ctx, &states); err != nil {
+		r.fail("describe finalizations of "+job.String(), err)
+		return
+	}
+	for i, o := range ask {
+		st := states[i]
+		o.finding.Finalization = finalizationText(st)
+		switch {
+		case !st.Found:
+			r.keep(o.finding, KeepNoFinalization)
+		case st.Running:
+			r.report.Counts.InFlight++
+			r.finding("in_flight", 1)
+		case st.Phase == string(Abandoned):
+			r.keep(o.finding, KeepAbandoned)
+		case !r.req.Apply:
+			o.finding.Action = ActionWouldDiscard
+			r.orphan(o.finding)
+		default:
+			r.discard(ctx, o)
+		}
+	}
+}
+
+// discard fences the key and discards the state, in one activity that
+// deletes nothing unless the fence answered Absent.
+func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
+	in := activities.OrphanInput{
+		CheckpointID: o.identity.CheckpointID(), Epoch: o.identity.Epoch,
+		Token: o.identity.Token(), HandleKey: o.finding.HandleKey,
+	}
+	var res activities.OrphanResult
+	err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DiscardOrphan, in).Get(ctx, &res)
+	switch {
+	case keepType(err):
+		// Savepoint, still referenced, corrupt handle: a definite reason to keep.
+		r.keep(o.finding, message(err))
+	case err != nil:
+		r.fail("discard orphan "+o.finding.HandleKey, err)
+		o.finding.Action = "not discarded: " + message(err)
+		r.orphan(o.finding)
+	case res.Referenced:
+		// The fence found the token's reference: not an orphan after all.
+		workflow.GetLogger(ctx).Info("orphan candidate is referenced", "handle", o.finding.HandleKey)
+	default:
+		o.finding.Action = ActionDiscarded
+		r.report.Counts.Discarded++
+		r.action("discarded", 1)
+		r.list(capped(&r.report.Discarded, o.finding.HandleKey, r.limit))
+		r.orphan(o.finding)
+	}
+}
+
+func (r *reconciliation) keep(f OrphanFinding, reason string) {
+	f.Action = ActionKeptPrefix + reason
+	r.report.Counts.Kept++
+	r.finding("orphan_kept", 1)
+	r.orphan(f)
+}
+
+func (r *reconciliation) orphan(f OrphanFinding) {
+	r.report.Counts.Orphans++
+	r.finding("orphan", 1)
+	r.list(capped(&r.report.Orphans, f, r.limit))
+}
+
+func finalizationText(st activities.FinalizationState) string {
+	switch {
+	case !st.Found:
+		return "not found"
+	case st.Phase != "":
+		return st.Status + "/" + st.Phase
+	}
+	return st.Status
+}
+
+// keepType reports whether a DiscardOrphan failure is a reason to keep the
+// state rather than an error.
+func keepType(err error) bool {
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) {
+		return false
+	}
+	switch app.Type() {
+	case activities.TypeSavepoint, activities.TypeStillReferenced, activities.TypeCorruptHandle:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,51 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// Tombstones go only when past the TTL and at or below the watermark
+// (DESIGN.md step 7): a fence above the watermark is what keeps a zombie
+// attempt out, and stays.
+func TestReconcileCollectsTombstones(t *testing.T) {
+	f := newReconcileFixture(t)
+	for n := uint64(1); n <= 3; n++ {
+		req := f.published(n)
+		if n < 3 {
+			f.subsume(n)
+			// The subsumption's own discard, so that only tombstones remain.
+			_, err := f.states.Discard(t.Context(), req.Handle())
+			require.NoError(t, err)
+		}
+	}
+	v, err := f.inner.Verify(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 9}, "zombie", 1)
+	require.NoError(t, err)
+	require.Equal(t, stores.Absent, v)
+
+	rep := f.reconcile(apply(), later())
+	assert.Zero(t, rep.Counts.Tombstones, "younger than the TTL")
+	assert.NotNil(t, f.entry(1).Tombstone)
+
+	past := time.Now().Add(workflows.DefaultTombstoneTTL + time.Hour)
+	before := f.snapshot()
+	rep = f.reconcile(dryRun(), past)
+	assert.Equal(t, 2, rep.Counts.Tombstones)
+	assert.Zero(t, rep.Counts.TombstonesCollected)
+	assert.Equal(t, []workflows.TombstoneFinding{{Job: "c1/j1", Checkpoints: []uint64{1, 2}, Action: workflows.ActionWouldCollect}}, rep.TombstonesCollected)
+	assert.Equal(t, before, f.snapshot())
+
+	rep = f.reconcile(apply(), past)
+	assert.Equal(t, 2, rep.Counts.TombstonesCollected)
+	assert.Equal(t, []workflows.TombstoneFinding{{Job: "c1/j1", Checkpoints: []uint64{1, 2}, Collected: 2, Action: workflows.ActionCollected}}, rep.TombstonesCollected)
+	assert.True(t, f.entry(1).Absent())
+	assert.True(t, f.entry(2).Absent())
+	assert.NotNil(t, f.entry(3).Reference)
+	assert.NotNil(t, f.entry(9).Tombstone, "the fence above the watermark stays")
+}
