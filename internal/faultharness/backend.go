@@ -1,0 +1,47 @@
+package faultharness
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Store backends a run can use.
+const (
+	StoreZooKeeper  = "zookeeper"
+	StoreKubernetes = "kubernetes"
+)
+
+// backend is the HA store side of a run: the real servers, the fault
+// proxies in front of them, and the harness's own unfaulted view.
+type backend interface {
+	// workerArgs are the store flags of the worker processes.
+	workerArgs() []string
+	// checker is the store as the harness reads it, around every proxy
+	// that faults the workers' path.
+	checker() stores.ReferenceStore
+	// keyVersion identifies the exact write a checkpoint's key holds, so a
+	// replay that "changes nothing" can be proven to.
+	keyVersion(ctx context.Context, id stores.CheckpointID) (string, error)
+	// inject applies one of the backend's fault kinds (storeKinds) and heals it before returning; hits
+	// counts what it hit.
+	inject(ctx context.Context, kind FaultKind, rng *rand.Rand, session time.Duration) (hits int, detail string, err error)
+	// armPublish arms a one-shot fault on the next write of req's publish:
+	// its reply dropped after it applied, or its request dropped.
+	armPublish(token string, reply bool) armedWrite
+	// evidence counts server-side traces of the faults, by what they show.
+	evidence() map[string]int
+	// heal ends every fault of the backend.
+	heal(ctx context.Context) error
+	close(keep bool)
+}
+
+// armedWrite is a one-shot write fault waiting for its write.
+type armedWrite interface {
+	// wait waits until the fault hit a write, or timeout.
+	wait(ctx context.Context, timeout time.Duration) bool
+	// disarm removes the fault if it has not hit and says how many writes it hit.
+	disarm() int
+}

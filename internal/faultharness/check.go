@@ -1,0 +1,155 @@
+package faultharness
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// check reads the store and the bucket as they are and reports every
+// broken invariant, I1-I5 (I6 is the replays').
+func (r *run) check(ctx context.Context) {
+	jobs := map[stores.JobID]stores.JobState{}
+	for _, j := range r.all {
+		var (
+			refs []stores.Entry
+			js   stores.JobState
+		)
+		err := retry(ctx, "read job "+j.id.String(), func(ctx context.Context) (err error) {
+			if refs, err = r.w.store.checker().List(ctx, j.id); err != nil {
+				return err
+			}
+			js, err = r.w.store.checker().ReadJob(ctx, j.id)
+			return err
+		}, nil)
+		if err != nil {
+			r.harnessError(err)
+			continue
+		}
+		jobs[j.id] = js
+		for _, e := range refs {
+			r.checkReference(ctx, e, j.id)
+		}
+		// I5: retention, once subsumption settled: the newest Retain and
+		// the newest non-savepoint, nothing else.
+		if keep, remove := workflows.RetentionPlan(refs, r.cfg.Retain); len(remove) > 0 {
+			r.violation("I5", j.id.String(), "%d references after settling, retention (retain %d) keeps %v only",
+				len(refs), r.cfg.Retain, keep)
+		}
+	}
+	for _, f := range r.finalizations() {
+		r.checkFinalization(ctx, f, jobs[f.req.CheckpointID().JobID])
+	}
+	// I3: no state at rest without a reference.
+	orphans, err := r.orphans(ctx)
+	if err != nil {
+		r.harnessError(err)
+	}
+	for _, o := range orphans {
+		r.violation("I3", o.state.id.String(), "state left without a reference (%d handle blobs, %d files; key %s; %s)",
+			len(o.state.handles), len(o.state.files), describeEntry(o.entry), o.reason)
+	}
+}
+
+// checkReference is I1: a published reference resolves to a handle, and
+// the handle to data, all present and intact.
+func (r *run) checkReference(ctx context.Context, e stores.Entry, job stores.JobID) {
+	subject := fmt.Sprintf("%s checkpoint %d", job, e.Checkpoint)
+	h, err := r.w.states.ReadKey(ctx, e.Reference.Handle)
+	if err != nil {
+		r.violation("I1", subject, "published reference to handle %s, which does not resolve: %v", e.Reference.Handle, err)
+		return
+	}
+	if err := r.w.states.CheckData(ctx, h); err != nil {
+		r.violation("I1", subject, "published reference to handle %s, whose data is not there: %v", e.Reference.Handle, err)
+		return
+	}
+	for _, key := range []string{h.ExclusivePrefix + "data-0", jobmanager.SharedKey(job)} {
+		if !r.w.bucket.Exists(key) {
+			r.violation("I1", subject, "published reference to handle %s, whose file %s is missing", e.Reference.Handle, key)
+		}
+	}
+}
+
+// checkFinalization is I4 (every finalization ended Published, Discarded
+// or Abandoned; none lost) and I2 (nothing discarded while its reference
+// is present or could still land).
+func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.JobState) {
+	res, ended, failure := f.outcome()
+	name := outcomeName(res, failure)
+	if !ended {
+		name = "NotEnded"
+	}
+	r.mu.Lock()
+	r.rep.Outcomes[name]++
+	if f.req.Savepoint {
+		r.rep.SavepointsKept++
+	}
+	r.mu.Unlock()
+	switch {
+	case !ended:
+		r.violation("I4", f.subject(), "did not end within the settle timeout (%s)", r.cfg.SettleTimeout)
+		return
+	case failure != "":
+		r.violation("I4", f.subject(), "the workflow failed instead of ending: %s", failure)
+		return
+	}
+	var e stores.Entry
+	if err := retry(ctx, "read "+f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
+		e, err = r.w.store.checker().Read(ctx, f.req.CheckpointID())
+		return err
+	}, nil); err != nil {
+		r.harnessError(err)
+		return
+	}
+	token := f.req.Token()
+	switch res.Phase {
+	case workflows.Published:
+		// Still referenced, or removed by subsumption (a tombstone of its
+		// token); anything else lost an acknowledged checkpoint.
+		if !e.HoldsToken(token) && (e.Tombstone == nil || e.Tombstone.Token != token) {
+			r.violation("I4", f.subject(), "ended Published, but its key holds %s", describeEntry(e))
+		}
+	case workflows.Discarded:
+		switch {
+		case e.HoldsToken(token):
+			r.violation("I2", f.subject(), "discarded while its reference is present (%s): %s", describeEntry(e), clip(res.Reason))
+		case e.Absent() && !js.Retired && js.Epoch == f.req.Epoch && js.Watermark < f.req.Checkpoint:
+			r.violation("I2", f.subject(), "discarded with no fence: the key is absent, epoch %d still current and above the watermark, so an attempt could still land: %s",
+				f.req.Epoch, clip(res.Reason))
+		}
+	case workflows.Abandoned:
+		// The operator keeps the state; nothing to check but that it ended.
+	default:
+		r.violation("I4", f.subject(), "ended %s: %s", res.Phase, clip(res.Reason))
+	}
+}
+
+func describeEntry(e stores.Entry) string {
+	switch {
+	case e.Reference != nil:
+		return fmt.Sprintf("a reference of token %s attempt %d", short(e.Reference.Token), e.Reference.Attempt)
+	case e.Tombstone != nil:
+		return fmt.Sprintf("a %s tombstone of token %s up to attempt %d", e.Tombstone.Reason, short(e.Tombstone.Token), e.Tombstone.FencedUpTo)
+	}
+	return "nothing"
+}
+
+func short(token string) string {
+	if len(token) > 8 {
+		return token[:8]
+	}
+	return token
+}
+
+// clip shortens the SDK's nested error texts for the report.
+func clip(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}

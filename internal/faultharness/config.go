@@ -1,0 +1,124 @@
+package faultharness
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// Config shapes one Run. The zero value of every field but Finalizations
+// has a working default.
+type Config struct {
+	// Seed drives every random choice: the fault schedule, the jobs'
+	// savepoints, the replayed attempts.
+	Seed int64
+	// Finalizations is K, the finalizations of the random phase.
+	Finalizations int
+	// Faults is F, the faults the random phase injects. Default: one per
+	// five finalizations.
+	Faults int
+	// Jobs share the K finalizations. Default 3.
+	Jobs int
+	// InFlight bounds a job's finalizations running at once, as Flink's
+	// concurrent checkpoints do. Default 2.
+	InFlight int
+	// Workers is the number of worker processes. Default 2.
+	Workers int
+	// Retain is the workers' retention (references kept per job). Default 2.
+	Retain int
+	// Naive runs the naive workflow instead of the real one.
+	Naive bool
+	// Store is the HA store: StoreZooKeeper (default) or StoreKubernetes.
+	Store string
+	// Kinds restricts the random faults; empty: every kind.
+	Kinds []FaultKind
+	// SavepointEvery makes about one checkpoint in this many a savepoint;
+	// 0: 10, negative: none.
+	SavepointEvery int
+	// WorkerBinary is the finalizer-worker binary; empty: built from the
+	// module with `go build` into the run's directory.
+	WorkerBinary string
+	// TemporalCLI is the temporal binary; empty: the cached one (installed
+	// when missing, ~12 min cold).
+	TemporalCLI string
+	// Dir is where the run keeps its bucket, logs and databases; empty: a
+	// temporary directory, removed at the end unless Keep is set.
+	Dir  string
+	Keep bool
+	// SessionTimeout is the workers' ZooKeeper session timeout. Default 4s.
+	SessionTimeout time.Duration
+	// SettleTimeout bounds waiting for the finalizations to end after the
+	// faults heal. Default 10 minutes.
+	SettleTimeout time.Duration
+	// Logger receives the run's progress; nil discards it.
+	Logger *slog.Logger
+	// Progress, when set, receives the servers' install progress.
+	Progress io.Writer
+}
+
+func (c Config) withDefaults() Config {
+	if c.Faults == 0 {
+		c.Faults = c.Finalizations / 5
+	}
+	if c.Jobs == 0 {
+		c.Jobs = 3
+	}
+	if c.InFlight == 0 {
+		c.InFlight = 2
+	}
+	if c.Workers == 0 {
+		c.Workers = 2
+	}
+	if c.Retain == 0 {
+		c.Retain = 2
+	}
+	if c.SavepointEvery == 0 {
+		c.SavepointEvery = 10
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = 4 * time.Second
+	}
+	if c.SettleTimeout == 0 {
+		c.SettleTimeout = 10 * time.Minute
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Store == "" {
+		c.Store = StoreZooKeeper
+	}
+	if len(c.Kinds) == 0 {
+		c.Kinds = KindsFor(c.Store)
+	}
+	return c
+}
+
+// Validate checks the configuration before anything starts.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Finalizations < 1 {
+		errs = append(errs, fmt.Errorf("finalizations: must be at least 1, got %d", c.Finalizations))
+	}
+	if c.Faults < 0 || c.Jobs < 0 || c.InFlight < 0 || c.Workers < 0 || c.Retain < 0 {
+		errs = append(errs, errors.New("faults, jobs, in-flight, workers and retain must not be negative"))
+	}
+	if c.Jobs > 50 {
+		errs = append(errs, fmt.Errorf("jobs: at most 50, got %d", c.Jobs))
+	}
+	if c.SessionTimeout != 0 && c.SessionTimeout < time.Second {
+		errs = append(errs, fmt.Errorf("session timeout: at least 1s, got %s", c.SessionTimeout))
+	}
+	if c.Store != "" && c.Store != StoreZooKeeper && c.Store != StoreKubernetes {
+		errs = append(errs, fmt.Errorf("store %q: must be %s or %s", c.Store, StoreZooKeeper, StoreKubernetes))
+	}
+	known := KindsFor(c.Store)
+	for _, k := range c.Kinds {
+		if !slices.Contains(known, k) {
+			errs = append(errs, fmt.Errorf("fault kind %q: not one of the %s store's %v", k, c.Store, known))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,36 @@
+// Package faultharness runs the checkpoint finalizer against real servers
+// under injected faults and checks the design's invariants (I1-I6 of
+// DESIGN.md) from what the HA store and the state bucket actually hold.
+//
+// One Run starts its own world: a Temporal dev server on a file database,
+// a 3-node ZooKeeper ensemble with every node behind its own fault proxies
+// (internal/zkfault for frame-exact dropped requests and replies and
+// partitions, a byte proxy for latency spikes and resets), a file bucket and
+// real worker processes (the finalizer-worker binary), which it kills with
+// SIGKILL and restarts. Job managers are played in-process: each claims its
+// epoch through the client package, writes a stream of checkpoints with
+// internal/jobmanager, triggers their finalizations and waits for each.
+//
+// A run has five phases:
+//  1. targeted scenarios, alone on the system so that their faults hit
+//     exactly the write they aim at: a reply dropped after an applied
+//     publish, and a publish whose requests are all dropped, fenced, then
+//     replayed after its fence;
+//  2. the random phase: K finalizations across several jobs while a seeded
+//     schedule injects F faults of every kind, spread evenly over the
+//     finalizations (the schedule is reproducible from the seed; which
+//     write a fault hits depends on timing);
+//  3. everything heals; the harness waits for every finalization to end and
+//     retention to settle, and times it;
+//  4. the invariants are checked from the store's and the bucket's content,
+//     and every standing fence is attacked with a replayed stale attempt;
+//  5. a simulated recovery claims a new epoch per job, reads its newest
+//     reference and retrieves the handle and the data.
+//
+// Naive mode switches the protocol's safety off as Flink did before
+// FLINK-22494: a workflow of its own (NaiveWorkflow, registered by the
+// harness in-process on a task queue of its own, its activities run by the
+// real workers) persists, publishes once and discards on any publish error,
+// with no verify and no fence. The targeted scenarios make its violations
+// deterministic.
+package faultharness

@@ -1,0 +1,145 @@
+package faultharness_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/faultharness"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// workerBinary is built once for the package's runs.
+var workerBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "faultharness-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	workerBinary = filepath.Join(dir, "finalizer-worker")
+	build := exec.Command("go", "build", "-o", workerBinary, "github.com/checkpoint-finalizer/finalizer/worker/cmd/finalizer-worker")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build the worker binary:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func runHarness(t *testing.T, cfg faultharness.Config) *faultharness.Report {
+	t.Helper()
+	cfg.WorkerBinary = workerBinary
+	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg.Progress = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	rep, err := faultharness.Run(ctx, cfg)
+	require.NoError(t, err)
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Logf("report:\n%s", b.String())
+	// Harness errors (a node slow to restart on a loaded machine) are no
+	// verdict; every check they touch is retried until the run's deadline.
+	for _, e := range rep.HarnessErrors {
+		t.Logf("harness error: %s", e)
+	}
+	return rep
+}
+
+// The protocol under every fault kind: no invariant breaks, whatever the
+// faults hit. Assertions are on invariants and counts, never on timings.
+func TestRealModeHoldsEveryInvariant(t *testing.T) {
+	rep := runHarness(t, faultharness.Config{Seed: 7, Finalizations: 48, Faults: 14, Jobs: 3})
+
+	assert.Empty(t, rep.Violations, "the protocol breaks no invariant")
+	assert.Len(t, rep.Faults, 14, "every scheduled fault was injected")
+	injected, _ := rep.FaultsBy()
+	for _, k := range faultharness.KindsFor(faultharness.StoreZooKeeper) {
+		assert.Positive(t, injected[k], "fault kind %s injected", k)
+	}
+	assert.Equal(t, 48+len(rep.Targeted)+rep.Closing, rep.TotalFinalizations())
+	for _, o := range []string{"NotEnded", "WorkflowFailed", string(workflows.Failed)} {
+		assert.Zero(t, rep.Outcomes[o], "finalizations that ended %s", o)
+	}
+
+	require.Len(t, rep.Targeted, 2)
+	assert.Positive(t, rep.Targeted[0].Hits, "the dropped reply hit the publish")
+	assert.Equal(t, string(workflows.Published), rep.Targeted[0].Outcome, "a retry finds its own applied write")
+	assert.Positive(t, rep.Targeted[1].Hits, "the publish requests were dropped")
+	assert.Equal(t, string(workflows.Discarded), rep.Targeted[1].Outcome, "fenced Absent with no attempt left")
+
+	assert.Positive(t, rep.Replays.Performed)
+	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
+	assert.Zero(t, rep.Replays.Changed)
+	for _, rc := range rep.Recovery {
+		assert.Empty(t, rc.Error, "recovery of %s", rc.Job)
+	}
+}
+
+// The protocol on the Kubernetes store, under its own faults: writes
+// applied in etcd whose answer is lost (a real 5xx) or late (a real client
+// timeout), writes lost before etcd (a real 5xx), resets and latency in
+// front of the API server, and the store-independent ones.
+func TestRealModeKubernetes(t *testing.T) {
+	kinds := faultharness.KindsFor(faultharness.StoreKubernetes)
+	rep := runHarness(t, faultharness.Config{Seed: 11, Store: faultharness.StoreKubernetes,
+		Finalizations: 24, Faults: len(kinds), Jobs: 2})
+
+	assert.Empty(t, rep.Violations, "the protocol breaks no invariant")
+	injected, _ := rep.FaultsBy()
+	for _, k := range kinds {
+		assert.Positive(t, injected[k], "fault kind %s injected", k)
+	}
+	require.Len(t, rep.Targeted, 2)
+	assert.Equal(t, string(workflows.Published), rep.Targeted[0].Outcome, "a retry finds its own applied write")
+	assert.Equal(t, string(workflows.Discarded), rep.Targeted[1].Outcome, "fenced Absent with no attempt left")
+	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
+	for _, rc := range rep.Recovery {
+		assert.Empty(t, rc.Error, "recovery of %s", rc.Job)
+	}
+}
+
+// The same harness with the safety off must see what Flink users met: the
+// targeted dropped reply leaves a published reference to discarded state
+// (I1, and the recovery fails), and the replay after a fence-less discard
+// lands (I6).
+func TestNaiveModeShowsViolations(t *testing.T) {
+	rep := runHarness(t, faultharness.Config{Seed: 7, Finalizations: 12, Faults: 4, Jobs: 2, Naive: true})
+
+	by := rep.ViolationsBy()
+	assert.Positive(t, by["I1"], "a published reference to discarded state")
+	assert.Positive(t, by["I2"], "state discarded while its reference is present")
+	assert.Positive(t, by["I6"], "a stale attempt landed after the discard")
+	assert.Positive(t, by["recovery"], "recovery cannot retrieve the checkpoint")
+
+	require.Len(t, rep.Targeted, 2)
+	assert.Equal(t, string(workflows.Discarded), rep.Targeted[0].Outcome, "the naive workflow discards on the dropped reply")
+	dangling := false
+	for _, v := range rep.Violations {
+		if v.Invariant == "I1" && strings.Contains(v.Subject, "targeted-1 checkpoint 1") {
+			dangling = true
+		}
+	}
+	assert.True(t, dangling, "the targeted dropped reply's reference dangles: %v", rep.Violations)
+}
+
+// testWriter sends the harness's log to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,125 @@
+package faultharness
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// FaultKind names one kind of injected fault.
+type FaultKind string
+
+// The fault kinds, in the order the report lists them.
+const (
+	// DropReply lets the next write (a ZooKeeper multi-op) reach the server
+	// and cuts the connection before its reply: applied, then Unknown.
+	DropReply FaultKind = "zk-drop-reply"
+	// DropRequest cuts the connection instead of forwarding the next write.
+	DropRequest FaultKind = "zk-drop-request"
+	// Reset closes every open client connection to the ensemble.
+	Reset FaultKind = "connection-reset"
+	// Latency delays every byte between workers and the ensemble.
+	Latency FaultKind = "latency-spike"
+	// PartitionNode silences one node's client traffic both ways; clients
+	// move to another node.
+	PartitionNode FaultKind = "partition-node"
+	// PartitionAll silences the whole ensemble for less than the session
+	// timeout: connection loss, the session survives.
+	PartitionAll FaultKind = "partition-all"
+	// SessionExpiry silences the whole ensemble for longer than the session
+	// timeout: the sessions expire and the clients open new ones.
+	SessionExpiry FaultKind = "session-expiry"
+	// LeaderKill kills the ZooKeeper leader with SIGKILL and restarts it.
+	LeaderKill FaultKind = "zk-leader-kill"
+	// WorkerKill kills a worker process with SIGKILL and starts a new one.
+	WorkerKill FaultKind = "worker-kill"
+	// TemporalRestart kills the Temporal dev server with SIGKILL and
+	// starts it again on its file database.
+	TemporalRestart FaultKind = "temporal-restart"
+	// Leadership claims a new epoch for a job while one of its
+	// finalizations is in flight.
+	Leadership FaultKind = "leadership-change"
+	// StaleReplay replays an old publish attempt of a finished finalization
+	// whose key a tombstone fences, straight to the store.
+	StaleReplay FaultKind = "stale-replay"
+
+	// EtcdAppliedError lets the next ConfigMap write reach etcd and cuts
+	// the API server's etcd connection before the answer: applied, and the
+	// worker gets a real 5xx.
+	EtcdAppliedError FaultKind = "kube-etcd-applied-5xx"
+	// EtcdAppliedTimeout withholds etcd's answer to the next ConfigMap
+	// write longer than the worker's request timeout: applied, and the
+	// worker's deadline expires.
+	EtcdAppliedTimeout FaultKind = "kube-etcd-applied-timeout"
+	// EtcdLost drops the next ConfigMap write before etcd sees it: a real
+	// 5xx for a write that did not happen.
+	EtcdLost FaultKind = "kube-etcd-lost-5xx"
+	// EtcdReset cuts the API server's connections to etcd.
+	EtcdReset FaultKind = "kube-etcd-reset"
+)
+
+// commonKinds hit the finalizer whatever its store.
+var commonKinds = []FaultKind{WorkerKill, TemporalRestart, Leadership, StaleReplay}
+
+// storeKinds are each store's own kinds, in the order the report lists them.
+var storeKinds = map[string][]FaultKind{
+	StoreZooKeeper:  {DropReply, DropRequest, Reset, Latency, PartitionNode, PartitionAll, SessionExpiry, LeaderKill},
+	StoreKubernetes: {EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, Reset, Latency},
+}
+
+// AllKinds is every fault kind the harness injects, in report order.
+var AllKinds = []FaultKind{DropReply, DropRequest, Reset, Latency, PartitionNode, PartitionAll, SessionExpiry, LeaderKill,
+	EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, WorkerKill, TemporalRestart, Leadership, StaleReplay}
+
+// KindsFor lists the fault kinds a run on store injects.
+func KindsFor(store string) []FaultKind {
+	if store == "" {
+		store = StoreZooKeeper
+	}
+	return append(slices.Clone(storeKinds[store]), commonKinds...)
+}
+
+// missingKinds are the fault kinds a run on store does not inject,
+// for the report.
+func missingKinds(store string) []string {
+	missing := []string{"blob write and delete failures (the state bucket is a local directory the workers write directly)"}
+	if store == StoreKubernetes {
+		return append(missing, "ZooKeeper faults: run with the zookeeper store")
+	}
+	return append(missing, "Kubernetes API server faults (applied-then-timed-out, 5xx via the etcd proxy): run with the kubernetes store")
+}
+
+// weights make the kinds that hit the protocol's hardest path (an
+// ambiguous write) the most frequent; the slow ones (restarts) rarer.
+var weights = map[FaultKind]int{
+	DropReply: 4, DropRequest: 3, Reset: 2, Latency: 2, PartitionNode: 2, PartitionAll: 2,
+	SessionExpiry: 1, LeaderKill: 2, WorkerKill: 2, TemporalRestart: 1, Leadership: 2, StaleReplay: 2,
+	EtcdAppliedError: 4, EtcdAppliedTimeout: 2, EtcdLost: 3, EtcdReset: 2,
+}
+
+// plan draws the kinds of n faults: every enabled kind once, shuffled, as
+// long as n allows, then weighted draws. The same seed gives the same plan.
+func plan(rng *rand.Rand, kinds []FaultKind, n int) []FaultKind {
+	out := make([]FaultKind, 0, n)
+	first := slices.Clone(kinds)
+	rng.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
+	for _, k := range first {
+		if len(out) == n {
+			return out
+		}
+		out = append(out, k)
+	}
+	total := 0
+	for _, k := range kinds {
+		total += weights[k]
+	}
+	for len(out) < n {
+		x := rng.IntN(total)
+		for _, k := range kinds {
+			if x -= weights[k]; x < 0 {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package faultharness
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// recover simulates each job's failover: a new job manager claims a new
+// epoch through the finalizer, reads the job's newest reference and
+// retrieves its handle and data, where Flink failed with "Could not
+// retrieve checkpoint N from state handle".
+func (r *run) recover(ctx context.Context) {
+	for _, j := range r.all {
+		rec := Recovery{Job: j.id.String()}
+		if err := r.claim(ctx, j); err != nil {
+			rec.Error = err.Error()
+			r.violation("recovery", j.id.String(), "claim a new epoch: %v", err)
+			r.rep.Recovery = append(r.rep.Recovery, rec)
+			continue
+		}
+		j.mu.Lock()
+		rec.Epoch = j.epoch
+		j.mu.Unlock()
+		n, err := r.recoverJob(ctx, j.id)
+		rec.Checkpoint = n
+		if err != nil {
+			rec.Error = err.Error()
+			r.violation("recovery", j.id.String(), "%v", err)
+		}
+		r.rep.Recovery = append(r.rep.Recovery, rec)
+	}
+}
+
+// recoverJob reads the newest reference and everything it points at.
+func (r *run) recoverJob(ctx context.Context, job stores.JobID) (uint64, error) {
+	var refs []stores.Entry
+	if err := retry(ctx, "list "+job.String(), func(ctx context.Context) (err error) {
+		refs, err = r.w.store.checker().List(ctx, job)
+		return err
+	}, nil); err != nil {
+		return 0, err
+	}
+	if len(refs) == 0 {
+		for _, f := range r.finalizations() {
+			if res, _, _ := f.outcome(); f.req.CheckpointID().JobID == job && res.Phase == workflows.Published {
+				return 0, fmt.Errorf("no reference left, though checkpoint %d was published", f.req.Checkpoint)
+			}
+		}
+		return 0, nil // never published anything: a fresh start is right
+	}
+	newest := refs[len(refs)-1]
+	h, err := r.w.states.ReadKey(ctx, newest.Reference.Handle)
+	if err != nil {
+		return newest.Checkpoint, fmt.Errorf("could not retrieve checkpoint %d from state handle %s: %w", newest.Checkpoint, newest.Reference.Handle, err)
+	}
+	if err := r.w.states.CheckData(ctx, h); err != nil {
+		return newest.Checkpoint, fmt.Errorf("could not retrieve checkpoint %d from state handle %s: %w", newest.Checkpoint, newest.Reference.Handle, err)
+	}
+	if data := h.ExclusivePrefix + "data-0"; !r.w.bucket.Exists(data) {
+		return newest.Checkpoint, fmt.Errorf("could not retrieve checkpoint %d: data file %s is missing", newest.Checkpoint, data)
+	}
+	return newest.Checkpoint, nil
+}

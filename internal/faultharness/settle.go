@@ -1,0 +1,131 @@
+package faultharness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// closing has every job of the random phase finalize one more checkpoint
+// at its current epoch once the faults healed, as a job manager keeps
+// checkpointing. It also brings each job's coordinator up to its newest
+// epoch: one that a leadership change deposed removes nothing until it
+// hears of the new epoch, and retention could not settle without it.
+func (r *run) closing(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(r.jobs))
+	for _, j := range r.jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, err := r.checkpoint(j, false, 0)
+			if err != nil {
+				errs <- err
+				return
+			}
+			f, err := r.trigger(ctx, req, "closing")
+			if err != nil {
+				errs <- err
+				return
+			}
+			r.await(ctx, f)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	r.rep.Closing = len(r.jobs)
+	for err := range errs {
+		return fmt.Errorf("closing checkpoint: %w", err)
+	}
+	return nil
+}
+
+// settle waits until retention and discards are done: every job within
+// its retention and no state at rest without a reference, or ctx ends (the
+// check then reports what is left).
+func (r *run) settle(ctx context.Context) {
+	for {
+		leftovers, err := r.leftovers(ctx)
+		if err == nil && leftovers == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			r.cfg.Logger.Warn("retention did not settle in time", "leftovers", leftovers, "error", err)
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// leftovers counts what settling still has to do: references over
+// retention and checkpoints whose state lies without a reference.
+func (r *run) leftovers(ctx context.Context) (int, error) {
+	n := 0
+	for _, j := range r.all {
+		refs, err := r.w.store.checker().List(ctx, j.id)
+		if err != nil {
+			return 0, err
+		}
+		_, remove := workflows.RetentionPlan(refs, r.cfg.Retain)
+		n += len(remove)
+	}
+	orphans, err := r.orphans(ctx)
+	return n + len(orphans), err
+}
+
+// orphan is state at rest that no reference points at and nothing keeps.
+type orphan struct {
+	state  *stateAtRest
+	entry  stores.Entry
+	reason string
+}
+
+// orphans lists the checkpoints whose state lies in the bucket while their
+// key holds no reference, apart from what is kept by design: savepoints
+// and finalizations an operator abandoned.
+func (r *run) orphans(ctx context.Context) ([]orphan, error) {
+	states, err := r.scanBucket()
+	if err != nil {
+		return nil, fmt.Errorf("scan the bucket: %w", err)
+	}
+	byID := r.byCheckpoint()
+	var out []orphan
+	for id, s := range states {
+		e, err := r.w.store.checker().Read(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if e.Reference != nil {
+			continue
+		}
+		f := byID[id]
+		if f != nil {
+			res, _, _ := f.outcome()
+			if f.req.Savepoint || res.Phase == workflows.Abandoned {
+				continue
+			}
+		}
+		reason := "no finalization known"
+		if f != nil {
+			res, _, failure := f.outcome()
+			reason = "finalization " + outcomeName(res, failure)
+		}
+		out = append(out, orphan{state: s, entry: e, reason: reason})
+	}
+	return out, nil
+}
+
+// byCheckpoint maps each checkpoint to its finalization (checkpoint IDs
+// never repeat within a job, whatever the epoch).
+func (r *run) byCheckpoint() map[stores.CheckpointID]*finalization {
+	m := map[stores.CheckpointID]*finalization{}
+	for _, f := range r.finalizations() {
+		m[f.req.CheckpointID()] = f
+	}
+	return m
+}

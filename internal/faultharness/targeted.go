@@ -1,0 +1,127 @@
+package faultharness
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// targetedTimeout bounds one targeted scenario.
+const targetedTimeout = 3 * time.Minute
+
+// targeted runs the targeted scenarios before anything else runs, so that
+// each fault hits exactly the write it aims at: with no other job at
+// work, the first ZooKeeper multi-op after arming is that publish.
+func (r *run) targeted(ctx context.Context, seed uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*targetedTimeout)
+	defer cancel()
+	for _, sc := range []func(context.Context, *job) (Scenario, error){r.droppedReply, r.fencedReplay} {
+		j := newJob(fmt.Sprintf("targeted-%d", len(r.all)+1), seed^0x7461726774)
+		r.all = append(r.all, j)
+		if err := r.claim(ctx, j); err != nil {
+			return err
+		}
+		s, err := sc(ctx, j)
+		if err != nil {
+			return fmt.Errorf("targeted scenario %s: %w", s.Name, err)
+		}
+		r.cfg.Logger.Info("targeted scenario", "name", s.Name, "hits", s.Hits, "outcome", s.Outcome, "detail", s.Detail)
+		r.rep.Targeted = append(r.rep.Targeted, s)
+	}
+	return nil
+}
+
+// droppedReply is FLINK-22494 on purpose: the publish lands and its reply
+// is lost. The protocol retries, finds its own write and ends Published;
+// the naive workflow takes the error at its word and discards the state of
+// a reference that stands (I1, I2).
+func (r *run) droppedReply(ctx context.Context, j *job) (Scenario, error) {
+	s := Scenario{Name: "dropped-reply"}
+	req, err := r.checkpoint(j, false, 0)
+	if err != nil {
+		return s, err
+	}
+	armed := r.w.store.armPublish(req.Token(), true)
+	f, err := r.trigger(ctx, req, s.Name)
+	if err != nil {
+		armed.disarm()
+		return s, err
+	}
+	armed.wait(ctx, targetedTimeout)
+	s.Hits = armed.disarm()
+	r.await(ctx, f)
+	res, _, failure := f.outcome()
+	s.Outcome = outcomeName(res, failure)
+	s.Detail = fmt.Sprintf("publish applied, reply dropped; %d attempt(s) %s", res.Attempts, clip(res.Reason))
+	return s, nil
+}
+
+// fencedReplay drops every publish request of a finalization allowed one
+// attempt, until it verifies (real) or ends (naive), then replays that
+// attempt straight to the store. The protocol fences the key (Verify,
+// Absent), discards, and the replay is Rejected with the key untouched
+// (I6); the naive workflow discards with no fence and the replay lands on
+// discarded state (I2, I6, I1).
+func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
+	s := Scenario{Name: "fenced-replay"}
+	req, err := r.checkpoint(j, false, 1)
+	if err != nil {
+		return s, err
+	}
+	armed := r.w.store.armPublish(req.Token(), false)
+	f, err := r.trigger(ctx, req, s.Name)
+	if err != nil {
+		armed.disarm()
+		return s, err
+	}
+	deadline := time.Now().Add(targetedTimeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if armed.wait(ctx, 100*time.Millisecond) {
+			s.Hits += armed.disarm()
+			armed = r.w.store.armPublish(req.Token(), false)
+		}
+		if r.verifyingOrDone(ctx, f) {
+			break
+		}
+	}
+	s.Hits += armed.disarm()
+	r.await(ctx, f)
+	res, _, failure := f.outcome()
+	s.Outcome = outcomeName(res, failure)
+
+	e, ok := r.replayable(ctx, f)
+	if !ok {
+		s.Detail = "nothing to replay: " + res.Reason
+		return s, nil
+	}
+	_, detail := r.replay(ctx, f, e, rand.New(rand.NewPCG(1, 1)))
+	s.Detail = fmt.Sprintf("publish requests dropped; %s; replay: %s", clip(res.Reason), clip(detail))
+	return s, nil
+}
+
+// verifyingOrDone reports whether f has gone to Verifying (the protocol
+// gave up on the attempt's outcome) or ended.
+func (r *run) verifyingOrDone(ctx context.Context, f *finalization) bool {
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if r.cfg.Naive {
+		d, err := r.w.tc.DescribeWorkflowExecution(qctx, naiveWorkflowID(f.req), "")
+		return err == nil && d.GetWorkflowExecutionInfo().GetCloseTime() != nil
+	}
+	st, err := r.w.fc.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
+	return err == nil && (st.Phase == workflows.Verifying || st.Phase.Terminal())
+}
+
+// outcomeName is how a finalization's end is counted in the report.
+func outcomeName(res workflows.FinalizeResult, failure string) string {
+	switch {
+	case failure != "":
+		return "WorkflowFailed"
+	case res.Phase == "":
+		return "NotEnded"
+	}
+	return string(res.Phase)
+}

@@ -1,0 +1,128 @@
+package faultharness
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/worker"
+)
+
+// workerReadyTimeout bounds a worker's start: connecting to Temporal and
+// opening a ZooKeeper session (which waits out an election or a partition).
+const workerReadyTimeout = 2 * time.Minute
+
+// buildWorker builds the real worker binary from this module.
+func buildWorker(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "finalizer-worker")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/checkpoint-finalizer/finalizer/worker/cmd/finalizer-worker")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the worker binary: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// workerProc is one slot of the worker pool: a real finalizer-worker
+// process, killed with SIGKILL and replaced by a fresh one on demand.
+type workerProc struct {
+	index   int
+	bin     string
+	args    []string
+	logPath string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+	starts int
+}
+
+// start runs a new process and waits until it polls its task queue.
+func (w *workerProc) start(ctx context.Context) error {
+	metrics, err := freeAddr()
+	if err != nil {
+		return fmt.Errorf("worker %d: %w", w.index, err)
+	}
+	log, err := os.OpenFile(w.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("worker %d: %w", w.index, err)
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "=== faultharness: worker %d start %d at %s\n", w.index, w.starts+1, time.Now().Format(time.RFC3339Nano))
+	cmd := exec.Command(w.bin, append(w.args, "-metrics-address="+metrics)...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// Dies with the harness, so a killed test leaves no worker behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("worker %d: start %s: %w", w.index, w.bin, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	w.mu.Lock()
+	w.cmd, w.exited = cmd, exited
+	w.starts++
+	w.mu.Unlock()
+
+	// Ready once it polls: /healthz answers 200 only then.
+	deadline := time.Now().Add(workerReadyTimeout)
+	for {
+		hctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := worker.Healthcheck(hctx, metrics)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("worker %d exited before it polled (log %s)", w.index, w.logPath)
+		case <-ctx.Done():
+			return fmt.Errorf("worker %d: %w", w.index, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("worker %d not ready after %s (log %s): %w", w.index, workerReadyTimeout, w.logPath, err)
+		}
+	}
+}
+
+// kill sends SIGKILL and waits for the exit: a crash mid-activity.
+func (w *workerProc) kill() {
+	w.mu.Lock()
+	cmd, exited := w.cmd, w.exited
+	w.cmd = nil
+	w.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Kill()
+	<-exited
+}
+
+// running reports whether the slot's process is alive.
+func (w *workerProc) running() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cmd == nil {
+		return false
+	}
+	select {
+	case <-w.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

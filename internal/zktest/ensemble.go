@@ -1,0 +1,246 @@
+package zktest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Ensemble is a replicated ZooKeeper ensemble on loopback: one process per
+// node, each with its own client, peer and election ports, data directory
+// and log. Nodes can be killed (kill -9) and started again on their data.
+type Ensemble struct {
+	// Nodes in myid order (Nodes[0] has myid 1).
+	Nodes []*Node
+	// Dir holds every node's directory.
+	Dir string
+}
+
+// Node is one member of an Ensemble.
+type Node struct {
+	// ID is the node's myid, from 1.
+	ID int
+	// Addr is host:port of the node's client port on loopback.
+	Addr string
+	// Dir holds the node's configuration, data and log.
+	Dir     string
+	cfgPath string
+	logPath string
+
+	mu   sync.Mutex
+	proc *process
+}
+
+// nodeStartTimeout covers a JVM start plus a leader election.
+const nodeStartTimeout = 60 * time.Second
+
+// StartEnsemble starts an ensemble of n nodes (n odd, at least 3 for a
+// quorum that survives one loss) and waits until every node serves.
+func StartEnsemble(n int) (*Ensemble, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("start zookeeper ensemble: %d nodes", n)
+	}
+	if err := Ensure(); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "zktest-ensemble-")
+	if err != nil {
+		return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
+	}
+	e := &Ensemble{Dir: dir}
+	// Every port first: each node's configuration lists all peers.
+	ports := make([][3]int, n)
+	for i := range ports {
+		for j := range ports[i] {
+			if ports[i][j], err = freePort(); err != nil {
+				return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
+			}
+		}
+	}
+	var peers strings.Builder
+	for i, p := range ports {
+		fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d\n", i+1, p[1], p[2])
+	}
+	for i, p := range ports {
+		node, err := newNode(dir, i+1, p[0], peers.String())
+		if err != nil {
+			e.Cleanup(true)
+			return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
+		}
+		e.Nodes = append(e.Nodes, node)
+	}
+	// Launch all before waiting: a node serves only once a quorum exists.
+	for _, node := range e.Nodes {
+		if err := node.launch(); err != nil {
+			e.Cleanup(true)
+			return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
+		}
+	}
+	for _, node := range e.Nodes {
+		if err := node.waitServing(nodeStartTimeout); err != nil {
+			e.Cleanup(true)
+			return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
+		}
+	}
+	return e, nil
+}
+
+func newNode(root string, id, clientPort int, peers string) (*Node, error) {
+	dir := filepath.Join(root, "node-"+strconv.Itoa(id))
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(id)+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	// tickTime 500 ms keeps elections and session expiry quick; the limits
+	// (in ticks) give a follower 5 s to sync and 2.5 s of silence.
+	cfg := fmt.Sprintf("tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
+		"maxClientCnxns=0\nminSessionTimeout=1000\nmaxSessionTimeout=60000\n%s", data, clientPort, peers)
+	cfgPath := filepath.Join(dir, "zoo.cfg")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		return nil, err
+	}
+	return &Node{ID: id, Addr: fmt.Sprintf("127.0.0.1:%d", clientPort), Dir: dir,
+		cfgPath: cfgPath, logPath: filepath.Join(dir, "zookeeper.log")}, nil
+}
+
+// Servers are the client addresses of every node, for a client's server list.
+func (e *Ensemble) Servers() []string {
+	addrs := make([]string, len(e.Nodes))
+	for i, n := range e.Nodes {
+		addrs[i] = n.Addr
+	}
+	return addrs
+}
+
+// Leader returns the node that answers "Mode: leader" to srvr; an error
+// while the ensemble has none (an election is running).
+func (e *Ensemble) Leader() (*Node, error) {
+	for _, n := range e.Nodes {
+		if mode, err := n.Mode(); err == nil && mode == "leader" {
+			return n, nil
+		}
+	}
+	return nil, errors.New("zookeeper ensemble: no leader")
+}
+
+// WaitServing waits until every node runs and serves within a quorum.
+func (e *Ensemble) WaitServing(timeout time.Duration) error {
+	for _, n := range e.Nodes {
+		if err := n.waitServing(timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop terminates every node and waits for them.
+func (e *Ensemble) Stop() {
+	var wg sync.WaitGroup
+	for _, n := range e.Nodes {
+		wg.Add(1)
+		go func() { defer wg.Done(); n.Stop() }()
+	}
+	wg.Wait()
+}
+
+// Cleanup stops the ensemble and removes its directory unless keep is set,
+// in which case it prints where the logs are.
+func (e *Ensemble) Cleanup(keep bool) {
+	e.Stop()
+	if keep {
+		fmt.Fprintf(os.Stderr, "zktest: kept ZooKeeper ensemble logs and data in %s\n", e.Dir)
+		return
+	}
+	_ = os.RemoveAll(e.Dir)
+}
+
+// Mode asks the node for its srvr mode: "leader", "follower" or
+// "standalone"; an error when it does not serve.
+func (n *Node) Mode() (string, error) {
+	out, err := FourLetter(n.Addr, "srvr")
+	if err != nil {
+		return "", fmt.Errorf("zookeeper node %d: %w", n.ID, err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if mode, ok := strings.CutPrefix(line, "Mode: "); ok {
+			return strings.TrimSpace(mode), nil
+		}
+	}
+	return "", fmt.Errorf("zookeeper node %d does not serve: %q", n.ID, strings.TrimSpace(out))
+}
+
+// Running reports whether the node's process is alive.
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.proc != nil && n.proc.running()
+}
+
+// Kill sends SIGKILL, a crash without any shutdown, and waits for the exit.
+// Killing a stopped node is a no-op.
+func (n *Node) Kill() {
+	if p := n.take(); p != nil {
+		p.kill()
+	}
+}
+
+// Stop sends SIGTERM and waits; stopping a stopped node is a no-op.
+func (n *Node) Stop() {
+	if p := n.take(); p != nil {
+		p.stop(10 * time.Second)
+	}
+}
+
+// Start starts a stopped node again on its data and waits until it serves
+// within a quorum. Starting a running node is a no-op.
+func (n *Node) Start() error {
+	if n.Running() {
+		return nil
+	}
+	if err := n.launch(); err != nil {
+		return err
+	}
+	return n.waitServing(nodeStartTimeout)
+}
+
+func (n *Node) launch() error {
+	p, err := launch(n.cfgPath, n.logPath)
+	if err != nil {
+		return fmt.Errorf("zookeeper node %d: %w", n.ID, err)
+	}
+	n.mu.Lock()
+	n.proc = p
+	n.mu.Unlock()
+	return nil
+}
+
+func (n *Node) waitServing(timeout time.Duration) error {
+	n.mu.Lock()
+	p := n.proc
+	n.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("zookeeper node %d is stopped", n.ID)
+	}
+	if err := p.waitMode(n.Addr, timeout); err != nil {
+		return fmt.Errorf("zookeeper node %d (log %s): %w", n.ID, n.logPath, err)
+	}
+	return nil
+}
+
+// take detaches the current process, so that Kill and Stop from different
+// goroutines never signal one process twice.
+func (n *Node) take() *process {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	p := n.proc
+	n.proc = nil
+	return p
+}

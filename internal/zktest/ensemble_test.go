@@ -1,0 +1,47 @@
+package zktest_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+)
+
+// A leader killed with SIGKILL is replaced by an election among the other
+// two, and comes back as a member on its own data.
+func TestEnsembleLeaderKill(t *testing.T) {
+	e, err := zktest.StartEnsemble(3)
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Cleanup(t.Failed()) })
+	require.Len(t, e.Servers(), 3)
+
+	leader, err := e.Leader()
+	require.NoError(t, err)
+	leader.Kill()
+	assert.False(t, leader.Running())
+
+	var next *zktest.Node
+	require.Eventually(t, func() bool {
+		next, err = e.Leader()
+		return err == nil
+	}, 30*time.Second, 100*time.Millisecond, "the other two elect a leader")
+	assert.NotEqual(t, leader.ID, next.ID)
+
+	require.NoError(t, leader.Start())
+	mode, err := leader.Mode()
+	require.NoError(t, err)
+	assert.Equal(t, "follower", mode, "the old leader rejoins as a follower")
+}
+
+// The standalone server still serves.
+func TestStandaloneServer(t *testing.T) {
+	s, err := zktest.StartServer()
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Cleanup(t.Failed()) })
+	out, err := zktest.FourLetter(s.Addr, "srvr")
+	require.NoError(t, err)
+	assert.Contains(t, out, "Mode: standalone")
+}
