@@ -12,7 +12,7 @@ import (
 // harness's word for it.
 func (w *zkWorld) evidence() map[string]int {
 	patterns := map[string]string{
-		"sessions expired by the ensemble": "Expiring session",
+		"sessions expired by the ensemble":  "Expiring session",
 		"leaders elected (incl. the first)": "LEADING - LEADER ELECTION TOOK",
 	}
 	out := map[string]int{}
