@@ -3,11 +3,11 @@ package blobstate
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/storebench"
 )
 
 // The benchmarks report p50 and p99 besides the mean: a finalization
@@ -20,7 +20,7 @@ func BenchmarkWrite(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			s := open(b)
 			h := seedCheckpoint(b, s, "orders", 1, 1, 0)
-			measure(b, func(i int) {
+			storebench.Measure(b, func(i int) {
 				h.Epoch = uint64(i + 1) // a new key each time
 				_, err := s.Write(context.Background(), h)
 				require.NoError(b, err)
@@ -34,7 +34,7 @@ func BenchmarkRewrite(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			s := open(b)
 			h := seedCheckpoint(b, s, "orders", 1, 1, 0)
-			measure(b, func(int) {
+			storebench.Measure(b, func(int) {
 				_, err := s.Write(context.Background(), h)
 				require.NoError(b, err)
 			})
@@ -49,7 +49,7 @@ func BenchmarkReadAndCheckData(b *testing.B) {
 			h := seedCheckpoint(b, s, "orders", 1, 1, 0)
 			_, err := s.Write(context.Background(), h)
 			require.NoError(b, err)
-			measure(b, func(int) {
+			storebench.Measure(b, func(int) {
 				_, err := s.Read(context.Background(), h.CheckpointID, h.Epoch)
 				require.NoError(b, err)
 				require.NoError(b, s.CheckData(context.Background(), h))
@@ -69,7 +69,7 @@ func BenchmarkDiscard(b *testing.B) {
 				_, err := s.Write(context.Background(), hs[i])
 				require.NoError(b, err)
 			}
-			measure(b, func(i int) {
+			storebench.Measure(b, func(i int) {
 				res, err := s.Discard(context.Background(), hs[i])
 				require.NoError(b, err)
 				require.Equal(b, 20, res.DeletedObjects)
@@ -84,18 +84,4 @@ func benchBackends(b *testing.B) map[string]func(testing.TB) *Store {
 		"file": func(tb testing.TB) *Store { return openURL(tb, "file://"+filepath.ToSlash(tb.TempDir())) },
 		"s3":   s3,
 	}
-}
-
-func measure(b *testing.B, op func(i int)) {
-	d := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := range b.N {
-		start := time.Now()
-		op(i)
-		d = append(d, time.Since(start))
-	}
-	b.StopTimer()
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(d[len(d)*99/100].Microseconds())/1000, "p99-ms")
 }
