@@ -13,11 +13,17 @@ import (
 // attempt number. A retry only follows an Unknown, so a rejection on a retry
 // cannot rule out the earlier try: it is reported as RejectedAfterRetry, which
 // the workflow verifies.
+//
+// Run as a local activity, no try can be ruled out: a worker that crashed
+// after its write landed leaves no trace in the history, and the workflow
+// task's retry runs the activity again as its first attempt. Its rejections
+// are always RejectedAfterRetry.
 func (a *Activities) Publish(ctx context.Context, p stores.Publication) error {
 	err := a.References.Publish(ctx, p)
 	outcome := stores.OutcomeOf(err)
 	count(ctx, "publish", outcome)
-	if outcome == stores.Rejected && activity.GetInfo(ctx).Attempt > 1 && !errorsIsInvalid(err) {
+	info := activity.GetInfo(ctx)
+	if outcome == stores.Rejected && (info.Attempt > 1 || info.IsLocalActivity) && !errorsIsInvalid(err) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), TypeRejectedAfterRetry, err)
 	}
 	return translate(err)

@@ -16,8 +16,8 @@ import (
 
 // Memo keys FinalizeCheckpoint carries (the workflow upserts the same).
 const (
-	MemoSummary     = "summary"
-	MemoContentHash = "contentHash"
+	MemoSummary     = workflows.MemoSummary
+	MemoContentHash = workflows.MemoContentHash
 )
 
 // Finalize triggers the finalization of req and returns its handle without
@@ -35,13 +35,19 @@ func (c *Client) Finalize(ctx context.Context, req workflows.FinalizeRequest) (*
 		return nil, invalidRequest("finalize", err)
 	}
 	id, hash := req.WorkflowID(), req.ContentHash()
-	_, err := c.tc.ExecuteWorkflow(ctx, c.startOptions(req), workflows.FinalizeWorkflow, req)
+	run, err := c.tc.ExecuteWorkflow(ctx, c.startOptions(req), workflows.FinalizeWorkflow, req)
+	if err == nil {
+		// This request started it (the SDK's resends of the start carry the
+		// same request ID, which the server de-duplicates): its content is ours.
+		c.log.Debug("finalization started", "workflowId", id, "runId", run.GetRunID())
+		return &Finalization{c: c, WorkflowID: id, RunID: run.GetRunID()}, nil
+	}
 	var done *serviceerror.WorkflowExecutionAlreadyStarted
-	if err != nil && !errors.As(err, &done) {
+	if !errors.As(err, &done) {
 		return nil, fmt.Errorf("finalize: start %s: %w", id, err)
 	}
-	// Started, reused or completed: the run that stands is the one the
-	// server describes, and its memo says which content it finalizes.
+	// Running or completed: the run that stands is the one the server
+	// describes, and its memo says which content it finalizes.
 	f, existing, err := c.describe(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("finalize: %w", err)
@@ -57,7 +63,7 @@ func (c *Client) Finalize(ctx context.Context, req workflows.FinalizeRequest) (*
 	if existing != hash {
 		return nil, &ContentMismatchError{WorkflowID: id, RunID: f.RunID, Existing: existing, Requested: hash}
 	}
-	c.log.Debug("finalization triggered", "workflowId", id, "runId", f.RunID, "completedBefore", done != nil)
+	c.log.Debug("finalization joined", "workflowId", id, "runId", f.RunID)
 	return f, nil
 }
 
@@ -67,8 +73,9 @@ func (c *Client) startOptions(req workflows.FinalizeRequest) client.StartWorkflo
 	return client.StartWorkflowOptions{
 		ID:        req.WorkflowID(),
 		TaskQueue: c.taskQueue,
-		// A repeated trigger while the first runs joins it.
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		// A repeated trigger while the first runs fails to start and joins
+		// it: the error tells this request apart from the one that started it.
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		// After it ended, never a second execution: its outcome (the state
 		// may be discarded by now) is the finalization's outcome.
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,

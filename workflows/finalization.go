@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -17,6 +18,8 @@ type finalization struct {
 	abandon  workflow.ReceiveChannel
 	// abandoned is the operator's reason, once one abandoned the finalization.
 	abandoned string
+	// local: this execution runs the fast path (see fastPath).
+	local bool
 }
 
 func newFinalization(ctx workflow.Context, req FinalizeRequest) *finalization {
@@ -37,10 +40,31 @@ func (f *finalization) start() error {
 	if err := workflow.SetQueryHandler(f.ctx, StatusQuery, func() (Status, error) { return f.status, nil }); err != nil {
 		return err
 	}
-	return workflow.UpsertMemo(f.ctx, map[string]any{
-		"summary":     Summary(f.req),
-		"contentHash": f.req.ContentHash(),
-	})
+	memo := map[string]any{MemoSummary: Summary(f.req), MemoContentHash: f.req.ContentHash()}
+	if f.local && startedWith(f.ctx, memo) {
+		return nil // the starter wrote it: an upsert would only add an event
+	}
+	return workflow.UpsertMemo(f.ctx, memo)
+}
+
+// Memo keys of a finalization, as its starter and the workflow write them.
+const (
+	MemoSummary     = "summary"
+	MemoContentHash = "contentHash"
+)
+
+// startedWith reports whether the execution's start memo holds want.
+func startedWith(ctx workflow.Context, want map[string]any) bool {
+	fields := workflow.GetInfo(ctx).Memo.GetFields()
+	dc := converter.GetDefaultDataConverter()
+	for k, v := range want {
+		var got string
+		p, ok := fields[k]
+		if !ok || dc.FromPayload(p, &got) != nil || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Summary is the memo summary of a finalization, as the Web UI lists it.

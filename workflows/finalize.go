@@ -18,6 +18,7 @@ var a *activities.Activities
 // FinalizeCheckpoint finalizes one checkpoint; see the package documentation.
 func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResult, error) {
 	f := newFinalization(ctx, req)
+	f.local = fastPath(ctx)
 	if err := f.start(); err != nil {
 		return FinalizeResult{}, err
 	}
@@ -27,7 +28,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 
 	f.setPhase(Persisting)
 	var persisted activities.PersistResult
-	if err := workflow.ExecuteActivity(persistOptions(ctx), a.PersistHandle, req.Handle()).Get(ctx, &persisted); err != nil {
+	if err := persistCall.execute(ctx, f.local, a.PersistHandle, req.Handle()).Get(ctx, &persisted); err != nil {
 		// Only definite failures (invalid, data missing) end the retries.
 		return f.end(Failed, message(err)), nil
 	}
@@ -38,7 +39,9 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 	for {
 		f.status.Attempts++
 		f.setPhase(Publishing)
-		err := workflow.ExecuteActivity(publishOptions(ctx), a.Publish, f.publication()).Get(ctx, nil)
+		// Only the first attempt is on the fast path: a republish follows a
+		// fence, which the regular path records as it goes.
+		err := publishCall.execute(ctx, f.local && f.status.Attempts == 1, a.Publish, f.publication()).Get(ctx, nil)
 		switch outcomeOf(err) {
 		case stores.Published:
 			return f.published(ctx)
@@ -107,7 +110,7 @@ func (f *finalization) publication() stores.Publication {
 func (f *finalization) published(ctx workflow.Context) (FinalizeResult, error) {
 	f.setPhase(Published)
 	report := PublishedReport{Cluster: f.req.Cluster, Job: f.req.Job, Epoch: f.req.Epoch, Checkpoint: f.req.Checkpoint}
-	if err := workflow.ExecuteActivity(reportOptions(ctx), a.Report, coordinatorReport(report)).Get(ctx, nil); err != nil {
+	if err := reportCall.execute(ctx, f.local, a.Report, coordinatorReport(report)).Get(ctx, nil); err != nil {
 		// The reference stands either way; retention catches up on the next report.
 		f.status.LastError = message(err)
 		workflow.GetLogger(ctx).Warn("report to coordinator failed", "error", err)

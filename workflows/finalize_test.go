@@ -38,19 +38,26 @@ func TestRetryFindsItsOwnWrite(t *testing.T) {
 	assert.Equal(t, 2, f.refs.Calls(storefault.OpPublish))
 }
 
-func TestRejectedDiscards(t *testing.T) {
+// A rejection of the fast path's local first attempt cannot rule out an
+// earlier run of it in a crashed worker: it is verified and fenced, and the
+// regular second attempt's rejection, with no unknown before it, discards.
+func TestRejectedIsFencedThenDiscards(t *testing.T) {
 	f := newFixture(t, 0)
 	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2")) // the request's epoch 1 is deposed
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
 	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.Equal(t, uint32(2), res.Attempts)
+	assert.Contains(t, res.Reason, "attempt 2 rejected")
 	assert.Contains(t, res.Reason, "stale epoch")
-	assert.Zero(t, f.refs.Calls(storefault.OpVerify), "a definite rejection with no unknown before it needs no verify")
+	assert.Equal(t, 1, f.refs.Calls(storefault.OpVerify), "the local attempt's rejection is verified once")
 	assert.False(t, f.exists(req.ExclusivePrefix+"data-0"))
 	assert.False(t, f.exists(res.HandleKey))
 	assert.True(t, f.exists("c1/j1/shared/sst-1"), "shared files are never discarded")
-	assert.True(t, f.entry(1).Absent())
+	e := f.entry(1)
+	require.NotNil(t, e.Tombstone, "the fence of attempt 1 stands")
+	assert.Equal(t, req.Token(), e.Tombstone.Token)
 }
 
 func TestUnknownThenVerifyPresent(t *testing.T) {

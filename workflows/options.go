@@ -27,24 +27,35 @@ func backoff() *temporal.RetryPolicy {
 	}
 }
 
-func persistOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		RetryPolicy:         backoff(),
-	})
+// call is the timeouts and retries of an activity the fast path may run
+// locally: the same either way.
+type call struct {
+	startToClose time.Duration
+	retry        *temporal.RetryPolicy
 }
 
-func publishOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    200 * time.Millisecond,
-			BackoffCoefficient: 2,
-			MaximumInterval:    2 * time.Second,
-			MaximumAttempts:    3,
-		},
-	})
+// execute runs activity as a local activity when local, else as a regular one.
+func (c call) execute(ctx workflow.Context, local bool, activity any, args ...any) workflow.Future {
+	if local {
+		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: c.startToClose, RetryPolicy: c.retry})
+		return workflow.ExecuteLocalActivity(ctx, activity, args...)
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: c.startToClose, RetryPolicy: c.retry})
+	return workflow.ExecuteActivity(ctx, activity, args...)
 }
+
+var (
+	persistCall = call{startToClose: time.Minute, retry: backoff()}
+	publishCall = call{startToClose: 30 * time.Second, retry: &temporal.RetryPolicy{
+		InitialInterval:    200 * time.Millisecond,
+		BackoffCoefficient: 2,
+		MaximumInterval:    2 * time.Second,
+		MaximumAttempts:    3,
+	}}
+	reportCall = call{startToClose: 30 * time.Second, retry: &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
+	}}
+)
 
 func verifyOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -69,15 +80,6 @@ func discardOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		RetryPolicy:         backoff(),
-	})
-}
-
-func reportOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
-		},
 	})
 }
 
