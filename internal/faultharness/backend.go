@@ -33,6 +33,9 @@ type backend interface {
 	armPublish(token string, reply bool) armedWrite
 	// evidence counts server-side traces of the faults, by what they show.
 	evidence() map[string]int
+	// armAnyWrite arms a one-shot drop of the next write's request,
+	// whichever write it is.
+	armAnyWrite() armedWrite
 	// heal ends every fault of the backend.
 	heal(ctx context.Context) error
 	close(keep bool)

@@ -12,8 +12,8 @@ import (
 // harness's word for it.
 func (w *zkWorld) evidence() map[string]int {
 	patterns := map[string]string{
-		"sessions expired by the ensemble":  "Expiring session",
-		"leaders elected (incl. the first)": "LEADING - LEADER ELECTION TOOK",
+		"sessions expired by the ensemble (session-expiry faults, killed workers)": "Expiring session",
+		"leaders elected (incl. the first)":                                        "LEADING - LEADER ELECTION TOOK",
 	}
 	out := map[string]int{}
 	for _, n := range w.ensemble.Nodes {

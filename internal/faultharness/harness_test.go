@@ -81,6 +81,7 @@ func TestRealModeHoldsEveryInvariant(t *testing.T) {
 	assert.Positive(t, rep.Targeted[1].Hits, "the publish requests were dropped")
 	assert.Equal(t, string(workflows.Discarded), rep.Targeted[1].Outcome, "fenced Absent with no attempt left")
 
+	assert.Positive(t, rep.Paths.Fenced, "the fenced path was taken (at least by the targeted scenario)")
 	assert.Positive(t, rep.Replays.Performed)
 	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
 	assert.Zero(t, rep.Replays.Changed)

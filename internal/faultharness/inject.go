@@ -25,6 +25,8 @@ func (r *run) inject(ctx context.Context, kind FaultKind, rng, pick *rand.Rand) 
 		hits, detail, err = r.restartTemporal(ctx, rng)
 	case Leadership:
 		hits, detail, err = r.leadershipChange(ctx, pick)
+	case WriteOutage:
+		hits, detail, err = writeOutage(ctx, r.w.store, rng)
 	case StaleReplay:
 		hits, detail, err = r.staleReplay(ctx, pick)
 	default:

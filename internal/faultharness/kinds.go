@@ -38,6 +38,9 @@ const (
 	// Leadership claims a new epoch for a job while one of its
 	// finalizations is in flight.
 	Leadership FaultKind = "leadership-change"
+	// WriteOutage drops every write request to the store for a few
+	// seconds: longer than a publish's own retries.
+	WriteOutage FaultKind = "write-outage"
 	// StaleReplay replays an old publish attempt of a finished finalization
 	// whose key a tombstone fences, straight to the store.
 	StaleReplay FaultKind = "stale-replay"
@@ -58,7 +61,7 @@ const (
 )
 
 // commonKinds hit the finalizer whatever its store.
-var commonKinds = []FaultKind{WorkerKill, TemporalRestart, Leadership, StaleReplay}
+var commonKinds = []FaultKind{WriteOutage, WorkerKill, TemporalRestart, Leadership, StaleReplay}
 
 // storeKinds are each store's own kinds, in the order the report lists them.
 var storeKinds = map[string][]FaultKind{
@@ -68,7 +71,7 @@ var storeKinds = map[string][]FaultKind{
 
 // AllKinds is every fault kind the harness injects, in report order.
 var AllKinds = []FaultKind{DropReply, DropRequest, Reset, Latency, PartitionNode, PartitionAll, SessionExpiry, LeaderKill,
-	EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, WorkerKill, TemporalRestart, Leadership, StaleReplay}
+	EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, WriteOutage, WorkerKill, TemporalRestart, Leadership, StaleReplay}
 
 // KindsFor lists the fault kinds a run on store injects.
 func KindsFor(store string) []FaultKind {
@@ -93,7 +96,7 @@ func missingKinds(store string) []string {
 var weights = map[FaultKind]int{
 	DropReply: 4, DropRequest: 3, Reset: 2, Latency: 2, PartitionNode: 2, PartitionAll: 2,
 	SessionExpiry: 1, LeaderKill: 2, WorkerKill: 2, TemporalRestart: 1, Leadership: 2, StaleReplay: 2,
-	EtcdAppliedError: 4, EtcdAppliedTimeout: 2, EtcdLost: 3, EtcdReset: 2,
+	EtcdAppliedError: 4, EtcdAppliedTimeout: 2, EtcdLost: 3, EtcdReset: 2, WriteOutage: 3,
 }
 
 // plan draws the kinds of n faults: every enabled kind once, shuffled, as

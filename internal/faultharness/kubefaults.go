@@ -60,6 +60,10 @@ func (w *kubeWorld) armPublish(token string, reply bool) armedWrite {
 	return armedEtcd{w.srv.EtcdProxy.Arm(f)}
 }
 
+func (w *kubeWorld) armAnyWrite() armedWrite {
+	return armedEtcd{w.srv.EtcdProxy.Arm(kubetest.Fault{Kind: kubetest.DropRequest, Match: anyCheckpointWrite})}
+}
+
 func (w *kubeWorld) inject(ctx context.Context, kind FaultKind, rng *rand.Rand, _ time.Duration) (int, string, error) {
 	var f kubetest.Fault
 	switch kind {

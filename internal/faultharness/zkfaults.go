@@ -28,6 +28,8 @@ func (w *zkWorld) armPublish(_ string, reply bool) armedWrite {
 	return w.armWrites(zkfault.DropWriteRequest)
 }
 
+func (w *zkWorld) armAnyWrite() armedWrite { return w.armWrites(zkfault.DropWriteRequest) }
+
 func (w *zkWorld) armWrites(f zkfault.Fault) *armedWrites {
 	a := &armedWrites{w: w}
 	for _, p := range w.frames {

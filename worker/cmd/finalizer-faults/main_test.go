@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/faultharness"
+)
+
+// Flags only: the harness itself runs in internal/faultharness's tests.
+func TestFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 0, run([]string{"-h"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "-finalizations")
+
+	for _, bad := range [][]string{
+		{"-finalizations", "0"},
+		{"-store", "etcd"},
+		{"-kinds", "zk-leader-kill", "-store", "kubernetes"},
+		{"-kinds", "no-such-kind"},
+		{"stray"},
+	} {
+		errOut.Reset()
+		assert.Equal(t, 2, run(bad, &out, &errOut), "%v: %s", bad, errOut.String())
+	}
+
+	cfg, asJSON, verbose, err := parse([]string{"-seed", "9", "-finalizations", "30", "-naive",
+		"-store", "kubernetes", "-kinds", "kube-etcd-lost-5xx, worker-kill", "-json", "-v"}, &errOut)
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), cfg.Seed)
+	assert.Equal(t, 30, cfg.Finalizations)
+	assert.True(t, cfg.Naive)
+	assert.Equal(t, faultharness.StoreKubernetes, cfg.Store)
+	assert.Equal(t, []faultharness.FaultKind{faultharness.EtcdLost, faultharness.WorkerKill}, cfg.Kinds)
+	assert.True(t, asJSON)
+	assert.True(t, verbose)
+}
