@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// WriteMarkdown writes the report as markdown tables.
+func (r *Report) WriteMarkdown(w io.Writer) {
+	s := r.Settings
+	fmt.Fprintf(w, "## finalizer-bench, %s (%d CPUs, GOMAXPROCS %d), took %s\n\n",
+		r.Started.UTC().Format(time.RFC3339), r.CPUs, r.GOMAXPROCS, r.Took.Round(time.Second))
+	fmt.Fprintf(w, "rate mode: %g/s offered open loop over %d jobs, latency from the scheduled send; "+
+		"max mode: %d closed-loop triggerers, latency from the send; %s measured after %s warm-up; retain %d. "+
+		"CPU and peak RSS are the process running the worker (and, except for the separate-process path, the triggers).\n\n",
+		s.Rate, s.Jobs, s.Concurrency, s.Duration, s.Warmup, s.Retain)
+
+	fmt.Fprintln(w, "| store | path | mode | published | failed | throughput/s | p50 | p95 | p99 | max | trigger p50 | CPU cores | CPU/finalization | peak RSS | Temporal CPU cores |")
+	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	for _, res := range r.Results {
+		writeResult(w, res, "")
+	}
+	for _, p := range r.Parked {
+		writeResult(w, p.Without, "parked: without")
+		writeResult(w, p.With, fmt.Sprintf("parked: with %d", p.Count))
+	}
+	for _, res := range append(r.Results, parkedResults(r.Parked)...) {
+		if res.FirstError != "" {
+			fmt.Fprintf(w, "\nfirst failure of %s %s %s: %s\n", res.Store, res.Path, res.Load.Mode, res.FirstError)
+		}
+	}
+	for _, p := range r.Parked {
+		fmt.Fprintf(w, "\n%s: %d finalizations parked (unreadable entries written into ZooKeeper first), %d found Verifying after %s, %d still Verifying after the measured run; worker RSS %s once parked.\n",
+			p.Store, p.Count, p.Confirmed, p.ParkTime.Round(time.Millisecond), p.StillParked, mib(p.RSSParked))
+	}
+
+	fmt.Fprintln(w, "\n| store | ratio | value |\n|---|---|--:|")
+	for _, x := range r.Ratios {
+		fmt.Fprintf(w, "| %s | %s | %.2f |\n", x.Store, x.Name, x.Value)
+	}
+	fmt.Fprintln(w, "\n| store | target | measured | status |\n|---|---|---|---|")
+	for _, t := range r.Targets {
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.Store, t.Name, t.Measured, t.Status)
+	}
+}
+
+func writeResult(w io.Writer, r Result, mode string) {
+	if mode == "" {
+		mode = string(r.Load.Mode)
+	}
+	trigger := "-"
+	if r.TriggerP50 > 0 {
+		trigger = ms(r.TriggerP50)
+	}
+	fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.1f | %s | %s | %s | %s | %s | %.2f | %s | %s | %.2f |\n",
+		r.Store, r.Path, mode, r.Published, r.Errors, r.Throughput,
+		ms(r.Latency.P50), ms(r.Latency.P95), ms(r.Latency.P99), ms(r.Latency.Max), trigger,
+		r.CPUCores, ms(r.CPUPerFinalization), mib(r.PeakRSS), r.ServerCores)
+}
+
+func parkedResults(ps []Parked) []Result {
+	var rs []Result
+	for _, p := range ps {
+		rs = append(rs, p.Without, p.With)
+	}
+	return rs
+}

@@ -1,0 +1,140 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// unreadableEntry is a checkpoint node as a newer finalizer version might
+// write it: an encoding version this one does not read. Publish cannot
+// decide over it (Unknown, nothing written) and Verify cannot read it
+// (Unknown, retried with backoff without end), so the finalization parks
+// in Verifying, visible as stuck, without any change to the product.
+const unreadableEntry = `{"v":1000,"reference":{"handle":"written-by-a-newer-finalizer","token":"unknown","attempt":1}}`
+
+// park claims job, writes unreadable entries straight into ZooKeeper at
+// the paths of its checkpoints 1..n (the worker's layout:
+// <root>/<cluster>/checkpoints/<job>/<id %019d>), then triggers their
+// finalizations without waiting.
+func (sr *storeRun) park(ctx context.Context, job string, n int) ([]*client.Finalization, error) {
+	if err := sr.claim(ctx, Durable, []string{job}); err != nil {
+		return nil, err
+	}
+	if err := sr.writeUnreadable(job, n); err != nil {
+		return nil, err
+	}
+	src := newCheckpoints(sr.bucket, sr.cluster, sr.epoch, []string{job})
+	fs := make([]*client.Finalization, n)
+	err := parallel(n, func(i int) error {
+		req, err := src.next(0)
+		if err != nil {
+			return err
+		}
+		fs[i], err = sr.client.Finalize(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("park: %w", err)
+	}
+	return fs, nil
+}
+
+func (sr *storeRun) writeUnreadable(job string, n int) error {
+	conn, _, err := zk.Connect(sr.wcfg.Store.ZooKeeper.Servers, 30*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		return fmt.Errorf("park: connect to zookeeper: %w", err)
+	}
+	defer conn.Close()
+	const batch = 100
+	for first := 1; first <= n; first += batch {
+		var ops []any
+		for id := first; id < first+batch && id <= n; id++ {
+			path := fmt.Sprintf("%s/%s/checkpoints/%s/%019d", zkRoot, sr.cluster, job, id)
+			ops = append(ops, &zk.CreateRequest{Path: path, Data: []byte(unreadableEntry), Acl: zk.WorldACL(zk.PermAll)})
+		}
+		if _, err := conn.Multi(ops...); err != nil {
+			return fmt.Errorf("park: write unreadable entries from checkpoint %d: %w", first, err)
+		}
+	}
+	return nil
+}
+
+// awaitVerifying polls the visibility store until n of the job's
+// finalizations are Verifying, as an operator would find them.
+func (sr *storeRun) awaitVerifying(ctx context.Context, job string, n int) (int, error) {
+	deadline := time.Now().Add(2*time.Minute + time.Duration(n)*50*time.Millisecond)
+	for {
+		got, err := sr.countVerifying(ctx, job)
+		if err != nil {
+			return got, err
+		}
+		if got >= n {
+			return got, nil
+		}
+		if time.Now().After(deadline) {
+			return got, fmt.Errorf("park: only %d of %d finalizations Verifying by %s", got, n, deadline.Format(time.TimeOnly))
+		}
+		select {
+		case <-ctx.Done():
+			return got, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (sr *storeRun) countVerifying(ctx context.Context, job string) (int, error) {
+	query := fmt.Sprintf(`%s = %q AND %s = %q AND %s = %q AND ExecutionStatus = "Running"`,
+		workflows.AttrCluster.GetName(), sr.cluster, workflows.AttrJob.GetName(), job,
+		workflows.AttrPhase.GetName(), workflows.Verifying)
+	resp, err := sr.ready.Client.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
+	if err != nil {
+		return 0, fmt.Errorf("count Verifying finalizations (%s): %w", query, err)
+	}
+	return int(resp.GetCount()), nil
+}
+
+// abandon ends the parked finalizations as Abandoned, state kept, as an
+// operator would; failures are reported, not fatal: the servers stop next.
+func (sr *storeRun) abandon(ctx context.Context, fs []*client.Finalization) {
+	err := parallel(len(fs), func(i int) error { return fs[i].Abandon(ctx, "benchmark over") })
+	if err != nil {
+		fmt.Fprintf(sr.cfg.Progress, "%s: abandon parked finalizations: %v\n", sr.kind, err)
+	}
+}
+
+// parallel runs fn(0..n-1) on a few goroutines and joins the errors.
+func parallel(n int, fn func(i int) error) error {
+	const width = 16
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		next = make(chan int)
+	)
+	for range min(width, n) {
+		wg.Go(func() {
+			for i := range next {
+				if err := fn(i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/worker"
+)
+
+// Parked is the parked scenario's outcome: the fast path's maximum
+// throughput without and with Count finalizations parked in Verifying.
+type Parked struct {
+	Store worker.StoreKind `json:"store"`
+	Count int              `json:"count"`
+	// Confirmed is how many the visibility query found Verifying before
+	// the measured run; StillParked after it.
+	Confirmed   int `json:"confirmed"`
+	StillParked int `json:"stillParked"`
+	// ParkTime is from the first trigger to all of them found Verifying.
+	ParkTime time.Duration `json:"parkTime"`
+	// RSSParked is the worker process's VmRSS once they are parked, idle.
+	RSSParked int64  `json:"rssParkedBytes"`
+	Without   Result `json:"without"`
+	With      Result `json:"with"`
+}
+
+const parkedJob = "parked"
+
+// parked measures the durable path's maximum throughput, parks
+// cfg.Parked finalizations in Verifying (see park), measures again, and
+// abandons them.
+func (sr *storeRun) parked(ctx context.Context) (*Parked, error) {
+	load := Load{Mode: Max, Concurrency: sr.cfg.Concurrency, Duration: sr.cfg.Duration, Timeout: sr.cfg.Timeout}
+	p := &Parked{Store: sr.kind, Count: sr.cfg.Parked}
+	var err error
+	if p.Without, err = sr.measure(ctx, Durable, load, "unparked"); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	fs, err := sr.park(ctx, parkedJob, sr.cfg.Parked)
+	if err != nil {
+		return nil, err
+	}
+	defer sr.abandon(ctx, fs)
+	if p.Confirmed, err = sr.awaitVerifying(ctx, parkedJob, sr.cfg.Parked); err != nil {
+		return nil, err
+	}
+	p.ParkTime = time.Since(start)
+	if p.RSSParked, err = currentRSS(); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(sr.cfg.Progress, "%s: %d finalizations parked in Verifying after %s, worker RSS %s\n",
+		sr.kind, p.Confirmed, p.ParkTime.Round(time.Millisecond), mib(p.RSSParked))
+	if p.With, err = sr.measure(ctx, Durable, load, "with-parked"); err != nil {
+		return nil, err
+	}
+	if p.StillParked, err = sr.countVerifying(ctx, parkedJob); err != nil {
+		return nil, err
+	}
+	return p, nil
+}

@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// remote runs the durable path from a separate trigger process (this
+// executable again, see RunTrigger) and meters this process, which runs
+// the worker, over the trigger's measured run only.
+func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sample, Usage, error) {
+	spec, err := json.Marshal(triggerSpec{
+		Address: sr.wcfg.Temporal.Address, Namespace: sr.wcfg.Temporal.Namespace, TaskQueue: sr.wcfg.Temporal.TaskQueue,
+		BucketDir: sr.bucket.Dir, Cluster: sr.cluster, Epoch: sr.epoch, Jobs: jobs,
+		Warmup: sr.cfg.Warmup, Load: load,
+	})
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
+	argv, err := triggerCommand(sr.cfg)
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), TriggerEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return Sample{}, Usage{}, fmt.Errorf("start trigger process %v: %w", argv, err)
+	}
+	s, u, err := converse(stdin, bufio.NewReader(stdout), spec, sr.srv.temporal.PID())
+	if err != nil {
+		_ = cmd.Process.Kill()
+	}
+	if werr := cmd.Wait(); werr != nil && err == nil {
+		err = fmt.Errorf("trigger process: %w", werr)
+	}
+	return s, u, err
+}
+
+// converse sends the spec, waits for the warm-up to end, starts the meter
+// and reads the measured sample.
+func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server int) (Sample, Usage, error) {
+	defer stdin.Close()
+	if _, err := fmt.Fprintf(stdin, "%s\n", spec); err != nil {
+		return Sample{}, Usage{}, fmt.Errorf("trigger process: send spec: %w", err)
+	}
+	line, err := stdout.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != warmLine {
+		return Sample{}, Usage{}, errors.Join(fmt.Errorf("trigger process: no warm-up line (got %q)", line), err)
+	}
+	m, err := startMeter(server)
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
+	if _, err := fmt.Fprintln(stdin, "go"); err != nil {
+		return Sample{}, Usage{}, fmt.Errorf("trigger process: send go-ahead: %w", err)
+	}
+	var s Sample
+	if err := json.NewDecoder(stdout).Decode(&s); err != nil {
+		return Sample{}, Usage{}, fmt.Errorf("trigger process: read sample: %w", err)
+	}
+	u, err := m.stop()
+	return s, u, err
+}
+
+// triggerCommand is the configured trigger command, or this executable.
+func triggerCommand(cfg Config) ([]string, error) {
+	if len(cfg.TriggerCommand) > 0 {
+		return cfg.TriggerCommand, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("separate trigger: find this executable: %w", err)
+	}
+	return []string{self}, nil
+}

@@ -1,0 +1,49 @@
+package bench
+
+import (
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/worker"
+)
+
+// Result is one measured load run of one path on one store.
+type Result struct {
+	Store      worker.StoreKind `json:"store"`
+	Path       Path             `json:"path"`
+	Load       Load             `json:"load"`
+	Published  int              `json:"published"`
+	Errors     int              `json:"errors"`
+	FirstError string           `json:"firstError,omitempty"`
+	// Throughput is Published finalizations per second of the run.
+	Throughput float64 `json:"throughput"`
+	Latency    Latency `json:"latency"`
+	// TriggerP50 is the median time the trigger took to be accepted, a
+	// part of Latency; 0 for the direct path.
+	TriggerP50 time.Duration `json:"triggerP50,omitempty"`
+	// CPUCores is the worker process's CPU time over the run's wall time;
+	// CPUPerFinalization divides it by the Published count.
+	CPUCores           float64       `json:"cpuCores"`
+	CPUPerFinalization time.Duration `json:"cpuPerFinalization"`
+	// ServerCores is the Temporal dev server's CPU time over the run's
+	// wall time: where much of a workflow path's cost goes.
+	ServerCores float64 `json:"serverCores"`
+	// PeakRSS is the worker process's VmHWM over the run.
+	PeakRSS int64 `json:"peakRssBytes"`
+}
+
+func newResult(store worker.StoreKind, path Path, load Load, s Sample, u Usage) Result {
+	r := Result{
+		Store: store, Path: path, Load: load,
+		Published: len(s.Latencies), Errors: s.Errors, FirstError: s.FirstError,
+		Throughput: s.Throughput(), Latency: s.Summary(), PeakRSS: u.PeakRSS,
+		TriggerP50: summarize(s.Triggers).P50,
+	}
+	if s.Elapsed > 0 {
+		r.CPUCores = u.CPU.Seconds() / s.Elapsed.Seconds()
+		r.ServerCores = u.ServerCPU.Seconds() / s.Elapsed.Seconds()
+	}
+	if r.Published > 0 {
+		r.CPUPerFinalization = u.CPU / time.Duration(r.Published)
+	}
+	return r
+}

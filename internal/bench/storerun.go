@@ -1,0 +1,185 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
+	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
+	"github.com/checkpoint-finalizer/finalizer/worker"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// zkRoot is the run's ZooKeeper root, for the worker and the direct path.
+const zkRoot = "/checkpoint-finalizer-bench"
+
+// storeRun is one store's in-process worker and what its phases share:
+// the trigger client, the naive workflow's worker and the direct path's
+// own store instances.
+type storeRun struct {
+	cfg     Config
+	kind    worker.StoreKind
+	srv     *servers
+	wcfg    worker.Config
+	cluster string
+	epoch   uint64
+	bucket  jobmanager.Bucket
+
+	ready      worker.Ready
+	client     *client.Client // eager start, on the worker's Temporal client
+	workerDone chan error
+	stopWorker context.CancelFunc
+	naiveQueue string
+	naive      sdkworker.Worker
+	states     *blobstate.Store
+	refs       stores.ReferenceStore
+}
+
+// startStore starts the store's worker in this process and opens the
+// direct path's stores: a bbolt file of its own (the worker's is locked),
+// or a ZooKeeper session of its own on the same root.
+func startStore(ctx context.Context, cfg Config, srv *servers, dir string, kind worker.StoreKind) (*storeRun, error) {
+	sdir := filepath.Join(dir, string(kind))
+	bucket := jobmanager.Bucket{Dir: filepath.Join(sdir, "bucket")}
+	if err := os.MkdirAll(bucket.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bucket: %w", err)
+	}
+	sr := &storeRun{
+		cfg: cfg, kind: kind, srv: srv, cluster: "bench-" + string(kind),
+		// Epochs grow across runs, should a -dir be reused.
+		epoch: uint64(time.Now().Unix()), bucket: bucket,
+		naiveQueue: "bench-naive-" + string(kind),
+	}
+	sr.wcfg = workerConfig(cfg, srv, sdir, kind, bucket)
+	if err := sr.startWorker(ctx); err != nil {
+		return nil, err
+	}
+	if err := sr.openDirect(ctx, sdir); err != nil {
+		sr.stop()
+		return nil, err
+	}
+	naiveWorker, err := startNaiveWorker(sr.ready.Client, sr.naiveQueue)
+	if err != nil {
+		sr.stop()
+		return nil, err
+	}
+	sr.naive = naiveWorker
+	return sr, nil
+}
+
+func workerConfig(cfg Config, srv *servers, dir string, kind worker.StoreKind, bucket jobmanager.Bucket) worker.Config {
+	w := worker.DefaultConfig()
+	w.Temporal.Address = srv.temporal.HostPort
+	w.Temporal.TaskQueue = "bench-" + string(kind)
+	w.Store.Kind = kind
+	w.Store.Embedded.Path = filepath.Join(dir, "references.db")
+	if srv.zk != nil {
+		w.Store.ZooKeeper.Servers = []string{srv.zk.Addr}
+		w.Store.ZooKeeper.Root = zkRoot
+	}
+	w.StateBucket = bucket.URL() + "?create_dir=true"
+	w.Retain = cfg.Retain
+	w.MetricsAddress = "127.0.0.1:0"
+	w.ShutdownGrace = 5 * time.Second
+	return w
+}
+
+// startWorker runs worker.Run on a goroutine until stop, and returns once
+// it polls.
+func (sr *storeRun) startWorker(ctx context.Context) error {
+	ready := make(chan worker.Ready, 1)
+	sr.workerDone = make(chan error, 1)
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	sr.stopWorker = cancel
+	go func() {
+		sr.workerDone <- worker.Run(wctx, sr.wcfg, sr.cfg.Logger, worker.WithReady(func(r worker.Ready) { ready <- r }))
+	}()
+	select {
+	case sr.ready = <-ready:
+	case err := <-sr.workerDone:
+		cancel()
+		return fmt.Errorf("%s worker: %w", sr.kind, err)
+	}
+	sr.client = client.New(sr.ready.Client, client.Options{
+		TaskQueue: sr.wcfg.Temporal.TaskQueue, EagerStart: true, Logger: sr.cfg.Logger,
+	})
+	fmt.Fprintf(sr.cfg.Progress, "%s: worker polling %s\n", sr.kind, sr.wcfg.Temporal.TaskQueue)
+	return nil
+}
+
+func (sr *storeRun) openDirect(ctx context.Context, dir string) error {
+	states, err := blobstate.Open(ctx, sr.wcfg.StateBucket)
+	if err != nil {
+		return fmt.Errorf("direct path: open bucket: %w", err)
+	}
+	sr.states = states
+	switch sr.kind {
+	case worker.StoreEmbedded:
+		sr.refs, err = embedded.Open(filepath.Join(dir, "direct-references.db"))
+	case worker.StoreZooKeeper:
+		zc := sr.wcfg.Store.ZooKeeper
+		sr.refs, err = zookeeper.Open(ctx, zookeeper.Config{Servers: zc.Servers, Root: zc.Root, SessionTimeout: zc.SessionTimeout}, sr.cfg.Logger)
+	default:
+		err = fmt.Errorf("no direct path for store %s", sr.kind)
+	}
+	if err != nil {
+		return fmt.Errorf("direct path: open %s store: %w", sr.kind, err)
+	}
+	return nil
+}
+
+// stop stops the naive worker and the worker and closes the direct stores.
+func (sr *storeRun) stop() error {
+	if sr.naive != nil {
+		sr.naive.Stop()
+	}
+	sr.stopWorker()
+	errs := []error{<-sr.workerDone}
+	if sr.refs != nil {
+		errs = append(errs, sr.refs.Close())
+	}
+	if sr.states != nil {
+		errs = append(errs, sr.states.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// claim claims the run's epoch for jobs: through the finalizer for the
+// workflow paths, on the direct path's own store for the direct one.
+func (sr *storeRun) claim(ctx context.Context, path Path, jobs []string) error {
+	return parallel(len(jobs), func(i int) error {
+		job := jobs[i]
+		var err error
+		if path == Direct {
+			err = sr.refs.ClaimEpoch(ctx, stores.JobID{Cluster: sr.cluster, Job: job}, sr.epoch, "bench")
+		} else {
+			err = sr.client.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: sr.cluster, Job: job, Epoch: sr.epoch, Owner: "bench"})
+		}
+		if err != nil {
+			return fmt.Errorf("claim %s: %w", job, err)
+		}
+		return nil
+	})
+}
+
+// finalizer is the in-process finalize function of path.
+func (sr *storeRun) finalizer(path Path) finalizeFunc {
+	switch path {
+	case Naive:
+		return naive(sr.ready.Client, sr.naiveQueue, sr.wcfg.Temporal.TaskQueue)
+	case Direct:
+		return direct(sr.states, sr.refs)
+	default:
+		return durable(sr.client)
+	}
+}

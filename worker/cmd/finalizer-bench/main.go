@@ -1,0 +1,83 @@
+// Command finalizer-bench measures finalizations side by side in one run
+// on its own real servers (a Temporal dev server and ZooKeeper; the
+// embedded store): the durable path triggered in-process with eager start
+// and from a separate client process, a naive one-activity-per-step
+// workflow, and the direct non-durable path, each at a fixed offered rate
+// and at maximum throughput; then, on ZooKeeper, the worker's memory and
+// the fast path's throughput with finalizations parked in Verifying. It
+// prints markdown tables, the ratios and the targets with whether
+// each is met (see internal/bench).
+//
+//	go run ./worker/cmd/finalizer-bench
+//	go run ./worker/cmd/finalizer-bench -store zookeeper -phases durable,direct -modes rate -duration 30s
+//
+// Every flag falls back to FINALIZER_BENCH_<FLAG_IN_UPPER_SNAKE>. Exit
+// codes: 0 the run completed (whatever the targets say), 1 it failed, 2
+// bad flags.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/bench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if bench.IsTrigger() {
+		// Started by a benchmark as its separate trigger process.
+		if err := bench.RunTrigger(ctx, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "finalizer-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, asJSON, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "finalizer-bench: %v\n", err)
+		return 2
+	}
+	cfg.Progress = stderr
+	rep, err := bench.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "finalizer-bench: %v\n", err)
+		return 1
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "finalizer-bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	rep.WriteMarkdown(stdout)
+	return 0
+}
+
+// logger: the worker's and the SDK's logs, warnings up with -v, else
+// nothing (a parked finalization's every verify retry is logged).
+func logger(verbose bool, w io.Writer) *slog.Logger {
+	if !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
