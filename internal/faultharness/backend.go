@@ -12,6 +12,9 @@ import (
 const (
 	StoreZooKeeper  = "zookeeper"
 	StoreKubernetes = "kubernetes"
+	// StoreBoth splits the jobs between a ZooKeeper and a Kubernetes
+	// store, each with its own worker pool, so one run injects every kind.
+	StoreBoth = "both"
 )
 
 // backend is the HA store side of a run: the real servers, the fault

@@ -19,10 +19,10 @@ func (r *run) check(ctx context.Context) {
 			js   stores.JobState
 		)
 		err := retry(ctx, "read job "+j.id.String(), func(ctx context.Context) (err error) {
-			if refs, err = r.w.store.checker().List(ctx, j.id); err != nil {
+			if refs, err = j.lane.store.checker().List(ctx, j.id); err != nil {
 				return err
 			}
-			js, err = r.w.store.checker().ReadJob(ctx, j.id)
+			js, err = j.lane.store.checker().ReadJob(ctx, j.id)
 			return err
 		}, nil)
 		if err != nil {
@@ -68,7 +68,15 @@ func (r *run) checkReference(ctx context.Context, e stores.Entry, job stores.Job
 		return
 	}
 	for _, key := range []string{h.ExclusivePrefix + "data-0", jobmanager.SharedKey(job)} {
-		if !r.w.bucket.Exists(key) {
+		var ok bool
+		if err := retry(ctx, "stat "+key, func(ctx context.Context) (err error) {
+			ok, err = r.w.blob.exists(ctx, key)
+			return err
+		}, nil); err != nil {
+			r.harnessError(err)
+			continue
+		}
+		if !ok {
 			r.violation("I1", subject, "published reference to handle %s, whose file %s is missing", e.Reference.Handle, key)
 		}
 	}
@@ -99,7 +107,7 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 	}
 	var e stores.Entry
 	if err := retry(ctx, "read "+f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		e, err = r.w.store.checker().Read(ctx, f.req.CheckpointID())
+		e, err = r.laneOf(f.req.CheckpointID().JobID).store.checker().Read(ctx, f.req.CheckpointID())
 		return err
 	}, nil); err != nil {
 		r.harnessError(err)

@@ -25,13 +25,14 @@ type Config struct {
 	// InFlight bounds a job's finalizations running at once, as Flink's
 	// concurrent checkpoints do. Default 2.
 	InFlight int
-	// Workers is the number of worker processes. Default 2.
+	// Workers is the number of worker processes per store. Default 2.
 	Workers int
 	// Retain is the workers' retention (references kept per job). Default 2.
 	Retain int
 	// Naive runs the naive workflow instead of the real one.
 	Naive bool
-	// Store is the HA store: StoreZooKeeper (default) or StoreKubernetes.
+	// Store is the HA store: StoreZooKeeper (default), StoreKubernetes, or
+	// StoreBoth (jobs alternate between the two stores).
 	Store string
 	// Kinds restricts the random faults; empty: every kind.
 	Kinds []FaultKind
@@ -111,8 +112,8 @@ func (c Config) Validate() error {
 	if c.SessionTimeout != 0 && c.SessionTimeout < time.Second {
 		errs = append(errs, fmt.Errorf("session timeout: at least 1s, got %s", c.SessionTimeout))
 	}
-	if c.Store != "" && c.Store != StoreZooKeeper && c.Store != StoreKubernetes {
-		errs = append(errs, fmt.Errorf("store %q: must be %s or %s", c.Store, StoreZooKeeper, StoreKubernetes))
+	if c.Store != "" && c.Store != StoreZooKeeper && c.Store != StoreKubernetes && c.Store != StoreBoth {
+		errs = append(errs, fmt.Errorf("store %q: must be %s, %s or %s", c.Store, StoreZooKeeper, StoreKubernetes, StoreBoth))
 	}
 	known := KindsFor(c.Store)
 	for _, k := range c.Kinds {

@@ -5,11 +5,18 @@
 // One Run starts its own world: a Temporal dev server on a file database,
 // a 3-node ZooKeeper ensemble with every node behind its own fault proxies
 // (internal/zkfault for frame-exact dropped requests and replies and
-// partitions, a byte proxy for latency spikes and resets), a file bucket and
-// real worker processes (the finalizer-worker binary), which it kills with
-// SIGKILL and restarts. Job managers are played in-process: each claims its
-// epoch through the client package, writes a stream of checkpoints with
-// internal/jobmanager, triggers their finalizations and waits for each.
+// partitions, a byte proxy for latency spikes and resets), or etcd and a
+// real kube-apiserver with a fault proxy between them, or both stores with
+// the jobs split between them (each store with its own worker pool and
+// task queue); an S3 state bucket (gofakes3 in-process, reached by the
+// workers through s3blob and a fault layer that answers 503, drops requests,
+// or applies writes and deletes and drops their reply); and real worker
+// processes (the finalizer-worker binary), which it kills with SIGKILL and
+// restarts. Job managers are played in-process: each claims its epoch
+// through the client package, writes a stream of checkpoints in
+// internal/jobmanager's layout to the bucket, triggers their finalizations
+// and waits for each. The harness reads and writes the bucket and the
+// stores on paths no fault touches.
 //
 // A run has five phases:
 //  1. targeted scenarios, alone on the system so that their faults hit

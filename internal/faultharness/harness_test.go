@@ -62,14 +62,16 @@ func runHarness(t *testing.T, cfg faultharness.Config) *faultharness.Report {
 // The protocol under every fault kind: no invariant breaks, whatever the
 // faults hit. Assertions are on invariants and counts, never on timings.
 func TestRealModeHoldsEveryInvariant(t *testing.T) {
-	rep := runHarness(t, faultharness.Config{Seed: 7, Finalizations: 48, Faults: 14, Jobs: 3})
+	kinds := faultharness.KindsFor(faultharness.StoreZooKeeper)
+	rep := runHarness(t, faultharness.Config{Seed: 7, Finalizations: 48, Faults: len(kinds) + 2, Jobs: 3})
 
 	assert.Empty(t, rep.Violations, "the protocol breaks no invariant")
-	assert.Len(t, rep.Faults, 14, "every scheduled fault was injected")
-	injected, _ := rep.FaultsBy()
-	for _, k := range faultharness.KindsFor(faultharness.StoreZooKeeper) {
+	assert.Len(t, rep.Faults, len(kinds)+2, "every scheduled fault was injected")
+	injected, hits := rep.FaultsBy()
+	for _, k := range kinds {
 		assert.Positive(t, injected[k], "fault kind %s injected", k)
 	}
+	assert.Positive(t, hits[faultharness.BlobWriteFailure]+hits[faultharness.BlobWriteReplyLost], "blob writes failed")
 	assert.Equal(t, 48+len(rep.Targeted)+rep.Closing, rep.TotalFinalizations())
 	for _, o := range []string{"NotEnded", "WorkflowFailed", string(workflows.Failed)} {
 		assert.Zero(t, rep.Outcomes[o], "finalizations that ended %s", o)
@@ -90,23 +92,29 @@ func TestRealModeHoldsEveryInvariant(t *testing.T) {
 	}
 }
 
-// The protocol on the Kubernetes store, under its own faults: writes
-// applied in etcd whose answer is lost (a real 5xx) or late (a real client
-// timeout), writes lost before etcd (a real 5xx), resets and latency in
-// front of the API server, and the store-independent ones.
-func TestRealModeKubernetes(t *testing.T) {
-	kinds := faultharness.KindsFor(faultharness.StoreKubernetes)
-	rep := runHarness(t, faultharness.Config{Seed: 11, Store: faultharness.StoreKubernetes,
-		Finalizations: 24, Faults: len(kinds), Jobs: 2})
+// Both stores in one run, jobs split between them, each store with its
+// own workers: the Kubernetes store under its own faults (writes applied
+// in etcd whose answer is lost, a real 5xx, or late, a real client
+// timeout; writes lost before etcd; resets and latency in front of the API
+// server), the ZooKeeper store under its own, and the store-independent
+// ones: every fault kind.
+func TestRealModeBothStores(t *testing.T) {
+	kinds := faultharness.KindsFor(faultharness.StoreBoth)
+	assert.ElementsMatch(t, faultharness.AllKinds, kinds)
+	rep := runHarness(t, faultharness.Config{Seed: 11, Store: faultharness.StoreBoth,
+		Finalizations: 30, Faults: len(kinds), Jobs: 2, Workers: 1})
 
 	assert.Empty(t, rep.Violations, "the protocol breaks no invariant")
 	injected, _ := rep.FaultsBy()
 	for _, k := range kinds {
 		assert.Positive(t, injected[k], "fault kind %s injected", k)
 	}
-	require.Len(t, rep.Targeted, 2)
-	assert.Equal(t, string(workflows.Published), rep.Targeted[0].Outcome, "a retry finds its own applied write")
-	assert.Equal(t, string(workflows.Discarded), rep.Targeted[1].Outcome, "fenced Absent with no attempt left")
+	assert.Empty(t, rep.Missing)
+	require.Len(t, rep.Targeted, 4, "both scenarios on each store")
+	for i := 0; i < 4; i += 2 {
+		assert.Equal(t, string(workflows.Published), rep.Targeted[i].Outcome, "a retry finds its own applied write")
+		assert.Equal(t, string(workflows.Discarded), rep.Targeted[i+1].Outcome, "fenced Absent with no attempt left")
+	}
 	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
 	for _, rc := range rep.Recovery {
 		assert.Empty(t, rc.Error, "recovery of %s", rc.Job)

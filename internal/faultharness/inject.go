@@ -26,11 +26,17 @@ func (r *run) inject(ctx context.Context, kind FaultKind, rng, pick *rand.Rand) 
 	case Leadership:
 		hits, detail, err = r.leadershipChange(ctx, pick)
 	case WriteOutage:
-		hits, detail, err = writeOutage(ctx, r.w.store, rng)
+		l := r.pickLane(rng, "")
+		hits, detail, err = writeOutage(ctx, l.store, rng)
+		detail = r.onLane(l, detail)
+	case BlobWriteFailure, BlobWriteReplyLost, BlobDeleteFailure:
+		hits, detail, err = r.blobFault(ctx, kind, rng)
 	case StaleReplay:
 		hits, detail, err = r.staleReplay(ctx, pick)
 	default:
-		hits, detail, err = r.w.store.inject(ctx, kind, rng, r.cfg.SessionTimeout)
+		l := r.pickLane(rng, kind)
+		hits, detail, err = l.store.inject(ctx, kind, rng, r.cfg.SessionTimeout)
+		detail = r.onLane(l, detail)
 	}
 	rec := FaultRecord{Kind: kind, Hits: hits, Detail: detail, Took: time.Since(start)}
 	if err != nil {
@@ -41,6 +47,29 @@ func (r *run) inject(ctx context.Context, kind FaultKind, rng, pick *rand.Rand) 
 		}
 	}
 	return rec
+}
+
+// pickLane chooses the lane a fault hits: among those whose store injects
+// kind ("": any), at random when there are several.
+func (r *run) pickLane(rng *rand.Rand, kind FaultKind) *lane {
+	var fit []*lane
+	for _, l := range r.w.lanes {
+		if kind == "" || l.has(kind) {
+			fit = append(fit, l)
+		}
+	}
+	if len(fit) == 1 {
+		return fit[0]
+	}
+	return fit[rng.IntN(len(fit))]
+}
+
+// onLane names the lane in a fault's detail when the run has several.
+func (r *run) onLane(l *lane, detail string) string {
+	if len(r.w.lanes) == 1 {
+		return detail
+	}
+	return l.name + ": " + detail
 }
 
 // killWorker kills one worker process with SIGKILL, mid-activity if it has

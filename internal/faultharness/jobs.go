@@ -20,8 +20,9 @@ import (
 // job is one simulated job manager: a job ID, its current epoch and its
 // checkpoint counter.
 type job struct {
-	id  stores.JobID
-	rng *rand.Rand
+	id   stores.JobID
+	rng  *rand.Rand
+	lane *lane // the HA store and workers of the job
 
 	mu    sync.Mutex
 	epoch uint64
@@ -30,12 +31,25 @@ type job struct {
 	inFlight int
 }
 
-func newJob(name string, seed uint64) *job {
+func newJob(name string, seed uint64, l *lane) *job {
 	return &job{
 		id:   stores.JobID{Cluster: cluster, Job: name},
 		rng:  rand.New(rand.NewPCG(seed, 0x6a6f62)),
+		lane: l,
 		next: 1,
 	}
+}
+
+// laneOf is the lane of a job of the run.
+func (r *run) laneOf(id stores.JobID) *lane {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range r.all {
+		if j.id == id {
+			return j.lane
+		}
+	}
+	return r.w.lanes[0]
 }
 
 // cluster is every job's cluster; a run has its stores to itself.
@@ -69,7 +83,7 @@ func (r *run) claim(ctx context.Context, j *job) error {
 	epoch := j.epoch + 1
 	j.mu.Unlock()
 	req := workflows.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%s-%d", j.id.Job, epoch)}
-	err := retry(ctx, "claim epoch", func(ctx context.Context) error { return r.w.fc.ClaimEpoch(ctx, req) },
+	err := retry(ctx, "claim epoch", func(ctx context.Context) error { return j.lane.fc.ClaimEpoch(ctx, req) },
 		func(err error) bool {
 			return errors.Is(err, client.ErrInvalidRequest) || errors.Is(err, client.ErrRejected)
 		})
@@ -84,12 +98,12 @@ func (r *run) claim(ctx context.Context, j *job) error {
 
 // checkpoint writes the job's next checkpoint into the bucket, as a job
 // manager does before it triggers, and returns its request.
-func (r *run) checkpoint(j *job, savepoint bool, maxAttempts uint32) (workflows.FinalizeRequest, error) {
+func (r *run) checkpoint(ctx context.Context, j *job, savepoint bool, maxAttempts uint32) (workflows.FinalizeRequest, error) {
 	j.mu.Lock()
 	n, epoch := j.next, j.epoch
 	j.next++
 	j.mu.Unlock()
-	req, err := r.w.bucket.WriteCheckpoint(j.id, epoch, n, savepoint)
+	req, err := r.w.blob.writeCheckpoint(ctx, j.id, epoch, n, savepoint)
 	if err != nil {
 		return req, fmt.Errorf("write checkpoint %d of %s: %w", n, j.id, err)
 	}
@@ -101,17 +115,18 @@ func (r *run) checkpoint(j *job, savepoint bool, maxAttempts uint32) (workflows.
 func (r *run) trigger(ctx context.Context, req workflows.FinalizeRequest, label string) (*finalization, error) {
 	f := &finalization{req: req, label: label}
 	r.record(f)
+	l := r.laneOf(req.CheckpointID().JobID)
 	err := retry(ctx, "trigger "+req.WorkflowID(), func(ctx context.Context) error {
 		if r.cfg.Naive {
 			_, err := r.w.tc.ExecuteWorkflow(ctx, naiveStart(req), NaiveWorkflow,
-				NaiveInput{Request: req, ActivityTaskQueue: taskQueue})
+				NaiveInput{Request: req, ActivityTaskQueue: l.taskQueue})
 			var started *serviceerror.WorkflowExecutionAlreadyStarted
 			if errors.As(err, &started) {
 				return nil // a retry after a lost answer: the first start stands
 			}
 			return err
 		}
-		h, err := r.w.fc.Finalize(ctx, req)
+		h, err := l.fc.Finalize(ctx, req)
 		if err == nil {
 			f.mu.Lock()
 			f.handle = h
@@ -186,7 +201,7 @@ func (r *run) jobLoop(ctx context.Context, j *job, g *gate, waits *sync.WaitGrou
 			return ctx.Err()
 		}
 		savepoint := r.cfg.SavepointEvery > 0 && j.rng.IntN(r.cfg.SavepointEvery) == 0
-		req, err := r.checkpoint(j, savepoint, 0)
+		req, err := r.checkpoint(ctx, j, savepoint, 0)
 		if err != nil {
 			return err
 		}

@@ -41,6 +41,17 @@ const (
 	// WriteOutage drops every write request to the store for a few
 	// seconds: longer than a publish's own retries.
 	WriteOutage FaultKind = "write-outage"
+	// BlobWriteFailure fails every write (PUT) of the workers to the state
+	// bucket for a few seconds: answered 503, or the request dropped.
+	BlobWriteFailure FaultKind = "blob-write-failure"
+	// BlobWriteReplyLost lets the workers' writes to the state bucket
+	// apply for a few seconds and resets the connection instead of
+	// answering: applied, then unknown.
+	BlobWriteReplyLost FaultKind = "blob-write-applied-reply-lost"
+	// BlobDeleteFailure fails every delete of the workers for a few
+	// seconds: answered 503, the request dropped, or applied and the reply
+	// lost.
+	BlobDeleteFailure FaultKind = "blob-delete-failure"
 	// StaleReplay replays an old publish attempt of a finished finalization
 	// whose key a tombstone fences, straight to the store.
 	StaleReplay FaultKind = "stale-replay"
@@ -61,7 +72,8 @@ const (
 )
 
 // commonKinds hit the finalizer whatever its store.
-var commonKinds = []FaultKind{WriteOutage, WorkerKill, TemporalRestart, Leadership, StaleReplay}
+var commonKinds = []FaultKind{WriteOutage, BlobWriteFailure, BlobWriteReplyLost, BlobDeleteFailure,
+	WorkerKill, TemporalRestart, Leadership, StaleReplay}
 
 // storeKinds are each store's own kinds, in the order the report lists them.
 var storeKinds = map[string][]FaultKind{
@@ -71,24 +83,38 @@ var storeKinds = map[string][]FaultKind{
 
 // AllKinds is every fault kind the harness injects, in report order.
 var AllKinds = []FaultKind{DropReply, DropRequest, Reset, Latency, PartitionNode, PartitionAll, SessionExpiry, LeaderKill,
-	EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, WriteOutage, WorkerKill, TemporalRestart, Leadership, StaleReplay}
+	EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, WriteOutage, BlobWriteFailure, BlobWriteReplyLost,
+	BlobDeleteFailure, WorkerKill, TemporalRestart, Leadership, StaleReplay}
 
-// KindsFor lists the fault kinds a run on store injects.
+// KindsFor lists the fault kinds a run on store injects: StoreBoth
+// injects every kind.
 func KindsFor(store string) []FaultKind {
-	if store == "" {
-		store = StoreZooKeeper
+	var out []FaultKind
+	switch store {
+	case "":
+		out = slices.Clone(storeKinds[StoreZooKeeper])
+	case StoreBoth:
+		for _, k := range AllKinds {
+			if !slices.Contains(commonKinds, k) {
+				out = append(out, k)
+			}
+		}
+	default:
+		out = slices.Clone(storeKinds[store])
 	}
-	return append(slices.Clone(storeKinds[store]), commonKinds...)
+	return append(out, commonKinds...)
 }
 
 // missingKinds are the fault kinds a run on store does not inject,
 // for the report.
 func missingKinds(store string) []string {
-	missing := []string{"blob write and delete failures (the state bucket is a local directory the workers write directly)"}
-	if store == StoreKubernetes {
-		return append(missing, "ZooKeeper faults: run with the zookeeper store")
+	switch store {
+	case StoreKubernetes:
+		return []string{"ZooKeeper faults: run with the zookeeper store, or both"}
+	case StoreZooKeeper, "":
+		return []string{"Kubernetes API server faults (applied-then-timed-out, 5xx via the etcd proxy): run with the kubernetes store, or both"}
 	}
-	return append(missing, "Kubernetes API server faults (applied-then-timed-out, 5xx via the etcd proxy): run with the kubernetes store")
+	return nil
 }
 
 // weights make the kinds that hit the protocol's hardest path (an
@@ -97,6 +123,7 @@ var weights = map[FaultKind]int{
 	DropReply: 4, DropRequest: 3, Reset: 2, Latency: 2, PartitionNode: 2, PartitionAll: 2,
 	SessionExpiry: 1, LeaderKill: 2, WorkerKill: 2, TemporalRestart: 1, Leadership: 2, StaleReplay: 2,
 	EtcdAppliedError: 4, EtcdAppliedTimeout: 2, EtcdLost: 3, EtcdReset: 2, WriteOutage: 3,
+	BlobWriteFailure: 2, BlobWriteReplyLost: 2, BlobDeleteFailure: 2,
 }
 
 // plan draws the kinds of n faults: every enabled kind once, shuffled, as

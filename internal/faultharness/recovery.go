@@ -38,7 +38,7 @@ func (r *run) recover(ctx context.Context) {
 func (r *run) recoverJob(ctx context.Context, job stores.JobID) (uint64, error) {
 	var refs []stores.Entry
 	if err := retry(ctx, "list "+job.String(), func(ctx context.Context) (err error) {
-		refs, err = r.w.store.checker().List(ctx, job)
+		refs, err = r.laneOf(job).store.checker().List(ctx, job)
 		return err
 	}, nil); err != nil {
 		return 0, err
@@ -59,7 +59,15 @@ func (r *run) recoverJob(ctx context.Context, job stores.JobID) (uint64, error) 
 	if err := r.w.states.CheckData(ctx, h); err != nil {
 		return newest.Checkpoint, fmt.Errorf("could not retrieve checkpoint %d from state handle %s: %w", newest.Checkpoint, newest.Reference.Handle, err)
 	}
-	if data := h.ExclusivePrefix + "data-0"; !r.w.bucket.Exists(data) {
+	data := h.ExclusivePrefix + "data-0"
+	var ok bool
+	if err := retry(ctx, "stat "+data, func(ctx context.Context) (err error) {
+		ok, err = r.w.blob.exists(ctx, data)
+		return err
+	}, nil); err != nil {
+		return newest.Checkpoint, err
+	}
+	if !ok {
 		return newest.Checkpoint, fmt.Errorf("could not retrieve checkpoint %d: data file %s is missing", newest.Checkpoint, data)
 	}
 	return newest.Checkpoint, nil

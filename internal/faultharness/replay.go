@@ -20,7 +20,7 @@ func (r *run) replayable(ctx context.Context, f *finalization) (stores.Entry, bo
 	}
 	var e stores.Entry
 	err := retry(ctx, "read "+f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		e, err = r.w.store.checker().Read(ctx, f.req.CheckpointID())
+		e, err = r.laneOf(f.req.CheckpointID().JobID).store.checker().Read(ctx, f.req.CheckpointID())
 		return err
 	}, nil)
 	if err != nil {
@@ -47,9 +47,10 @@ func (r *run) replay(ctx context.Context, f *finalization, e stores.Entry, rng *
 	p := stores.Publication{CheckpointID: f.req.CheckpointID(), Epoch: f.req.Epoch,
 		Reference: stores.Reference{Handle: handle, Token: f.req.Token(), Attempt: attempt, Savepoint: f.req.Savepoint}}
 
+	store := r.laneOf(p.CheckpointID.JobID).store
 	var before, after string
 	if err := retry(ctx, "stat before replay", func(context.Context) (err error) {
-		before, err = r.w.store.keyVersion(ctx, p.CheckpointID)
+		before, err = store.keyVersion(ctx, p.CheckpointID)
 		return err
 	}, nil); err != nil {
 		r.harnessError(err)
@@ -59,14 +60,14 @@ func (r *run) replay(ctx context.Context, f *finalization, e stores.Entry, rng *
 	// nothing: replay until the store answers definitely.
 	var err error
 	_ = retry(ctx, "replay", func(ctx context.Context) error {
-		err = r.w.store.checker().Publish(ctx, p)
+		err = store.checker().Publish(ctx, p)
 		if stores.OutcomeOf(err) == stores.Unknown {
 			return err
 		}
 		return nil
 	}, nil)
 	if rerr := retry(ctx, "stat after replay", func(context.Context) (err error) {
-		after, err = r.w.store.keyVersion(ctx, p.CheckpointID)
+		after, err = store.keyVersion(ctx, p.CheckpointID)
 		return err
 	}, nil); rerr != nil {
 		r.harnessError(rerr)

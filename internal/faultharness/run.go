@@ -72,6 +72,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.Workers = len(w.workers)
 	r := &run{cfg: cfg, w: w, rep: rep}
 	failed := true
 	defer func() { w.close(failed) }()
@@ -116,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.replaySweep(ctx, rand.New(rand.NewPCG(seed, 0x72706c)))
 	cfg.Logger.Info("simulated recovery")
 	r.recover(ctx)
-	rep.Evidence = w.store.evidence()
+	rep.Evidence = w.evidence()
 	rep.Duration = time.Since(began)
 	failed = errors.Is(ctx.Err(), context.Canceled) || (!cfg.Naive && len(rep.Violations) > 0)
 	return rep, nil
@@ -130,9 +131,11 @@ func (r *run) randomPhase(parent context.Context, seed uint64) (*sync.WaitGroup,
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	for i := range r.cfg.Jobs {
-		j := newJob(fmt.Sprintf("job-%d", i+1), seed+uint64(i)+1)
+		j := newJob(fmt.Sprintf("job-%d", i+1), seed+uint64(i)+1, r.w.lanes[i%len(r.w.lanes)])
+		r.mu.Lock()
 		r.jobs = append(r.jobs, j)
 		r.all = append(r.all, j)
+		r.mu.Unlock()
 	}
 	for _, j := range r.jobs {
 		if err := r.claim(ctx, j); err != nil {

@@ -22,7 +22,7 @@ func (r *run) closing(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, err := r.checkpoint(j, false, 0)
+			req, err := r.checkpoint(ctx, j, false, 0)
 			if err != nil {
 				errs <- err
 				return
@@ -67,7 +67,7 @@ func (r *run) settle(ctx context.Context) {
 func (r *run) leftovers(ctx context.Context) (int, error) {
 	n := 0
 	for _, j := range r.all {
-		refs, err := r.w.store.checker().List(ctx, j.id)
+		refs, err := j.lane.store.checker().List(ctx, j.id)
 		if err != nil {
 			return 0, err
 		}
@@ -89,14 +89,14 @@ type orphan struct {
 // key holds no reference, apart from what is kept by design: savepoints
 // and finalizations an operator abandoned.
 func (r *run) orphans(ctx context.Context) ([]orphan, error) {
-	states, err := r.scanBucket()
+	states, err := r.scanBucket(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scan the bucket: %w", err)
 	}
 	byID := r.byCheckpoint()
 	var out []orphan
 	for id, s := range states {
-		e, err := r.w.store.checker().Read(ctx, id)
+		e, err := r.laneOf(id.JobID).store.checker().Read(ctx, id)
 		if err != nil {
 			return nil, err
 		}

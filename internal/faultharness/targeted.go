@@ -18,18 +18,25 @@ const targetedTimeout = 3 * time.Minute
 func (r *run) targeted(ctx context.Context, seed uint64) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*targetedTimeout)
 	defer cancel()
-	for _, sc := range []func(context.Context, *job) (Scenario, error){r.droppedReply, r.fencedReplay} {
-		j := newJob(fmt.Sprintf("targeted-%d", len(r.all)+1), seed^0x7461726774)
-		r.all = append(r.all, j)
-		if err := r.claim(ctx, j); err != nil {
-			return err
+	for _, l := range r.w.lanes {
+		for _, sc := range []func(context.Context, *job) (Scenario, error){r.droppedReply, r.fencedReplay} {
+			j := newJob(fmt.Sprintf("targeted-%d", len(r.all)+1), seed^0x7461726774, l)
+			r.mu.Lock()
+			r.all = append(r.all, j)
+			r.mu.Unlock()
+			if err := r.claim(ctx, j); err != nil {
+				return err
+			}
+			s, err := sc(ctx, j)
+			if len(r.w.lanes) > 1 {
+				s.Name += " (" + l.name + ")"
+			}
+			if err != nil {
+				return fmt.Errorf("targeted scenario %s: %w", s.Name, err)
+			}
+			r.cfg.Logger.Info("targeted scenario", "name", s.Name, "hits", s.Hits, "outcome", s.Outcome, "detail", s.Detail)
+			r.rep.Targeted = append(r.rep.Targeted, s)
 		}
-		s, err := sc(ctx, j)
-		if err != nil {
-			return fmt.Errorf("targeted scenario %s: %w", s.Name, err)
-		}
-		r.cfg.Logger.Info("targeted scenario", "name", s.Name, "hits", s.Hits, "outcome", s.Outcome, "detail", s.Detail)
-		r.rep.Targeted = append(r.rep.Targeted, s)
 	}
 	return nil
 }
@@ -40,11 +47,11 @@ func (r *run) targeted(ctx context.Context, seed uint64) error {
 // a reference that stands (I1, I2).
 func (r *run) droppedReply(ctx context.Context, j *job) (Scenario, error) {
 	s := Scenario{Name: "dropped-reply"}
-	req, err := r.checkpoint(j, false, 0)
+	req, err := r.checkpoint(ctx, j, false, 0)
 	if err != nil {
 		return s, err
 	}
-	armed := r.w.store.armPublish(req.Token(), true)
+	armed := j.lane.store.armPublish(req.Token(), true)
 	f, err := r.trigger(ctx, req, s.Name)
 	if err != nil {
 		armed.disarm()
@@ -67,27 +74,41 @@ func (r *run) droppedReply(ctx context.Context, j *job) (Scenario, error) {
 // discarded state (I2, I6, I1).
 func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 	s := Scenario{Name: "fenced-replay"}
-	req, err := r.checkpoint(j, false, 1)
+	req, err := r.checkpoint(ctx, j, false, 1)
 	if err != nil {
 		return s, err
 	}
-	armed := r.w.store.armPublish(req.Token(), false)
+	armed := j.lane.store.armPublish(req.Token(), false)
 	f, err := r.trigger(ctx, req, s.Name)
 	if err != nil {
 		armed.disarm()
 		return s, err
 	}
+	// Re-arm at once after every hit, apart from the status queries: with
+	// the first publish a local activity, its retries come within the
+	// workflow task, when a query may wait for the task to end.
+	stop, rearmed := make(chan struct{}), make(chan int)
+	go func() {
+		hits := 0
+		for {
+			select {
+			case <-stop:
+				rearmed <- hits + armed.disarm()
+				return
+			default:
+			}
+			if armed.wait(ctx, 20*time.Millisecond) {
+				hits += armed.disarm()
+				armed = j.lane.store.armPublish(req.Token(), false)
+			}
+		}
+	}()
 	deadline := time.Now().Add(targetedTimeout)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if armed.wait(ctx, 100*time.Millisecond) {
-			s.Hits += armed.disarm()
-			armed = r.w.store.armPublish(req.Token(), false)
-		}
-		if r.verifyingOrDone(ctx, f) {
-			break
-		}
+	for time.Now().Before(deadline) && ctx.Err() == nil && !r.verifyingOrDone(ctx, f) {
+		sleep(ctx, 100*time.Millisecond)
 	}
-	s.Hits += armed.disarm()
+	close(stop)
+	s.Hits += <-rearmed
 	r.await(ctx, f)
 	res, _, failure := f.outcome()
 	s.Outcome = outcomeName(res, failure)
@@ -111,7 +132,7 @@ func (r *run) verifyingOrDone(ctx context.Context, f *finalization) bool {
 		d, err := r.w.tc.DescribeWorkflowExecution(qctx, naiveWorkflowID(f.req), "")
 		return err == nil && d.GetWorkflowExecutionInfo().GetCloseTime() != nil
 	}
-	st, err := r.w.fc.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
+	st, err := r.laneOf(f.req.CheckpointID().JobID).fc.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
 	return err == nil && (st.Phase == workflows.Verifying || st.Phase.Terminal())
 }
 

@@ -34,6 +34,7 @@ type workerProc struct {
 	index   int
 	bin     string
 	args    []string
+	env     []string // added to the harness's environment
 	logPath string
 
 	mu     sync.Mutex
@@ -55,6 +56,7 @@ func (w *workerProc) start(ctx context.Context) error {
 	defer log.Close()
 	fmt.Fprintf(log, "=== faultharness: worker %d start %d at %s\n", w.index, w.starts+1, time.Now().Format(time.RFC3339Nano))
 	cmd := exec.Command(w.bin, append(w.args, "-metrics-address="+metrics)...)
+	cmd.Env = append(os.Environ(), w.env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// Dies with the harness, so a killed test leaves no worker behind.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

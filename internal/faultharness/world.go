@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -16,13 +17,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
-// Task queues of a run; the run has its Temporal server to itself.
+// Task queues of a run; the run has its Temporal server to itself. A run
+// on both stores gives each its own task queue (taskQueue-<store>).
 const (
 	taskQueue      = "faultharness"
 	naiveTaskQueue = "faultharness-naive"
@@ -36,14 +37,28 @@ type world struct {
 	dir      string
 	tempDir  bool
 	temporal *temporaltest.Server
-	store    backend
-	workers  []*workerProc
-	bucket   jobmanager.Bucket
-	states   *blobstate.Store
-	tc       sdkclient.Client
-	fc       *client.Client
-	naive    sdkworker.Worker
+	// lanes are the run's HA stores, each with its worker pool: one, or
+	// two for a run on both stores.
+	lanes   []*lane
+	workers []*workerProc // every lane's
+	blob    *blobWorld
+	states  *blobstate.Store // the harness's view of the state bucket
+	tc      sdkclient.Client
+	naive   sdkworker.Worker
 }
+
+// lane is one HA store with the worker processes that use it, polling a
+// task queue of their own, and the client that starts workflows there.
+type lane struct {
+	name      string // StoreZooKeeper or StoreKubernetes
+	store     backend
+	taskQueue string
+	fc        *client.Client
+	workers   []*workerProc
+}
+
+// has reports whether the lane's store injects kind itself.
+func (l *lane) has(kind FaultKind) bool { return slices.Contains(storeKinds[l.name], kind) }
 
 func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 	w := &world{cfg: cfg, log: cfg.Logger, dir: cfg.Dir}
@@ -58,10 +73,6 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 			w.close(true)
 		}
 	}()
-	w.bucket = jobmanager.Bucket{Dir: filepath.Join(w.dir, "bucket")}
-	if err := os.MkdirAll(w.bucket.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("bucket directory: %w", err)
-	}
 
 	bin := cfg.WorkerBinary
 	if bin == "" {
@@ -69,6 +80,13 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 		if bin, err = buildWorker(ctx, w.dir); err != nil {
 			return nil, err
 		}
+	}
+	w.log.Info("starting the S3 endpoint of the state bucket")
+	if w.blob, err = startBlob(ctx, w.dir); err != nil {
+		return nil, err
+	}
+	if w.states, err = blobstate.Open(ctx, w.blob.cleanURL()); err != nil {
+		return nil, fmt.Errorf("open the state bucket: %w", err)
 	}
 	w.log.Info("starting the Temporal dev server")
 	w.temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{
@@ -81,29 +99,40 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.store, err = startBackend(ctx, cfg, w.dir); err != nil {
-		return nil, err
-	}
-	if w.states, err = blobstate.Open(ctx, w.bucket.URL()); err != nil {
-		return nil, fmt.Errorf("open the state bucket: %w", err)
-	}
 	sdkLog := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 	if w.tc, err = sdkclient.DialContext(ctx, sdkclient.Options{HostPort: w.temporal.HostPort, Logger: sdkLog}); err != nil {
 		return nil, fmt.Errorf("dial temporal: %w", err)
 	}
-	w.fc = client.New(w.tc, client.Options{TaskQueue: taskQueue, Logger: w.log})
 
-	args := []string{
-		"-temporal-address=" + w.temporal.HostPort, "-task-queue=" + taskQueue,
-		"-state-bucket=" + w.bucket.URL(), "-retain=" + strconv.Itoa(cfg.Retain),
-		"-log-level=info", "-log-format=text",
+	names := []string{cfg.Store}
+	if cfg.Store == StoreBoth {
+		names = []string{StoreZooKeeper, StoreKubernetes}
 	}
-	args = append(args, w.store.workerArgs()...)
-	for i := range cfg.Workers {
-		wp := &workerProc{index: i + 1, bin: bin, args: args, logPath: filepath.Join(w.dir, fmt.Sprintf("worker-%d.log", i+1))}
-		w.workers = append(w.workers, wp)
+	for _, name := range names {
+		l := &lane{name: name, taskQueue: taskQueue}
+		if len(names) > 1 {
+			l.taskQueue = taskQueue + "-" + name
+		}
+		w.lanes = append(w.lanes, l)
+		if l.store, err = startBackend(ctx, cfg, name, w.dir); err != nil {
+			return nil, err
+		}
+		l.fc = client.New(w.tc, client.Options{TaskQueue: l.taskQueue, Logger: w.log})
+		args := []string{
+			"-temporal-address=" + w.temporal.HostPort, "-task-queue=" + l.taskQueue,
+			"-state-bucket=" + w.blob.workerURL(), "-retain=" + strconv.Itoa(cfg.Retain),
+			"-log-level=info", "-log-format=text",
+		}
+		args = append(args, l.store.workerArgs()...)
+		for range cfg.Workers {
+			i := len(w.workers) + 1
+			wp := &workerProc{index: i, bin: bin, args: args, env: awsEnv(w.dir),
+				logPath: filepath.Join(w.dir, fmt.Sprintf("worker-%d-%s.log", i, name))}
+			l.workers = append(l.workers, wp)
+			w.workers = append(w.workers, wp)
+		}
 	}
-	w.log.Info("starting worker processes", "count", cfg.Workers)
+	w.log.Info("starting worker processes", "count", len(w.workers))
 	for _, wp := range w.workers {
 		if err := wp.start(ctx); err != nil {
 			return nil, err
@@ -121,9 +150,9 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 	return w, nil
 }
 
-// startBackend starts the configured HA store with its fault proxies.
-func startBackend(ctx context.Context, cfg Config, dir string) (backend, error) {
-	if cfg.Store == StoreKubernetes {
+// startBackend starts one HA store with its fault proxies.
+func startBackend(ctx context.Context, cfg Config, name, dir string) (backend, error) {
+	if name == StoreKubernetes {
 		cfg.Logger.Info("starting etcd and kube-apiserver")
 		return startKube(ctx, cfg.Logger, dir)
 	}
@@ -131,11 +160,25 @@ func startBackend(ctx context.Context, cfg Config, dir string) (backend, error) 
 	return startZK(ctx, cfg.Logger, cfg.SessionTimeout, cfg.Workers)
 }
 
+// evidence merges every store's server-side traces and the bucket's.
+func (w *world) evidence() map[string]int {
+	out := w.blob.evidence()
+	for _, l := range w.lanes {
+		for k, v := range l.store.evidence() {
+			out[k] += v
+		}
+	}
+	return out
+}
+
 // heal ends every fault: proxies healed, nodes, workers and Temporal up.
 func (w *world) heal(ctx context.Context) error {
 	var errs []error
-	if err := w.store.heal(ctx); err != nil {
-		errs = append(errs, err)
+	w.blob.heal()
+	for _, l := range w.lanes {
+		if err := l.store.heal(ctx); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	for _, wp := range w.workers {
 		if !wp.running() {
@@ -167,8 +210,13 @@ func (w *world) close(keep bool) {
 	if w.states != nil {
 		_ = w.states.Close()
 	}
-	if w.store != nil {
-		w.store.close(keep)
+	for _, l := range w.lanes {
+		if l.store != nil {
+			l.store.close(keep)
+		}
+	}
+	if w.blob != nil {
+		w.blob.close()
 	}
 	if w.temporal != nil {
 		_ = w.temporal.Cleanup(keep)

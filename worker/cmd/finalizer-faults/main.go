@@ -1,11 +1,12 @@
 // Command finalizer-faults runs the fault harness (internal/faultharness)
 // and prints its report: K finalizations across several jobs against a real
 // Temporal dev server, a real HA store (a 3-node ZooKeeper ensemble, or
-// kube-apiserver and etcd) and real worker processes while a seeded
+// kube-apiserver and etcd, or both with the jobs split between them), an
+// S3 state bucket (in-process gofakes3) and real worker processes while a seeded
 // schedule injects faults, then the invariants I1-I6 checked from the
 // store's and the bucket's content and a simulated recovery.
 //
-//	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 1000 -faults 200
+//	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 1000 -faults 200 -jobs 5 -store both
 //	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 40 -naive
 //	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 300 -store kubernetes
 //
@@ -85,12 +86,12 @@ func parse(args []string, stderr io.Writer) (faultharness.Config, bool, bool, er
 	fs.IntVar(&cfg.Faults, "faults", 0, "F: faults of the random phase (default K/5)")
 	fs.IntVar(&cfg.Jobs, "jobs", 3, "jobs sharing the finalizations")
 	fs.IntVar(&cfg.InFlight, "in-flight", 2, "finalizations in flight per job")
-	fs.IntVar(&cfg.Workers, "workers", 2, "worker processes")
+	fs.IntVar(&cfg.Workers, "workers", 2, "worker processes per store")
 	fs.IntVar(&cfg.Retain, "retain", 2, "references retained per job")
-	fs.StringVar(&cfg.Store, "store", faultharness.StoreZooKeeper, "HA store: zookeeper (3-node ensemble) or kubernetes (kube-apiserver + etcd)")
+	fs.StringVar(&cfg.Store, "store", faultharness.StoreZooKeeper, "HA store: zookeeper (3-node ensemble), kubernetes (kube-apiserver + etcd), or both (jobs alternate between the two; every fault kind)")
 	fs.BoolVar(&cfg.Naive, "naive", false, "switch the protocol's safety off (discard on any publish error, no verify, no fence)")
 	fs.StringVar(&kinds, "kinds", "", "comma-separated fault kinds (default: every kind of the store; zookeeper: "+
-		joinKinds(faultharness.StoreZooKeeper)+"; kubernetes: "+joinKinds(faultharness.StoreKubernetes)+")")
+		joinKinds(faultharness.StoreZooKeeper)+"; kubernetes: "+joinKinds(faultharness.StoreKubernetes)+"; both: every kind)")
 	fs.StringVar(&cfg.WorkerBinary, "worker-binary", "", "finalizer-worker binary (default: built from this module)")
 	fs.StringVar(&cfg.Dir, "dir", "", "directory for the run's logs, bucket and databases (default: a temporary one)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run's directory")

@@ -37,4 +37,8 @@ func TestFlags(t *testing.T) {
 	assert.Equal(t, []faultharness.FaultKind{faultharness.EtcdLost, faultharness.WorkerKill}, cfg.Kinds)
 	assert.True(t, asJSON)
 	assert.True(t, verbose)
+
+	cfg, _, _, err = parse([]string{"-store", "both", "-kinds", "zk-leader-kill,kube-etcd-reset,blob-delete-failure"}, &errOut)
+	require.NoError(t, err, "both stores take every kind")
+	assert.Equal(t, faultharness.StoreBoth, cfg.Store)
 }

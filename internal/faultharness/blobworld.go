@@ -1,0 +1,321 @@
+package faultharness
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// stateBucketName is the S3 bucket of a run; a run has its S3 endpoint to
+// itself.
+const stateBucketName = "state"
+
+// blobWorld is the state bucket of a run: an in-process S3 endpoint
+// (gofakes3) reached by the workers through s3blob, as a deployment on S3
+// would be, with a fault layer in front of it (5xx answers, dropped
+// requests, writes and deletes applied whose reply is lost). The harness,
+// job manager side included, reads and writes through a second, clean
+// endpoint on the same backend, so that no fault ever blinds the check.
+type blobWorld struct {
+	faulty *httptest.Server // the workers' endpoint
+	clean  *httptest.Server // the harness's endpoint
+	bucket *blob.Bucket     // the harness's view, through clean
+
+	mu    sync.Mutex
+	rules []*blobRule
+	// failed counts the requests the fault layer failed, by how.
+	failed map[blobMode]int
+}
+
+// blobMode is how the fault layer fails a request.
+type blobMode string
+
+const (
+	// blob5xx answers 503 SlowDown without passing the request on.
+	blob5xx blobMode = "503"
+	// blobDropRequest closes the connection without passing it on.
+	blobDropRequest blobMode = "dropped-request"
+	// blobDropReply passes the request on (it is applied) and closes the
+	// connection instead of answering.
+	blobDropReply blobMode = "applied-reply-lost"
+)
+
+// blobRule fails every request of its method until removed.
+type blobRule struct {
+	method string
+	mode   blobMode
+	hits   int
+	hit    chan struct{} // closed on the first hit
+}
+
+// awsEnv gives the AWS SDK static credentials and keeps it away from the
+// EC2 metadata service and the user's own configuration; the workers get
+// it in their environment, the harness's process sets it for itself.
+func awsEnv(dir string) []string {
+	return []string{
+		"AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ACCESS_KEY_ID=faultharness",
+		"AWS_SECRET_ACCESS_KEY=faultharness",
+		"AWS_SESSION_TOKEN=",
+		"AWS_PROFILE=",
+		"AWS_REGION=us-east-1",
+		"AWS_CONFIG_FILE=" + filepath.Join(dir, "aws-config"),
+		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(dir, "aws-credentials"),
+	}
+}
+
+func startBlob(ctx context.Context, dir string) (_ *blobWorld, err error) {
+	for _, kv := range awsEnv(dir) {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(k, v); err != nil {
+			return nil, err
+		}
+	}
+	backend := s3mem.New()
+	if err := backend.CreateBucket(stateBucketName); err != nil {
+		return nil, fmt.Errorf("create the state bucket: %w", err)
+	}
+	s3 := gofakes3.New(backend, gofakes3.WithoutVersioning()).Server()
+	w := &blobWorld{failed: map[blobMode]int{}}
+	w.clean = httptest.NewServer(s3)
+	w.faulty = httptest.NewServer(w.middleware(s3))
+	defer func() {
+		if err != nil {
+			w.close()
+		}
+	}()
+	if w.bucket, err = blob.OpenBucket(ctx, w.cleanURL()); err != nil {
+		return nil, fmt.Errorf("open the state bucket: %w", err)
+	}
+	return w, nil
+}
+
+func s3BucketURL(endpoint string) string {
+	return fmt.Sprintf("s3://%s?endpoint=%s&region=us-east-1&use_path_style=true&disable_https=true",
+		stateBucketName, url.QueryEscape(endpoint))
+}
+
+// workerURL is the workers' bucket URL, through the fault layer.
+func (w *blobWorld) workerURL() string { return s3BucketURL(w.faulty.URL) }
+
+// cleanURL is the harness's bucket URL.
+func (w *blobWorld) cleanURL() string { return s3BucketURL(w.clean.URL) }
+
+// middleware applies the first rule matching each request.
+func (w *blobWorld) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		rule := w.match(req)
+		if rule == nil {
+			next.ServeHTTP(rw, req)
+			return
+		}
+		switch rule.mode {
+		case blob5xx:
+			rw.Header().Set("Content-Type", "application/xml")
+			rw.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(rw, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>injected by the fault harness</Message></Error>`)
+		case blobDropRequest:
+			cut(rw)
+		case blobDropReply:
+			next.ServeHTTP(httptest.NewRecorder(), req)
+			cut(rw)
+		}
+	})
+}
+
+// cut closes the request's connection without an answer.
+func cut(rw http.ResponseWriter) {
+	hj, ok := rw.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0) // a reset, not a polite close
+	}
+	_ = conn.Close()
+}
+
+// match finds the rule for an object request and counts its hit.
+func (w *blobWorld) match(req *http.Request) *blobRule {
+	// Path style: /<bucket>/<key>; bucket-level requests (listings) pass.
+	key := strings.TrimPrefix(req.URL.Path, "/"+stateBucketName+"/")
+	if key == req.URL.Path || key == "" {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.rules {
+		if r.method == req.Method {
+			r.hits++
+			if r.hits == 1 {
+				close(r.hit)
+			}
+			w.failed[r.mode]++
+			return r
+		}
+	}
+	return nil
+}
+
+// arm adds a rule; the returned function removes it and says how many
+// requests it failed.
+func (w *blobWorld) arm(method string, mode blobMode) (*blobRule, func() int) {
+	r := &blobRule{method: method, mode: mode, hit: make(chan struct{})}
+	w.mu.Lock()
+	w.rules = append(w.rules, r)
+	w.mu.Unlock()
+	return r, func() int {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for i, x := range w.rules {
+			if x == r {
+				w.rules = append(w.rules[:i], w.rules[i+1:]...)
+				break
+			}
+		}
+		return r.hits
+	}
+}
+
+// heal removes every rule.
+func (w *blobWorld) heal() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rules = nil
+}
+
+// evidence counts the requests the fault layer failed, by how.
+func (w *blobWorld) evidence() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]int{}
+	for m, n := range w.failed {
+		out["blob requests failed by the S3 fault layer: "+string(m)] = n
+	}
+	return out
+}
+
+func (w *blobWorld) close() {
+	if w.bucket != nil {
+		_ = w.bucket.Close()
+	}
+	if w.faulty != nil {
+		w.faulty.CloseClientConnections()
+		w.faulty.Close()
+	}
+	if w.clean != nil {
+		w.clean.Close()
+	}
+}
+
+// write puts an object, as the job manager does.
+func (w *blobWorld) write(ctx context.Context, key string, data []byte) error {
+	if err := w.bucket.WriteAll(ctx, key, data, nil); err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return nil
+}
+
+// exists reports whether the bucket holds key.
+func (w *blobWorld) exists(ctx context.Context, key string) (bool, error) {
+	ok, err := w.bucket.Exists(ctx, key)
+	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return false, fmt.Errorf("stat %s: %w", key, err)
+	}
+	return ok, nil
+}
+
+// writeCheckpoint writes checkpoint n of job in the layout of
+// jobmanager.Bucket.WriteCheckpoint (metadata and a data file exclusive to
+// it, a shared file no discard may touch) and returns its request.
+func (w *blobWorld) writeCheckpoint(ctx context.Context, job stores.JobID, epoch, n uint64, savepoint bool) (workflows.FinalizeRequest, error) {
+	prefix := fmt.Sprintf("%s/%s/chk-%d/", job.Cluster, job.Job, n)
+	meta := []byte(fmt.Sprintf("metadata of %s checkpoint %d", job, n))
+	files := []struct {
+		key  string
+		data []byte
+	}{
+		{prefix + "_metadata", meta},
+		{jobmanager.DataKey(job, n), []byte("operator state")},
+		{jobmanager.SharedKey(job), []byte("incremental state shared between checkpoints")},
+	}
+	for _, f := range files {
+		if err := retry(ctx, "write "+f.key, func(ctx context.Context) error { return w.write(ctx, f.key, f.data) }, nil); err != nil {
+			return workflows.FinalizeRequest{}, err
+		}
+	}
+	sum := sha256.Sum256(meta)
+	return workflows.FinalizeRequest{
+		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
+		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
+		ExclusivePrefix: prefix, Savepoint: savepoint,
+	}, nil
+}
+
+// scan lists every checkpoint the bucket holds any state of, read through
+// the S3 API on the clean endpoint: what is really there, not what anyone
+// says.
+func (w *blobWorld) scan(ctx context.Context) (map[stores.CheckpointID]*stateAtRest, error) {
+	out := map[stores.CheckpointID]*stateAtRest{}
+	at := func(id stores.CheckpointID) *stateAtRest {
+		if out[id] == nil {
+			out[id] = &stateAtRest{id: id}
+		}
+		return out[id]
+	}
+	it := w.bucket.List(nil)
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list the state bucket: %w", err)
+		}
+		key := obj.Key
+		if strings.HasPrefix(key, blobstate.HandlesPrefix) {
+			if id, _, err := blobstate.ParseKey(key); err == nil {
+				s := at(id)
+				s.handles = append(s.handles, key)
+			}
+			continue
+		}
+		// <cluster>/<job>/chk-<n>/<file>; shared files are not a checkpoint's.
+		parts := strings.Split(key, "/")
+		if len(parts) != 4 || !strings.HasPrefix(parts[2], "chk-") {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.TrimPrefix(parts[2], "chk-"), 10, 64)
+		if err != nil {
+			continue
+		}
+		s := at(stores.CheckpointID{JobID: stores.JobID{Cluster: parts[0], Job: parts[1]}, Checkpoint: n})
+		s.files = append(s.files, key)
+	}
+}
