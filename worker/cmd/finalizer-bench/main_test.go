@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/bench"
+)
+
+// TestMain lets the benchmark re-execute this test binary as its separate
+// trigger process, as the command re-executes itself.
+func TestMain(m *testing.M) {
+	if bench.IsTrigger() {
+		if err := bench.RunTrigger(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A tiny run of every path and mode and of the parked scenario, against
+// the real servers the command starts. Timings are not asserted: only
+// that every part ran and the report holds what it should.
+func TestTinyRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{
+		"-store", "zookeeper", "-rate", "10", "-duration", "500ms", "-warmup", "0",
+		"-concurrency", "2", "-jobs", "2", "-parked", "5", "-json",
+	}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+
+	var rep bench.Report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stdout.String())
+	require.Len(t, rep.Results, len(bench.Paths)*len(bench.Modes))
+	for _, r := range rep.Results {
+		assert.Positive(t, r.Published, "%s %s", r.Path, r.Load.Mode)
+		assert.Zero(t, r.Errors, "%s %s: %s", r.Path, r.Load.Mode, r.FirstError)
+		assert.Positive(t, r.PeakRSS)
+	}
+	require.Len(t, rep.Parked, 1)
+	assert.Equal(t, 5, rep.Parked[0].Confirmed, "parked in Verifying before the measured run")
+	assert.Equal(t, 5, rep.Parked[0].StillParked)
+	assert.Positive(t, rep.Parked[0].With.Published)
+	assert.Len(t, rep.Targets, 6)
+	assert.NotEmpty(t, rep.Ratios)
+}
+
+func TestMarkdownReport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{
+		"-store", "embedded", "-phases", "durable,direct", "-modes", "rate", "-rate", "10",
+		"-duration", "300ms", "-warmup", "0", "-jobs", "2",
+	}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	out := stdout.String()
+	assert.Contains(t, out, "| embedded | durable | rate |")
+	assert.Contains(t, out, "| embedded | direct | rate |")
+	assert.Contains(t, out, "durable p50 / direct p50 (rate)")
+	assert.Contains(t, out, "| embedded | durable throughput ≥ 3x naive | - | not measured |")
+}
+
+func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
+	cases := map[string][]string{
+		"-store":       {"-store", "etcd"},
+		"-phases":      {"-phases", "durable,durable"},
+		"-modes":       {"-modes", ""},
+		"-rate":        {"-rate", "0"},
+		"-duration":    {"-duration", "10ms"},
+		"-warmup":      {"-warmup", "-1s"},
+		"-concurrency": {"-concurrency", "0"},
+		"-jobs":        {"-jobs", "0"},
+		"-parked":      {"-parked", "-1"},
+		"-retain":      {"-retain", "-1"},
+		"-timeout":     {"-timeout", "10ms"},
+	}
+	for flagName, args := range cases {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr)
+		assert.Equal(t, 2, code, flagName)
+		assert.True(t, strings.HasPrefix(stderr.String(), "finalizer-bench: "+flagName+" "), "%s: %s", flagName, stderr.String())
+		assert.Empty(t, stdout.String())
+	}
+}
+
+func TestFlagsFallBackToEnvironment(t *testing.T) {
+	t.Setenv("FINALIZER_BENCH_RATE", "7.5")
+	t.Setenv("FINALIZER_BENCH_STORE", "embedded")
+	cfg, _, err := parse([]string{"-concurrency", "3"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, 7.5, cfg.Rate)
+	assert.Equal(t, 3, cfg.Concurrency)
+	require.Len(t, cfg.Stores, 1)
+
+	t.Setenv("FINALIZER_BENCH_RATE", "fast")
+	_, _, err = parse(nil, &bytes.Buffer{})
+	require.ErrorContains(t, err, "FINALIZER_BENCH_RATE")
+
+	// The command line wins over the environment.
+	t.Setenv("FINALIZER_BENCH_RATE", "7.5")
+	cfg, _, err = parse([]string{"-rate", "3"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, 3.0, cfg.Rate)
+}
