@@ -11,12 +11,9 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
-// envPrefix: every flag falls back to FINALIZER_BENCH_<FLAG>.
-const envPrefix = "FINALIZER_BENCH_"
-
-func envName(flagName string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
+// envName: every flag falls back to FINALIZER_BENCH_<FLAG>, named as the
+// worker names its variables.
+func envName(flagName string) string { return worker.EnvName("bench-" + flagName) }
 
 // parse reads the flags (the environment first, the command line over it)
 // and validates the configuration before anything starts.
@@ -44,7 +41,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON instead of markdown")
 	fs.BoolVar(&verbose, "v", false, "log the worker's warnings and errors to stderr")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: finalizer-bench [flags]; every flag falls back to %s<FLAG>\n", envPrefix)
+		fmt.Fprintf(stderr, "usage: finalizer-bench [flags]; every flag falls back to %s\n", envName("<flag>"))
 		fs.PrintDefaults()
 	}
 	if err := fromEnv(fs); err != nil {

@@ -56,21 +56,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Progress = stderr
 	rep, err := bench.Run(ctx, cfg)
+	if err == nil {
+		err = write(rep, asJSON, stdout)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "finalizer-bench: %v\n", err)
 		return 1
 	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "finalizer-bench: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	rep.WriteMarkdown(stdout)
 	return 0
+}
+
+// write prints the report: markdown tables, or indented JSON.
+func write(rep *bench.Report, asJSON bool, w io.Writer) error {
+	if !asJSON {
+		rep.WriteMarkdown(w)
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
 }
 
 // logger: the worker's and the SDK's logs, warnings up with -v, else
