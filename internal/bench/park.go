@@ -2,9 +2,7 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -109,32 +107,4 @@ func (sr *storeRun) abandon(ctx context.Context, fs []*client.Finalization) {
 	if err != nil {
 		fmt.Fprintf(sr.cfg.Progress, "%s: abandon parked finalizations: %v\n", sr.kind, err)
 	}
-}
-
-// parallel runs fn(0..n-1) on a few goroutines and joins the errors.
-func parallel(n int, fn func(i int) error) error {
-	const width = 16
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		next = make(chan int)
-	)
-	for range min(width, n) {
-		wg.Go(func() {
-			for i := range next {
-				if err := fn(i); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errors.Join(errs...)
 }
