@@ -63,7 +63,11 @@ func coordinatorReport(r PublishedReport) activities.ReportInput {
 const passesBeforeContinue = 200
 
 // JobCoordinator is the single subsumption owner of a job.
+//
+// On the fast path (decided once per run) it reads the store in a local
+// activity.
 func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
+	local := fastPath(ctx)
 	status := CoordinatorStatus{CoordinatorState: st}
 	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (CoordinatorStatus, error) { return status, nil }); err != nil {
 		return err
@@ -82,7 +86,7 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 			absorb(r)
 		}
 		if !status.Deposed {
-			if err := retain(ctx, &status); err != nil {
+			if err := retain(ctx, local, &status); err != nil {
 				status.LastError = err.Error()
 			}
 		}
@@ -104,10 +108,10 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 
 // retain lists the references the store holds and removes those retention
 // does not keep, oldest first, each through its own SubsumeCheckpoint.
-func retain(ctx workflow.Context, status *CoordinatorStatus) error {
+func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) error {
 	job := stores.JobID{Cluster: status.Cluster, Job: status.Job}
 	var view activities.RetentionView
-	if err := workflow.ExecuteActivity(storeOptions(ctx), a.ReadRetention, job).Get(ctx, &view); err != nil {
+	if err := storeCall.execute(ctx, local, a.ReadRetention, job).Get(ctx, &view); err != nil {
 		return fmt.Errorf("list references of %s: %w", job, err)
 	}
 	status.Retain = view.Retain

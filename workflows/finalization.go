@@ -78,11 +78,18 @@ func Summary(r FinalizeRequest) string {
 
 // setPhase records a phase change in the status and the search attributes.
 func (f *finalization) setPhase(p Phase) {
+	if f.local && f.status.Phase == p {
+		return // end after published or discard: listed already
+	}
 	now := workflow.Now(f.ctx)
 	if f.status.Phase != "" {
 		f.status.Timings[f.status.Phase] += now.Sub(f.status.PhaseSince)
 	}
 	f.status.Phase, f.status.PhaseSince = p, now
+	workflow.GetLogger(f.ctx).Info("phase", "phase", p, "attempt", f.status.Attempts)
+	if f.unlisted(p) {
+		return
+	}
 	upsert := []temporal.SearchAttributeUpdate{
 		AttrCluster.ValueSet(f.req.Cluster), AttrJob.ValueSet(f.req.Job),
 		AttrEpoch.ValueSet(int64(f.req.Epoch)), AttrCheckpoint.ValueSet(int64(f.req.Checkpoint)),
@@ -94,7 +101,24 @@ func (f *finalization) setPhase(p Phase) {
 	if err := workflow.UpsertTypedSearchAttributes(f.ctx, upsert...); err != nil {
 		workflow.GetLogger(f.ctx).Warn("upsert search attributes", "error", err)
 	}
-	workflow.GetLogger(f.ctx).Info("phase", "phase", p, "attempt", f.status.Attempts)
+}
+
+// unlisted: on the fast path, the phases its first workflow task passes
+// through are not upserted, as no one could see them but the next phase:
+// Persisting once the starter listed it so, and the first Publishing,
+// which lasts a few seconds at most before Published or Verifying.
+func (f *finalization) unlisted(p Phase) bool {
+	if !f.local {
+		return false
+	}
+	switch p {
+	case Persisting:
+		started, _ := workflow.GetTypedSearchAttributes(f.ctx).GetKeyword(AttrPhase)
+		return started == string(Persisting)
+	case Publishing:
+		return f.status.Attempts == 1
+	}
+	return false
 }
 
 // end records the terminal phase and the outcome metric.

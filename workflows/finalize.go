@@ -41,10 +41,19 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 		f.setPhase(Publishing)
 		// Only the first attempt is on the fast path: a republish follows a
 		// fence, which the regular path records as it goes.
-		err := publishCall.execute(ctx, f.local && f.status.Attempts == 1, a.Publish, f.publication()).Get(ctx, nil)
+		fast := f.local && f.status.Attempts == 1
+		var report workflow.Future
+		if fast {
+			// The report only wakes the coordinator, whose pass reads the
+			// store: sent alongside the publish, it costs no time of its
+			// own. A reference that lands after the pass waits for the next.
+			report = reportCall.execute(ctx, true, a.Report, f.report())
+		}
+		err := publishCall.execute(ctx, fast, a.Publish, f.publication()).Get(ctx, nil)
+		reported := report != nil && f.reported(ctx, report)
 		switch outcomeOf(err) {
 		case stores.Published:
-			return f.published(ctx)
+			return f.published(ctx, reported)
 		case stores.Rejected:
 			f.status.LastError = message(err)
 			if !unfenced {
@@ -60,7 +69,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 			return f.end(Abandoned, abandoned), nil
 		}
 		if verdict == stores.Present {
-			return f.published(ctx)
+			return f.published(ctx, false)
 		}
 		unfenced = false
 		f.status.Fences++
@@ -106,23 +115,37 @@ func (f *finalization) publication() stores.Publication {
 	}
 }
 
-// published reports the checkpoint to its job's coordinator and ends.
-func (f *finalization) published(ctx workflow.Context) (FinalizeResult, error) {
+// published reports the checkpoint to its job's coordinator, unless that
+// was done alongside the publish, and ends.
+func (f *finalization) published(ctx workflow.Context, reported bool) (FinalizeResult, error) {
 	f.setPhase(Published)
-	report := PublishedReport{Cluster: f.req.Cluster, Job: f.req.Job, Epoch: f.req.Epoch, Checkpoint: f.req.Checkpoint}
-	if err := reportCall.execute(ctx, f.local, a.Report, coordinatorReport(report)).Get(ctx, nil); err != nil {
-		// The reference stands either way; retention catches up on the next report.
-		f.status.LastError = message(err)
-		workflow.GetLogger(ctx).Warn("report to coordinator failed", "error", err)
+	if !reported {
+		f.reported(ctx, reportCall.execute(ctx, f.local, a.Report, f.report()))
 	}
 	return f.end(Published, ""), nil
+}
+
+func (f *finalization) report() activities.ReportInput {
+	return coordinatorReport(PublishedReport{Cluster: f.req.Cluster, Job: f.req.Job, Epoch: f.req.Epoch, Checkpoint: f.req.Checkpoint})
+}
+
+// reported waits for a report to the coordinator; a failed one is only
+// logged: the reference stands either way, and retention catches up on the
+// next report.
+func (f *finalization) reported(ctx workflow.Context, report workflow.Future) bool {
+	if err := report.Get(ctx, nil); err != nil {
+		f.status.LastError = message(err)
+		workflow.GetLogger(ctx).Warn("report to coordinator failed", "error", err)
+		return false
+	}
+	return true
 }
 
 // discard deletes the checkpoint's state; only reached after a definite
 // rejection with no unknown before it, or after a fenced Absent.
 func (f *finalization) discard(ctx workflow.Context, reason string) (FinalizeResult, error) {
 	f.setPhase(Discarding)
-	if err := workflow.ExecuteActivity(discardOptions(ctx), a.Discard, f.status.HandleKey).Get(ctx, nil); err != nil {
+	if err := discardCall.execute(ctx, false, a.Discard, f.status.HandleKey).Get(ctx, nil); err != nil {
 		// Only a corrupt handle stops the retries: keep what is there.
 		f.status.LastError = message(err)
 		return f.end(Abandoned, "discard refused, state kept: "+message(err)), nil

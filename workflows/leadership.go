@@ -41,11 +41,11 @@ func (r RetireRequest) WorkflowID() string {
 // (e.g. Rejected.StaleEpoch) when a newer or another claim stands.
 func ClaimEpoch(ctx workflow.Context, req ClaimRequest) error {
 	in := activities.ClaimInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, Owner: req.Owner}
-	return workflow.ExecuteActivity(storeOptions(ctx), a.ClaimEpoch, in).Get(ctx, nil)
+	return storeCall.execute(ctx, false, a.ClaimEpoch, in).Get(ctx, nil)
 }
 
 // RetireJob retires a job whose checkpoint ID space is about to restart.
 func RetireJob(ctx workflow.Context, req RetireRequest) error {
 	in := activities.RetireInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch}
-	return workflow.ExecuteActivity(storeOptions(ctx), a.Retire, in).Get(ctx, nil)
+	return storeCall.execute(ctx, false, a.Retire, in).Get(ctx, nil)
 }

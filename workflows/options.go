@@ -52,7 +52,10 @@ var (
 		MaximumInterval:    2 * time.Second,
 		MaximumAttempts:    3,
 	}}
-	reportCall = call{startToClose: 30 * time.Second, retry: &temporal.RetryPolicy{
+	storeCall = call{startToClose: 30 * time.Second, retry: backoff()}
+	// discardCall: deletes of many objects take longer than a store call.
+	discardCall = call{startToClose: 5 * time.Minute, retry: backoff()}
+	reportCall  = call{startToClose: 30 * time.Second, retry: &temporal.RetryPolicy{
 		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
 	}}
 )
@@ -65,21 +68,6 @@ func verifyOptions(ctx workflow.Context) workflow.Context {
 		// Retry-now and abandon cancel a verify: wait until it has stopped,
 		// so that two verifies of one key never overlap.
 		WaitForCancellation: true,
-	})
-}
-
-func storeOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         backoff(),
-	})
-}
-
-// discardOptions: deletes of many objects take longer than a store call.
-func discardOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 5 * time.Minute,
-		RetryPolicy:         backoff(),
 	})
 }
 

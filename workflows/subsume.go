@@ -36,7 +36,11 @@ type SubsumeResult struct {
 // own retries (a retry after an Unknown re-reads and finds the tombstone),
 // then discard. Never the other order: the state goes only once the
 // reference cannot be read any more. A savepoint's data is never discarded.
+//
+// On the fast path both calls run as local activities, in one workflow task:
+// both are idempotent, and a subsume that runs again finds its own tombstone.
 func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult, error) {
+	local := fastPath(ctx)
 	phase := "Subsuming"
 	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (string, error) { return phase, nil }); err != nil {
 		return SubsumeResult{}, err
@@ -50,7 +54,7 @@ func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult,
 	upsertPhase("Subsuming")
 
 	in := activities.SubsumeInput{CheckpointID: req.CheckpointID, Epoch: req.Epoch}
-	err := workflow.ExecuteActivity(storeOptions(ctx), a.Subsume, in).Get(ctx, nil)
+	err := storeCall.execute(ctx, local, a.Subsume, in).Get(ctx, nil)
 	var app *temporal.ApplicationError
 	switch {
 	case err == nil:
@@ -65,7 +69,7 @@ func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult,
 
 	upsertPhase("Discarding")
 	var res SubsumeResult
-	if err := workflow.ExecuteActivity(discardOptions(ctx), a.Discard, req.HandleKey).Get(ctx, &res.Discarded); err != nil {
+	if err := discardCall.execute(ctx, local, a.Discard, req.HandleKey).Get(ctx, &res.Discarded); err != nil {
 		upsertPhase("Failed")
 		return res, fmt.Errorf("discard subsumed checkpoint %s: %w", req.CheckpointID, err)
 	}
