@@ -24,5 +24,7 @@
 // of its token, and collects old tombstones; a dry run unless told to apply.
 //
 // Every workflow upserts search attributes at each phase change and answers
-// the "status" query, so a stuck one is found in the Temporal Web UI.
+// the "status" query, so a stuck one is found in the Temporal Web UI. The
+// fast path (fastpath.go) runs an uneventful finalization in one workflow
+// task, with local activities, and lists only the phases that outlast it.
 package workflows
