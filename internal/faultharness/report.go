@@ -19,13 +19,14 @@ type Report struct {
 	// ones each job takes after the faults healed.
 	Finalizations int `json:"finalizations"`
 	Closing       int `json:"closing"`
-	Workers       int `json:"workers"`
+	Workers       int `json:"workers"` // worker processes, every store's
 	Retain        int `json:"retain"`
 
 	Targeted []Scenario `json:"targeted"`
 	// Faults are the random phase's faults in the order injected.
 	Faults []FaultRecord `json:"faults"`
-	// Evidence counts server-side traces of the faults (ZooKeeper's logs).
+	// Evidence counts traces of the faults outside the harness's own word
+	// for it: ZooKeeper's logs, and the requests the S3 fault layer failed.
 	Evidence map[string]int `json:"evidence,omitempty"`
 	// Outcomes counts every finalization (targeted, random, closing) by its
 	// final phase; "NotEnded" and "WorkflowFailed" are violations.
