@@ -3,6 +3,8 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -62,10 +64,16 @@ func coordinatorReport(r PublishedReport) activities.ReportInput {
 // passesBeforeContinue bounds the history of one coordinator run.
 const passesBeforeContinue = 200
 
+// recheckDelay: on the fast path a finalization reports while it publishes,
+// so a pass can run before the reference lands; the coordinator then looks
+// again this much later, once, unless another report comes first.
+const recheckDelay = 2 * time.Second
+
 // JobCoordinator is the single subsumption owner of a job.
 //
 // On the fast path (decided once per run) it reads the store in a local
-// activity.
+// activity, and passes again after recheckDelay when a pass did not see
+// the newest checkpoint reported.
 func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 	local := fastPath(ctx)
 	status := CoordinatorStatus{CoordinatorState: st}
@@ -73,23 +81,34 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 		return err
 	}
 	reports := workflow.GetSignalChannel(ctx, PublishedSignal)
+	var newest uint64 // the newest checkpoint reported since the last pass
 	absorb := func(r PublishedReport) {
 		if r.Epoch > status.Epoch {
 			status.Epoch, status.Deposed = r.Epoch, false
 		}
+		newest = max(newest, r.Checkpoint)
 	}
+	recheck := false
 	for passes := 0; ; passes++ {
 		var r PublishedReport
-		reports.Receive(ctx, &r)
-		absorb(r)
+		if recheck {
+			awaitReportOr(ctx, reports, recheckDelay, absorb)
+		} else {
+			reports.Receive(ctx, &r)
+			absorb(r)
+		}
 		for reports.ReceiveAsync(&r) { // batch what arrived meanwhile into one pass
 			absorb(r)
 		}
+		recheck = false
 		if !status.Deposed {
-			if err := retain(ctx, local, &status); err != nil {
+			seen, err := retain(ctx, local, &status)
+			if err != nil {
 				status.LastError = err.Error()
 			}
+			recheck = local && err == nil && newest > seen
 		}
+		newest = 0
 		status.Passes++
 		if passes >= passesBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			// Reports that arrive before the new run starts stay in the
@@ -106,17 +125,37 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 	}
 }
 
+// awaitReportOr waits for the next report, or for delay to pass.
+func awaitReportOr(ctx workflow.Context, reports workflow.ReceiveChannel, delay time.Duration, absorb func(PublishedReport)) {
+	tctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(reports, func(c workflow.ReceiveChannel, _ bool) {
+		var r PublishedReport
+		c.Receive(ctx, &r)
+		absorb(r)
+	})
+	sel.AddFuture(workflow.NewTimer(tctx, delay), func(workflow.Future) {})
+	sel.Select(ctx)
+}
+
 // retain lists the references the store holds and removes those retention
-// does not keep, oldest first, each through its own SubsumeCheckpoint.
-func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) error {
+// does not keep, oldest first, each through its own SubsumeCheckpoint. It
+// returns the newest checkpoint it saw referenced, or the largest value
+// when retention is off: nothing to catch up on then.
+func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64, error) {
 	job := stores.JobID{Cluster: status.Cluster, Job: status.Job}
 	var view activities.RetentionView
 	if err := storeCall.execute(ctx, local, a.ReadRetention, job).Get(ctx, &view); err != nil {
-		return fmt.Errorf("list references of %s: %w", job, err)
+		return 0, fmt.Errorf("list references of %s: %w", job, err)
 	}
 	status.Retain = view.Retain
 	if view.Retain <= 0 {
-		return nil
+		return math.MaxUint64, nil
+	}
+	var seen uint64
+	for _, e := range view.References {
+		seen = max(seen, e.Checkpoint)
 	}
 	var remove []stores.Entry
 	status.Retained, remove = RetentionPlan(view.References, view.Retain)
@@ -137,12 +176,12 @@ func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) error {
 		case errors.As(err, &started):
 			continue // running or done under its own ID; the next pass sees its effect
 		case err != nil:
-			return fmt.Errorf("remove checkpoint %d: %w", e.Checkpoint, err)
+			return seen, fmt.Errorf("remove checkpoint %d: %w", e.Checkpoint, err)
 		case res.Deposed:
 			status.Deposed = true
-			return nil
+			return seen, nil
 		}
 		status.Removed++
 	}
-	return nil
+	return seen, nil
 }

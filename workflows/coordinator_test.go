@@ -152,3 +152,31 @@ func TestRetireJob(t *testing.T) {
 	assert.Equal(t, stores.ReasonRetired, f.entry(1).Tombstone.Reason)
 	assert.True(t, f.exists("c1/j1/chk-1/data-0"), "retiring hands the state to the reconciler, it deletes nothing")
 }
+
+// On the fast path a report can overtake its publish: a pass that does not
+// see the reported checkpoint passes again a moment later, and retention
+// catches up without another report.
+func TestCoordinatorRechecksAReportThatOvertookItsPublish(t *testing.T) {
+	f := newFixture(t, 1)
+	f.publishDirect(1, false)
+	f.env.RegisterDelayedCallback(func() {
+		// Checkpoint 2 reports before its reference lands.
+		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 2})
+	}, time.Second)
+	f.env.RegisterDelayedCallback(func() { f.publishDirect(2, false) }, 1500*time.Millisecond)
+	f.env.RegisterDelayedCallback(func() {
+		v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+		require.NoError(t, err)
+		var st workflows.CoordinatorStatus
+		require.NoError(t, v.Get(&st))
+		assert.Equal(t, 2, st.Passes, "the pass that missed checkpoint 2, then the recheck")
+		assert.Equal(t, []uint64{2}, st.Retained)
+		assert.Equal(t, 1, st.Removed)
+		f.env.CancelWorkflow()
+	}, time.Hour)
+	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+
+	e, err := f.inner.Read(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 1})
+	require.NoError(t, err)
+	require.NotNil(t, e.Tombstone, "checkpoint 1 subsumed after the recheck")
+}
