@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -57,8 +58,15 @@ type Config struct {
 	// Parked finalizations for the parked scenario, which runs on
 	// ZooKeeper only (it parks them by writing into ZooKeeper); 0 skips it.
 	Parked int
+	// ParkedSettle is how long the parked finalizations sit before the
+	// measured run: their verify retries back off from 1 s towards 5 min,
+	// so right after parking they load the worker most.
+	ParkedSettle time.Duration
 	// Retain is the worker's retention (references kept per job).
 	Retain int
+	// TemporalConfig are dynamic config values (key=value) for the
+	// Temporal dev server, on top of the ones the run sets itself.
+	TemporalConfig []string
 	// Timeout bounds one finalization.
 	Timeout time.Duration
 	// Dir holds the run's databases, bucket and logs; empty: a temporary
@@ -112,7 +120,9 @@ func (c Config) Validate() error {
 		{c.Concurrency >= 1 && c.Concurrency <= 1000, "concurrency", c.Concurrency, "must be between 1 and 1000"},
 		{c.Jobs >= 1 && c.Jobs <= 10000, "jobs", c.Jobs, "must be between 1 and 10000"},
 		{c.Parked >= 0 && c.Parked <= 100000, "parked", c.Parked, "must be between 0 (skip the parked scenario) and 100000"},
+		{c.ParkedSettle >= 0 && c.ParkedSettle <= time.Hour, "parked-settle", c.ParkedSettle, "must be between 0 and 1h"},
 		{c.Retain >= 0, "retain", c.Retain, "must be at least 0 (0 keeps every reference)"},
+		{validDynamicConfig(c.TemporalConfig), "temporal-config", c.TemporalConfig, "must be comma-separated key=value pairs"},
 		{c.Timeout >= time.Second, "timeout", c.Timeout, "must be at least 1s"},
 	}
 	for _, ch := range checks {
@@ -121,6 +131,15 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+func validDynamicConfig(kvs []string) bool {
+	for _, kv := range kvs {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // allKnown: every item is one of known, none twice.

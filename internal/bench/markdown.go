@@ -27,12 +27,13 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	}
 	for _, res := range append(r.Results, parkedResults(r.Parked)...) {
 		if res.FirstError != "" {
-			fmt.Fprintf(w, "\nfirst failure of %s %s %s: %s\n", res.Store, res.Path, res.Load.Mode, res.FirstError)
+			fmt.Fprintf(w, "\nfirst failure of %s %s %s: %s\n", res.Store, res.Path, res.Load.Mode, shorten(res.FirstError, 400))
 		}
 	}
 	for _, p := range r.Parked {
-		fmt.Fprintf(w, "\n%s: %d finalizations parked (unreadable entries written into ZooKeeper first), %d found Verifying after %s, %d still Verifying after the measured run; worker RSS %s once parked.\n",
-			p.Store, p.Count, p.Confirmed, p.ParkTime.Round(time.Millisecond), p.StillParked, mib(p.RSSParked))
+		fmt.Fprintf(w, "\n%s: %d finalizations parked (unreadable entries written into ZooKeeper first), %d found Verifying after %s, "+
+			"measured %s later with %.1f verify calls/s going on (their retries), %d still Verifying after it; worker RSS %s once parked.\n",
+			p.Store, p.Count, p.Confirmed, p.ParkTime.Round(time.Millisecond), p.Settle, p.VerifyRate, p.StillParked, mib(p.RSSParked))
 	}
 
 	fmt.Fprintln(w, "\n| store | ratio | value |\n|---|---|--:|")
@@ -57,6 +58,14 @@ func writeResult(w io.Writer, r Result, mode string) {
 		r.Store, r.Path, mode, r.Published, r.Errors, r.Throughput,
 		ms(r.Latency.P50), ms(r.Latency.P95), ms(r.Latency.P99), ms(r.Latency.Max), trigger,
 		r.CPUCores, ms(r.CPUPerFinalization), mib(r.PeakRSS), r.ServerCores)
+}
+
+// shorten cuts an SDK error chain, which repeats itself, to n bytes.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + " ..."
 }
 
 func parkedResults(ps []Parked) []Result {

@@ -20,9 +20,15 @@ type Parked struct {
 	// ParkTime is from the first trigger to all of them found Verifying.
 	ParkTime time.Duration `json:"parkTime"`
 	// RSSParked is the worker process's VmRSS once they are parked, idle.
-	RSSParked int64  `json:"rssParkedBytes"`
-	Without   Result `json:"without"`
-	With      Result `json:"with"`
+	RSSParked int64 `json:"rssParkedBytes"`
+	// Settle is how long they were left parked before the measured run;
+	// VerifyRate is how many verify calls per second the worker made
+	// meanwhile, during the measured run (warm-up included): the parked
+	// ones' retries, backing off from 1 s towards 5 min.
+	Settle     time.Duration `json:"settle"`
+	VerifyRate float64       `json:"verifyCallsPerSecond"`
+	Without    Result        `json:"without"`
+	With       Result        `json:"with"`
 }
 
 const parkedJob = "parked"
@@ -50,11 +56,27 @@ func (sr *storeRun) parked(ctx context.Context) (*Parked, error) {
 	if p.RSSParked, err = currentRSS(); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(sr.cfg.Progress, "%s: %d finalizations parked in Verifying after %s, worker RSS %s\n",
-		sr.kind, p.Confirmed, p.ParkTime.Round(time.Millisecond), mib(p.RSSParked))
+	fmt.Fprintf(sr.cfg.Progress, "%s: %d finalizations parked in Verifying after %s, worker RSS %s; measuring in %s\n",
+		sr.kind, p.Confirmed, p.ParkTime.Round(time.Millisecond), mib(p.RSSParked), sr.cfg.ParkedSettle)
+	p.Settle = sr.cfg.ParkedSettle
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(p.Settle):
+	}
+	before, err := storeCalls(ctx, sr.ready.MetricsAddress, "verify")
+	if err != nil {
+		return nil, err
+	}
+	start = time.Now()
 	if p.With, err = sr.measure(ctx, Durable, load, "with-parked"); err != nil {
 		return nil, err
 	}
+	after, err := storeCalls(ctx, sr.ready.MetricsAddress, "verify")
+	if err != nil {
+		return nil, err
+	}
+	p.VerifyRate = (after - before) / time.Since(start).Seconds()
 	if p.StillParked, err = sr.countVerifying(ctx, parkedJob); err != nil {
 		return nil, err
 	}

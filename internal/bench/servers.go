@@ -26,12 +26,15 @@ func startServers(ctx context.Context, cfg Config, dir string) (*servers, error)
 	if err != nil {
 		return nil, err
 	}
+	// Explicit, whatever the server version's default: the durable path's
+	// in-process trigger relies on it.
+	args := []string{"--dynamic-config-value", "system.enableEagerWorkflowStart=true"}
+	for _, kv := range cfg.TemporalConfig {
+		args = append(args, "--dynamic-config-value", kv)
+	}
 	t, err := temporaltest.StartServer(ctx, temporaltest.Options{
 		DBFile: filepath.Join(dir, "temporal.db"), LogDir: dir, CLIPath: cli,
-		SearchAttributes: workflows.SearchAttributes(),
-		// Explicit, whatever the server version's default: the durable
-		// path's in-process trigger relies on it.
-		ExtraArgs: []string{"--dynamic-config-value", "system.enableEagerWorkflowStart=true"},
+		SearchAttributes: workflows.SearchAttributes(), ExtraArgs: args,
 	})
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	cfg := bench.DefaultConfig()
 	var (
 		storeList, phaseList, modeList string
+		temporalConfig                 string
 		asJSON, verbose                bool
 	)
 	fs := flag.NewFlagSet("finalizer-bench", flag.ContinueOnError)
@@ -34,7 +35,9 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "closed-loop triggerers of the max mode, one job each")
 	fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "jobs the rate mode spreads its checkpoints over")
 	fs.IntVar(&cfg.Parked, "parked", cfg.Parked, "finalizations parked in Verifying for the parked scenario on ZooKeeper (0: skip it)")
+	fs.DurationVar(&cfg.ParkedSettle, "parked-settle", cfg.ParkedSettle, "how long the parked finalizations sit before the measured run (their verify retries back off from 1s towards 5m)")
 	fs.IntVar(&cfg.Retain, "retain", cfg.Retain, "references the worker retains per job")
+	fs.StringVar(&temporalConfig, "temporal-config", "", "extra dynamic config of the Temporal dev server, comma-separated key=value (e.g. matching.numTaskqueueReadPartitions=1)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "bound on one finalization; a slower one counts as failed")
 	fs.StringVar(&cfg.Dir, "dir", "", "folder for the run's databases, bucket and logs (default: a temporary one, removed)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run's folder and the servers' logs")
@@ -56,6 +59,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	cfg.Stores = split[worker.StoreKind](storeList)
 	cfg.Paths = split[bench.Path](phaseList)
 	cfg.Modes = split[bench.Mode](modeList)
+	cfg.TemporalConfig = split[string](temporalConfig)
 	cfg.Logger = logger(verbose, stderr)
 	return cfg, asJSON, cfg.Validate()
 }

@@ -76,17 +76,19 @@ func TestMarkdownReport(t *testing.T) {
 
 func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 	cases := map[string][]string{
-		"-store":       {"-store", "etcd"},
-		"-phases":      {"-phases", "durable,durable"},
-		"-modes":       {"-modes", ""},
-		"-rate":        {"-rate", "0"},
-		"-duration":    {"-duration", "10ms"},
-		"-warmup":      {"-warmup", "-1s"},
-		"-concurrency": {"-concurrency", "0"},
-		"-jobs":        {"-jobs", "0"},
-		"-parked":      {"-parked", "-1"},
-		"-retain":      {"-retain", "-1"},
-		"-timeout":     {"-timeout", "10ms"},
+		"-store":           {"-store", "etcd"},
+		"-phases":          {"-phases", "durable,durable"},
+		"-modes":           {"-modes", ""},
+		"-rate":            {"-rate", "0"},
+		"-duration":        {"-duration", "10ms"},
+		"-warmup":          {"-warmup", "-1s"},
+		"-concurrency":     {"-concurrency", "0"},
+		"-jobs":            {"-jobs", "0"},
+		"-parked":          {"-parked", "-1"},
+		"-parked-settle":   {"-parked-settle", "-1s"},
+		"-retain":          {"-retain", "-1"},
+		"-temporal-config": {"-temporal-config", "nokey"},
+		"-timeout":         {"-timeout", "10ms"},
 	}
 	for flagName, args := range cases {
 		var stdout, stderr bytes.Buffer
