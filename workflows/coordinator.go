@@ -71,8 +71,8 @@ const recheckDelay = 2 * time.Second
 
 // JobCoordinator is the single subsumption owner of a job.
 //
-// On the fast path (decided once per run) it reads the store in a local
-// activity, and passes again after recheckDelay when a pass did not see
+// On the fast path (decided once per run) it reads the store and removes
+// references with local activities, and passes again after recheckDelay when a pass did not see
 // the newest checkpoint reported.
 func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 	local := fastPath(ctx)
@@ -140,7 +140,8 @@ func awaitReportOr(ctx workflow.Context, reports workflow.ReceiveChannel, delay 
 }
 
 // retain lists the references the store holds and removes those retention
-// does not keep, oldest first, each through its own SubsumeCheckpoint. It
+// does not keep, oldest first: in place on the fast path, else each through
+// its own SubsumeCheckpoint. It
 // returns the newest checkpoint it saw referenced, or the largest value
 // when retention is off: nothing to catch up on then.
 func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64, error) {
@@ -166,11 +167,19 @@ func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64
 			HandleKey:    e.Reference.Handle,
 			Savepoint:    e.Reference.Savepoint,
 		}
-		// A removal a previous run started keeps its ID: starting it again
-		// fails with "already started" instead of removing twice.
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: req.WorkflowID()})
-		var res SubsumeResult
-		err := workflow.ExecuteChildWorkflow(cctx, SubsumeCheckpoint, req).Get(ctx, &res)
+		var (
+			res SubsumeResult
+			err error
+		)
+		if local {
+			// In place, in the pass's workflow task: no execution of its own.
+			res, err = removeCheckpoint(ctx, true, req, func(string) {})
+		} else {
+			// A removal a previous run started keeps its ID: starting it
+			// again fails with "already started" instead of removing twice.
+			cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: req.WorkflowID()})
+			err = workflow.ExecuteChildWorkflow(cctx, SubsumeCheckpoint, req).Get(ctx, &res)
+		}
 		var started *temporal.ChildWorkflowExecutionAlreadyStartedError
 		switch {
 		case errors.As(err, &started):

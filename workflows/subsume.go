@@ -37,42 +37,47 @@ type SubsumeResult struct {
 // then discard. Never the other order: the state goes only once the
 // reference cannot be read any more. A savepoint's data is never discarded.
 //
-// On the fast path both calls run as local activities, in one workflow task:
-// both are idempotent, and a subsume that runs again finds its own tombstone.
+// Coordinators on the fast path remove in place (see removeCheckpoint) and start
+// none; it serves the executions that run on version 0.
 func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult, error) {
 	local := fastPath(ctx)
 	phase := "Subsuming"
 	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (string, error) { return phase, nil }); err != nil {
 		return SubsumeResult{}, err
 	}
-	upsertPhase := func(p string) {
+	return removeCheckpoint(ctx, local, req, func(p string) {
 		phase = p
 		_ = workflow.UpsertTypedSearchAttributes(ctx,
 			AttrCluster.ValueSet(req.Cluster), AttrJob.ValueSet(req.Job), AttrEpoch.ValueSet(int64(req.Epoch)),
 			AttrCheckpoint.ValueSet(int64(req.Checkpoint)), AttrPhase.ValueSet(p), AttrPhaseSince.ValueSet(workflow.Now(ctx)))
-	}
-	upsertPhase("Subsuming")
+	})
+}
 
+// removeCheckpoint subsumes one reference, then discards its state, reporting each
+// phase; both calls are idempotent, so a removal that runs again (after a
+// crash, or from the next coordinator run) changes nothing more.
+func removeCheckpoint(ctx workflow.Context, local bool, req SubsumeRequest, phase func(string)) (SubsumeResult, error) {
+	phase("Subsuming")
 	in := activities.SubsumeInput{CheckpointID: req.CheckpointID, Epoch: req.Epoch}
 	err := storeCall.execute(ctx, local, a.Subsume, in).Get(ctx, nil)
 	var app *temporal.ApplicationError
 	switch {
 	case err == nil:
 	case errors.As(err, &app) && app.Type() == "Rejected.StaleEpoch":
-		upsertPhase("Deposed")
+		phase("Deposed")
 		return SubsumeResult{Deposed: true}, nil
 	default:
 		// Only a definite rejection ends the retries; keep the state.
-		upsertPhase("Failed")
+		phase("Failed")
 		return SubsumeResult{}, fmt.Errorf("subsume checkpoint %s: %w", req.CheckpointID, err)
 	}
 
-	upsertPhase("Discarding")
+	phase("Discarding")
 	var res SubsumeResult
 	if err := discardCall.execute(ctx, local, a.Discard, req.HandleKey).Get(ctx, &res.Discarded); err != nil {
-		upsertPhase("Failed")
+		phase("Failed")
 		return res, fmt.Errorf("discard subsumed checkpoint %s: %w", req.CheckpointID, err)
 	}
-	upsertPhase("Discarded")
+	phase("Discarded")
 	return res, nil
 }
