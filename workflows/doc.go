@@ -14,8 +14,9 @@
 // JobCoordinator is the one subsumption owner of a job. Finalizations report
 // to it once Published; it counts the references the store holds, keeps the
 // newest Retention of them and the newest non-savepoint, and removes the rest,
-// each through a SubsumeCheckpoint child workflow of its own: subsume
-// (tombstone + watermark, conditional on the epoch), confirm, discard.
+// oldest first: subsume (tombstone + watermark, conditional on the epoch),
+// confirm, discard; in place with local activities on the fast path, else
+// each through a SubsumeCheckpoint child workflow of its own.
 //
 // Reconcile, started per cluster by a Temporal Schedule (or once by hand),
 // compares the HA store with the state bucket job by job: it reports
