@@ -39,6 +39,13 @@ type Config struct {
 	// ShutdownGrace is how long running activities get to finish after a
 	// stop is asked for, before they are cancelled and handed back.
 	ShutdownGrace time.Duration
+	// WorkflowCache is how many executions the worker keeps in memory
+	// between their workflow tasks (the SDK's sticky cache, per process).
+	// One that is evicted replays its history on its next task: cheap for
+	// a finalization, whose history is short. The SDK's default, 10,000,
+	// lets finalizations parked in Verifying (idle, their verify retried by
+	// the server) hold ~50 KiB each for nothing.
+	WorkflowCache int
 }
 
 // TemporalConfig says how to reach Temporal and where to poll.
@@ -134,5 +141,6 @@ func DefaultConfig() Config {
 		LogLevel:       "info",
 		LogFormat:      "json",
 		ShutdownGrace:  30 * time.Second,
+		WorkflowCache:  256,
 	}
 }

@@ -163,6 +163,7 @@ func TestValidateRefusesBadConfiguration(t *testing.T) {
 		{"log level", nil, []string{"-log-level=verbose"}, "-log-level / FINALIZER_LOG_LEVEL", "not one of"},
 		{"log format", nil, []string{"-log-format=xml"}, "-log-format / FINALIZER_LOG_FORMAT", "not json or text"},
 		{"negative grace", nil, []string{"-shutdown-grace=-1s"}, "-shutdown-grace / FINALIZER_SHUTDOWN_GRACE", "must not be negative"},
+		{"empty workflow cache", nil, []string{"-workflow-cache=0"}, "-workflow-cache / FINALIZER_WORKFLOW_CACHE", "must be at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

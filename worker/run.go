@@ -72,6 +72,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	defer c.Close()
 
 	fatal := make(chan error, 1)
+	sdkworker.SetStickyWorkflowCacheSize(cfg.WorkflowCache) // read when the process's first worker starts
 	w := sdkworker.New(c, cfg.Temporal.TaskQueue, sdkworker.Options{
 		WorkerStopTimeout: cfg.ShutdownGrace,
 		OnFatalError:      func(err error) { fatal <- err },

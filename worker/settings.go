@@ -182,4 +182,6 @@ var settings = []setting{
 		func(c *Config) *string { return &c.LogFormat }),
 	duration("shutdown-grace", "time running activities get to finish on shutdown",
 		func(c *Config) *time.Duration { return &c.ShutdownGrace }),
+	integer("workflow-cache", "workflow executions kept in memory between their tasks (the SDK's sticky cache)",
+		func(c *Config) *int { return &c.WorkflowCache }),
 }

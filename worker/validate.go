@@ -161,6 +161,9 @@ func (c Config) validateRest(add addFunc) {
 	if c.ShutdownGrace < 0 {
 		add("shutdown-grace", "must not be negative, got %s", c.ShutdownGrace)
 	}
+	if c.WorkflowCache < 1 {
+		add("workflow-cache", "must be at least 1, got %d", c.WorkflowCache)
+	}
 }
 
 // checkHostPort accepts host:port; the host may be empty (all interfaces)
