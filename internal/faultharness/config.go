@@ -34,6 +34,10 @@ type Config struct {
 	// Store is the HA store: StoreZooKeeper (default), StoreKubernetes, or
 	// StoreBoth (jobs alternate between the two stores).
 	Store string
+	// CrashAfterPublish adds the targeted crash-after-publish scenario
+	// (real mode only): workers killed the moment a publish landed, inside
+	// the workflow task of a fast-path finalization.
+	CrashAfterPublish bool
 	// Kinds restricts the random faults; empty: every kind.
 	Kinds []FaultKind
 	// SavepointEvery makes about one checkpoint in this many a savepoint;

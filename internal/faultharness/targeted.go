@@ -19,7 +19,11 @@ func (r *run) targeted(ctx context.Context, seed uint64) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*targetedTimeout)
 	defer cancel()
 	for _, l := range r.w.lanes {
-		for _, sc := range []func(context.Context, *job) (Scenario, error){r.droppedReply, r.fencedReplay} {
+		scenarios := []func(context.Context, *job) (Scenario, error){r.droppedReply, r.fencedReplay}
+		if r.cfg.CrashAfterPublish && !r.cfg.Naive {
+			scenarios = append(scenarios, r.crashAfterPublish)
+		}
+		for _, sc := range scenarios {
 			j := newJob(fmt.Sprintf("targeted-%d", len(r.all)+1), seed^0x7461726774, l)
 			r.mu.Lock()
 			r.all = append(r.all, j)

@@ -41,4 +41,8 @@ func TestFlags(t *testing.T) {
 	cfg, _, _, err = parse([]string{"-store", "both", "-kinds", "zk-leader-kill,kube-etcd-reset,blob-delete-failure"}, &errOut)
 	require.NoError(t, err, "both stores take every kind")
 	assert.Equal(t, faultharness.StoreBoth, cfg.Store)
+
+	cfg, _, _, err = parse([]string{"-crash-after-publish"}, &errOut)
+	require.NoError(t, err)
+	assert.True(t, cfg.CrashAfterPublish)
 }

@@ -1,0 +1,91 @@
+package faultharness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// runningWorkflow is the worker whose log names the workflow, if one does.
+func runningWorkflow(workers []*workerProc, marker string) *workerProc {
+	for _, wp := range workers {
+		if b, err := os.ReadFile(wp.logPath); err == nil && strings.Contains(string(b), marker) {
+			return wp
+		}
+	}
+	return nil
+}
+
+// crashAfterPublish aims at the fast path (the first publish a local
+// activity, recorded only when its workflow task completes): the publish
+// lands, its reply is dropped, and the lane's workers are killed with
+// SIGKILL at that moment, before the local retry and before the task
+// completes. While the task waits for its timeout on a fresh worker, newer
+// checkpoints of the job are published and subsumption removes the one
+// that landed: its reference is tombstoned and its state discarded, as it
+// should be. The retried task must still end the finalization Published
+// (its reference landed); it must not take the missing state for a
+// definite failure (I4).
+func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
+	s := Scenario{Name: "crash-after-publish"}
+	req, err := r.checkpoint(ctx, j, false, 0)
+	if err != nil {
+		return s, err
+	}
+	armed := j.lane.store.armPublish(req.Token(), true)
+	f, err := r.trigger(ctx, req, s.Name)
+	if err != nil {
+		armed.disarm()
+		return s, err
+	}
+	hit := armed.wait(ctx, targetedTimeout)
+	// Kill only the worker that runs the task (its log names the
+	// workflow), so that the others publish the newer checkpoints and
+	// subsume this one before the task's timeout hands it to them.
+	victims := j.lane.workers
+	if hit {
+		if wp := runningWorkflow(j.lane.workers, "WorkflowID="+req.WorkflowID()+" "); wp != nil {
+			victims = []*workerProc{wp}
+		}
+		for _, wp := range victims {
+			wp.kill()
+		}
+	}
+	s.Hits = armed.disarm()
+	for _, wp := range victims {
+		if err := wp.start(ctx); err != nil {
+			return s, err
+		}
+	}
+	// Retain+1 newer checkpoints, so that retention subsumes this one.
+	var newer []*finalization
+	for range r.cfg.Retain + 1 {
+		req, err := r.checkpoint(ctx, j, false, 0)
+		if err != nil {
+			return s, err
+		}
+		nf, err := r.trigger(ctx, req, s.Name+"/newer")
+		if err != nil {
+			return s, err
+		}
+		newer = append(newer, nf)
+	}
+	for _, nf := range newer {
+		r.await(ctx, nf)
+	}
+	r.await(ctx, f)
+	res, _, failure := f.outcome()
+	s.Outcome = outcomeName(res, failure)
+	var e string
+	if err := retry(ctx, "read "+req.CheckpointID().String(), func(ctx context.Context) error {
+		en, err := j.lane.store.checker().Read(ctx, req.CheckpointID())
+		e = describeEntry(en)
+		return err
+	}, nil); err != nil {
+		e = err.Error()
+	}
+	s.Detail = fmt.Sprintf("workers killed on the dropped reply: %t; key now holds %s; %d attempt(s) %s",
+		hit, e, res.Attempts, clip(res.Reason))
+	return s, nil
+}
