@@ -49,7 +49,8 @@ type Config struct {
 	// TemporalCLI is the temporal binary; empty: the cached one (installed
 	// when missing, ~12 min cold).
 	TemporalCLI string
-	// Dir is where the run keeps its bucket, logs and databases; empty: a
+	// Dir is where the run keeps its logs and databases (the S3 bucket
+	// lives in the harness's memory); empty: a
 	// temporary directory, removed at the end unless Keep is set.
 	Dir  string
 	Keep bool

@@ -223,7 +223,7 @@ func (w *world) close(keep bool) {
 	}
 	switch {
 	case keep:
-		fmt.Fprintf(os.Stderr, "faultharness: kept the run's logs, bucket and databases in %s\n", w.dir)
+		fmt.Fprintf(os.Stderr, "faultharness: kept the run's logs and databases in %s (the S3 bucket lived in memory)\n", w.dir)
 	case w.tempDir:
 		_ = os.RemoveAll(w.dir)
 	}

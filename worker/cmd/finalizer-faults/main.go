@@ -94,7 +94,7 @@ func parse(args []string, stderr io.Writer) (faultharness.Config, bool, bool, er
 	fs.StringVar(&kinds, "kinds", "", "comma-separated fault kinds (default: every kind of the store; zookeeper: "+
 		joinKinds(faultharness.StoreZooKeeper)+"; kubernetes: "+joinKinds(faultharness.StoreKubernetes)+"; both: every kind)")
 	fs.StringVar(&cfg.WorkerBinary, "worker-binary", "", "finalizer-worker binary (default: built from this module)")
-	fs.StringVar(&cfg.Dir, "dir", "", "directory for the run's logs, bucket and databases (default: a temporary one)")
+	fs.StringVar(&cfg.Dir, "dir", "", "directory for the run's logs and databases (default: a temporary one)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run's directory")
 	fs.DurationVar(&cfg.SettleTimeout, "settle-timeout", 0, "bound on waiting for the finalizations once faults heal (default 10m)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
