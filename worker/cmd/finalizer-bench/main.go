@@ -9,7 +9,13 @@
 // each is met (see internal/bench).
 //
 //	go run ./worker/cmd/finalizer-bench
-//	go run ./worker/cmd/finalizer-bench -store zookeeper -phases durable,direct -modes rate -duration 30s
+//	go run ./worker/cmd/finalizer-bench -store zookeeper -phases durable -modes max -parked 1000 -parked-settle 2m
+//	go run ./worker/cmd/finalizer-bench -store zookeeper -phases durable,direct -modes rate -duration 30s -parked 0
+//
+// The first runs everything (both stores, every path and mode, the parked
+// scenario measured right after parking: ~12 min on 2 cores); the second
+// the parked scenario alone, once the parked finalizations' verify retries
+// have backed off, as they are when parked for long.
 //
 // Every flag falls back to FINALIZER_BENCH_<FLAG_IN_UPPER_SNAKE>. Exit
 // codes: 0 the run completed (whatever the targets say), 1 it failed, 2
