@@ -16,6 +16,7 @@ type References interface {
 	Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error)
 	Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error
 	List(ctx context.Context, job stores.JobID) ([]stores.Entry, error)
+	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
 }
 
 // States is the part of the blob state store the activities use.

@@ -30,6 +30,9 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 	var persisted activities.PersistResult
 	if err := persistCall.execute(ctx, f.local, a.PersistHandle, req.Handle()).Get(ctx, &persisted); err != nil {
 		// Only definite failures (invalid, data missing) end the retries.
+		if f.local && isDataMissing(err) && f.publishedBefore(ctx) {
+			return f.end(Published, "published by an earlier run of this workflow task, then subsumed with its state"), nil
+		}
 		return f.end(Failed, message(err)), nil
 	}
 	f.status.HandleKey, f.status.StoreKind = persisted.HandleKey, persisted.StoreKind
@@ -77,6 +80,26 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 			return f.discard(ctx, fmt.Sprintf("absent after %d publish attempts, fenced", f.status.Attempts))
 		}
 	}
+}
+
+// publishedBefore asks the store whether this finalization's token was
+// published. On the fast path, a workflow task retried after its worker
+// died runs persist again; if the lost run had published and the
+// checkpoint has been subsumed since, its data is gone: Published, not
+// Failed. A store that does not answer keeps it asking.
+func (f *finalization) publishedBefore(ctx workflow.Context) bool {
+	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1}
+	var published bool
+	if err := storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published); err != nil {
+		f.status.LastError = message(err)
+		return false
+	}
+	return published
+}
+
+func isDataMissing(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == activities.TypeDataMissing
 }
 
 // outcomeOf reads an activity's error: only a Rejected type is definite;

@@ -213,3 +213,35 @@ func deposeBeforeRetry(f *fixture) {
 		}
 	})
 }
+
+// The fast path's workflow task retried after its worker died runs persist
+// again. If the lost run had published and the coordinator has subsumed the
+// checkpoint and discarded its state since, the data is gone: the store's
+// tombstone of the token says it was published.
+func TestRetriedTaskFindsItsCheckpointSubsumed(t *testing.T) {
+	f := newFixture(t, 0)
+	req := f.publishDirect(1, false) // what the lost run of the task did
+	require.NoError(t, f.inner.Subsume(t.Context(), req.CheckpointID(), 1))
+	key, err := f.states.Write(t.Context(), req.Handle()) // the key publishDirect wrote
+	require.NoError(t, err)
+	h, err := f.states.ReadKey(t.Context(), key)
+	require.NoError(t, err)
+	_, err = f.states.Discard(t.Context(), h)
+	require.NoError(t, err)
+	require.False(t, f.exists(req.MetadataKey))
+
+	res := f.finalize(req)
+	assert.Equal(t, workflows.Published, res.Phase, "reason: %s", res.Reason)
+	assert.Contains(t, res.Reason, "subsumed")
+	assert.Zero(t, f.refs.Calls(storefault.OpPublish), "nothing is published again")
+}
+
+// Data that was never there still fails, after the store is asked.
+func TestMissingDataFails(t *testing.T) {
+	f := newFixture(t, 0)
+	req := f.checkpoint(1, false)
+	req.MetadataKey = req.ExclusivePrefix + "no-such-metadata"
+	res := f.finalize(req)
+	assert.Equal(t, workflows.Failed, res.Phase)
+	assert.True(t, f.entry(1).Absent(), "nothing written")
+}
