@@ -7,7 +7,7 @@ import (
 
 // measure runs one path under load on fresh jobs named after prefix: it
 // claims them, warms up, then measures the worker process's CPU and peak
-// RSS over the measured run.
+// RSS over the measured run, and drains what the run left running.
 func (sr *storeRun) measure(ctx context.Context, path Path, load Load, prefix string) (Result, error) {
 	n := sr.cfg.Jobs
 	if load.Mode == Max {
@@ -27,6 +27,9 @@ func (sr *storeRun) measure(ctx context.Context, path Path, load Load, prefix st
 		s, u, err = sr.remote(ctx, jobs, load)
 	} else {
 		s, u, err = sr.local(ctx, src, sr.finalizer(path), load)
+	}
+	if err == nil {
+		err = sr.drain(ctx, path, prefix)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("%s %s %s: %w", sr.kind, path, load.Mode, err)
