@@ -71,8 +71,10 @@ const recheckDelay = 2 * time.Second
 
 // JobCoordinator is the single subsumption owner of a job.
 //
-// On the fast path (decided once per run) it reads the store and removes
-// references with local activities, and passes again after recheckDelay when a pass did not see
+// On the fast path (decided once per run) it reads the store in a local
+// activity, removes a pass's references in one regular activity (durable
+// once decided: a plan read again after a crash would no longer list a
+// reference subsumed before it, and its state would leak), and passes again after recheckDelay when a pass did not see
 // the newest checkpoint reported.
 func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 	local := fastPath(ctx)
@@ -140,8 +142,8 @@ func awaitReportOr(ctx workflow.Context, reports workflow.ReceiveChannel, delay 
 }
 
 // retain lists the references the store holds and removes those retention
-// does not keep, oldest first: in place on the fast path, else each through
-// its own SubsumeCheckpoint. It
+// does not keep, oldest first: in one RemoveCheckpoints activity on the fast
+// path, else each through its own SubsumeCheckpoint. It
 // returns the newest checkpoint it saw referenced, or the largest value
 // when retention is off: nothing to catch up on then.
 func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64, error) {
@@ -160,6 +162,9 @@ func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64
 	}
 	var remove []stores.Entry
 	status.Retained, remove = RetentionPlan(view.References, view.Retain)
+	if local {
+		return seen, removeBatch(ctx, job, status, remove)
+	}
 	for _, e := range remove {
 		req := SubsumeRequest{
 			CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint},
@@ -167,19 +172,11 @@ func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64
 			HandleKey:    e.Reference.Handle,
 			Savepoint:    e.Reference.Savepoint,
 		}
-		var (
-			res SubsumeResult
-			err error
-		)
-		if local {
-			// In place, in the pass's workflow task: no execution of its own.
-			res, err = removeCheckpoint(ctx, true, req, func(string) {})
-		} else {
-			// A removal a previous run started keeps its ID: starting it
-			// again fails with "already started" instead of removing twice.
-			cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: req.WorkflowID()})
-			err = workflow.ExecuteChildWorkflow(cctx, SubsumeCheckpoint, req).Get(ctx, &res)
-		}
+		// A removal a previous run started keeps its ID: starting it again
+		// fails with "already started" instead of removing twice.
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: req.WorkflowID()})
+		var res SubsumeResult
+		err := workflow.ExecuteChildWorkflow(cctx, SubsumeCheckpoint, req).Get(ctx, &res)
 		var started *temporal.ChildWorkflowExecutionAlreadyStartedError
 		switch {
 		case errors.As(err, &started):
@@ -193,4 +190,26 @@ func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64
 		status.Removed++
 	}
 	return seen, nil
+}
+
+// removeBatch removes a pass's references through one RemoveCheckpoints
+// activity, which the server retries until it is done.
+func removeBatch(ctx workflow.Context, job stores.JobID, status *CoordinatorStatus, remove []stores.Entry) error {
+	if len(remove) == 0 {
+		return nil
+	}
+	in := activities.RemovalInput{Job: job, Epoch: status.Epoch}
+	for _, e := range remove {
+		in.Items = append(in.Items, activities.Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
+	}
+	var res activities.RemovalResult
+	if err := workflow.ExecuteActivity(removalOptions(ctx), a.RemoveCheckpoints, in).Get(ctx, &res); err != nil {
+		return fmt.Errorf("remove %d checkpoints of %s: %w", len(in.Items), job, err)
+	}
+	status.Removed += res.Removed
+	status.Deposed = res.Deposed
+	if len(res.Kept) > 0 {
+		return fmt.Errorf("checkpoints %v of %s: reference removed, state kept: handle not trusted", res.Kept, job)
+	}
+	return nil
 }

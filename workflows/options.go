@@ -71,6 +71,17 @@ func verifyOptions(ctx workflow.Context) workflow.Context {
 	})
 }
 
+// removalOptions: a retention pass's removals run as one activity that
+// heartbeats, so a worker that dies mid-batch is noticed in 30 s, and
+// retries without limit: its plan is already partly applied.
+func removalOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    30 * time.Second,
+		RetryPolicy:         backoff(),
+	})
+}
+
 // reconcileOptions: the reconciler's calls retry a few times and then give
 // up on that item, which the report lists as an error: a store or bucket
 // that does not answer must not stop the rest of the cluster, and nothing
