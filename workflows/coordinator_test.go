@@ -180,3 +180,26 @@ func TestCoordinatorRechecksAReportThatOvertookItsPublish(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, e.Tombstone, "checkpoint 1 subsumed after the recheck")
 }
+
+// A coordinator whose epoch was deposed removes nothing and waits for a
+// report of the newer epoch.
+func TestCoordinatorDeposedRemovesNothing(t *testing.T) {
+	f := newFixture(t, 1)
+	f.publishDirect(1, false)
+	f.publishDirect(2, false)
+	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+	f.env.RegisterDelayedCallback(func() {
+		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 2})
+	}, time.Second)
+	f.env.RegisterDelayedCallback(func() {
+		v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+		require.NoError(t, err)
+		var st workflows.CoordinatorStatus
+		require.NoError(t, v.Get(&st))
+		assert.True(t, st.Deposed)
+		assert.Zero(t, st.Removed)
+		f.env.CancelWorkflow()
+	}, time.Hour)
+	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+	assert.NotNil(t, f.entry(1).Reference, "a deposed epoch never removes")
+}
