@@ -97,12 +97,14 @@ func TestRealModeHoldsEveryInvariant(t *testing.T) {
 // in etcd whose answer is lost, a real 5xx, or late, a real client
 // timeout; writes lost before etcd; resets and latency in front of the API
 // server), the ZooKeeper store under its own, and the store-independent
-// ones: every fault kind.
+// ones: every fault kind. Plus, on each store, a worker killed inside the
+// fast-path workflow task whose publish landed, which subsumption removes
+// before the task's retry: still Published.
 func TestRealModeBothStores(t *testing.T) {
 	kinds := faultharness.KindsFor(faultharness.StoreBoth)
 	assert.ElementsMatch(t, faultharness.AllKinds, kinds)
 	rep := runHarness(t, faultharness.Config{Seed: 11, Store: faultharness.StoreBoth,
-		Finalizations: 30, Faults: len(kinds), Jobs: 2, Workers: 1})
+		Finalizations: 30, Faults: len(kinds), Jobs: 2, Workers: 1, CrashAfterPublish: true})
 
 	assert.Empty(t, rep.Violations, "the protocol breaks no invariant")
 	injected, _ := rep.FaultsBy()
@@ -110,10 +112,12 @@ func TestRealModeBothStores(t *testing.T) {
 		assert.Positive(t, injected[k], "fault kind %s injected", k)
 	}
 	assert.Empty(t, rep.Missing)
-	require.Len(t, rep.Targeted, 4, "both scenarios on each store")
-	for i := 0; i < 4; i += 2 {
+	require.Len(t, rep.Targeted, 6, "three scenarios on each store")
+	for i := 0; i < 6; i += 3 {
 		assert.Equal(t, string(workflows.Published), rep.Targeted[i].Outcome, "a retry finds its own applied write")
 		assert.Equal(t, string(workflows.Discarded), rep.Targeted[i+1].Outcome, "fenced Absent with no attempt left")
+		assert.Positive(t, rep.Targeted[i+2].Hits, "%s: the publish landed", rep.Targeted[i+2].Name)
+		assert.Equal(t, string(workflows.Published), rep.Targeted[i+2].Outcome, "%s: the landed publish stands", rep.Targeted[i+2].Name)
 	}
 	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
 	for _, rc := range rep.Recovery {
