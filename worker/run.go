@@ -76,12 +76,6 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	w := sdkworker.New(c, cfg.Temporal.TaskQueue, sdkworker.Options{
 		WorkerStopTimeout: cfg.ShutdownGrace,
 		OnFatalError:      func(err error) { fatal <- err },
-		// Two pollers per queue (the SDK's default) leave most of a task
-		// queue's partitions unpolled, and tasks started without eager
-		// start (any other SDK, another process) wait to be forwarded:
-		// let the server scale the pollers with the backlog.
-		WorkflowTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
-		ActivityTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
 	})
 	workflows.Register(w)
 	var references stores.ReferenceStore = refs
