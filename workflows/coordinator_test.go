@@ -67,10 +67,7 @@ func TestCoordinatorRetentionWithSavepoints(t *testing.T) {
 		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 6})
 	}, time.Second)
 	f.env.RegisterDelayedCallback(func() {
-		v, err := f.env.QueryWorkflow(workflows.StatusQuery)
-		require.NoError(t, err)
-		var st workflows.CoordinatorStatus
-		require.NoError(t, v.Get(&st))
+		st := f.coordinatorStatus()
 		assert.Equal(t, []uint64{6, 5, 4}, st.Retained)
 		assert.Equal(t, 3, st.Removed)
 		f.env.CancelWorkflow()
@@ -165,10 +162,7 @@ func TestCoordinatorRechecksAReportThatOvertookItsPublish(t *testing.T) {
 	}, time.Second)
 	f.env.RegisterDelayedCallback(func() { f.publishDirect(2, false) }, 1500*time.Millisecond)
 	f.env.RegisterDelayedCallback(func() {
-		v, err := f.env.QueryWorkflow(workflows.StatusQuery)
-		require.NoError(t, err)
-		var st workflows.CoordinatorStatus
-		require.NoError(t, v.Get(&st))
+		st := f.coordinatorStatus()
 		assert.Equal(t, 2, st.Passes, "the pass that missed checkpoint 2, then the recheck")
 		assert.Equal(t, []uint64{2}, st.Retained)
 		assert.Equal(t, 1, st.Removed)
@@ -192,14 +186,21 @@ func TestCoordinatorDeposedRemovesNothing(t *testing.T) {
 		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 2})
 	}, time.Second)
 	f.env.RegisterDelayedCallback(func() {
-		v, err := f.env.QueryWorkflow(workflows.StatusQuery)
-		require.NoError(t, err)
-		var st workflows.CoordinatorStatus
-		require.NoError(t, v.Get(&st))
+		st := f.coordinatorStatus()
 		assert.True(t, st.Deposed)
 		assert.Zero(t, st.Removed)
 		f.env.CancelWorkflow()
 	}, time.Hour)
 	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
 	assert.NotNil(t, f.entry(1).Reference, "a deposed epoch never removes")
+}
+
+// coordinatorStatus queries the running coordinator's status.
+func (f *fixture) coordinatorStatus() workflows.CoordinatorStatus {
+	f.t.Helper()
+	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+	require.NoError(f.t, err)
+	var st workflows.CoordinatorStatus
+	require.NoError(f.t, v.Get(&st))
+	return st
 }
