@@ -74,8 +74,9 @@ const recheckDelay = 2 * time.Second
 // On the fast path (decided once per run) it reads the store in a local
 // activity, removes a pass's references in one regular activity (durable
 // once decided: a plan read again after a crash would no longer list a
-// reference subsumed before it, and its state would leak), and passes again after recheckDelay when a pass did not see
-// the newest checkpoint reported.
+// reference subsumed before it, and its state would leak), and passes
+// again after recheckDelay when a pass did not see the newest checkpoint
+// reported.
 func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 	local := fastPath(ctx)
 	status := CoordinatorStatus{CoordinatorState: st}
@@ -143,9 +144,9 @@ func awaitReportOr(ctx workflow.Context, reports workflow.ReceiveChannel, delay 
 
 // retain lists the references the store holds and removes those retention
 // does not keep, oldest first: in one RemoveCheckpoints activity on the fast
-// path, else each through its own SubsumeCheckpoint. It
-// returns the newest checkpoint it saw referenced, or the largest value
-// when retention is off: nothing to catch up on then.
+// path, else each through its own SubsumeCheckpoint. It returns the newest
+// checkpoint it saw referenced, or the largest value when retention is off:
+// nothing to catch up on then.
 func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64, error) {
 	job := stores.JobID{Cluster: status.Cluster, Job: status.Job}
 	var view activities.RetentionView

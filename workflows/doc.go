@@ -15,8 +15,9 @@
 // to it once Published; it counts the references the store holds, keeps the
 // newest Retention of them and the newest non-savepoint, and removes the rest,
 // oldest first: subsume (tombstone + watermark, conditional on the epoch),
-// confirm, discard; in place with local activities on the fast path, else
-// each through a SubsumeCheckpoint child workflow of its own.
+// confirm, discard; on the fast path all of a pass's removals in one durable
+// RemoveCheckpoints activity, else each through a SubsumeCheckpoint child
+// workflow of its own.
 //
 // Reconcile, started per cluster by a Temporal Schedule (or once by hand),
 // compares the HA store with the state bucket job by job: it reports

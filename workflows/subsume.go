@@ -37,47 +37,44 @@ type SubsumeResult struct {
 // then discard. Never the other order: the state goes only once the
 // reference cannot be read any more. A savepoint's data is never discarded.
 //
-// Coordinators on the fast path remove in place (see removeCheckpoint) and start
-// none; it serves the executions that run on version 0.
+// On the fast path both calls run as local activities, in one workflow
+// task: the request is the plan, so a task retried after a crash runs the
+// same idempotent calls again. Coordinators on the fast path remove through
+// RemoveCheckpoints and start none; it serves coordinators on version 0.
 func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult, error) {
 	local := fastPath(ctx)
 	phase := "Subsuming"
 	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (string, error) { return phase, nil }); err != nil {
 		return SubsumeResult{}, err
 	}
-	return removeCheckpoint(ctx, local, req, func(p string) {
+	upsertPhase := func(p string) {
 		phase = p
 		_ = workflow.UpsertTypedSearchAttributes(ctx,
 			AttrCluster.ValueSet(req.Cluster), AttrJob.ValueSet(req.Job), AttrEpoch.ValueSet(int64(req.Epoch)),
 			AttrCheckpoint.ValueSet(int64(req.Checkpoint)), AttrPhase.ValueSet(p), AttrPhaseSince.ValueSet(workflow.Now(ctx)))
-	})
-}
+	}
+	upsertPhase("Subsuming")
 
-// removeCheckpoint subsumes one reference, then discards its state, reporting each
-// phase; both calls are idempotent, so a removal that runs again (after a
-// crash, or from the next coordinator run) changes nothing more.
-func removeCheckpoint(ctx workflow.Context, local bool, req SubsumeRequest, phase func(string)) (SubsumeResult, error) {
-	phase("Subsuming")
 	in := activities.SubsumeInput{CheckpointID: req.CheckpointID, Epoch: req.Epoch}
 	err := storeCall.execute(ctx, local, a.Subsume, in).Get(ctx, nil)
 	var app *temporal.ApplicationError
 	switch {
 	case err == nil:
 	case errors.As(err, &app) && app.Type() == "Rejected.StaleEpoch":
-		phase("Deposed")
+		upsertPhase("Deposed")
 		return SubsumeResult{Deposed: true}, nil
 	default:
 		// Only a definite rejection ends the retries; keep the state.
-		phase("Failed")
+		upsertPhase("Failed")
 		return SubsumeResult{}, fmt.Errorf("subsume checkpoint %s: %w", req.CheckpointID, err)
 	}
 
-	phase("Discarding")
+	upsertPhase("Discarding")
 	var res SubsumeResult
 	if err := discardCall.execute(ctx, local, a.Discard, req.HandleKey).Get(ctx, &res.Discarded); err != nil {
-		phase("Failed")
+		upsertPhase("Failed")
 		return res, fmt.Errorf("discard subsumed checkpoint %s: %w", req.CheckpointID, err)
 	}
-	phase("Discarded")
+	upsertPhase("Discarded")
 	return res, nil
 }

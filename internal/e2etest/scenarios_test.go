@@ -42,7 +42,7 @@ func TestEndToEndZooKeeper(t *testing.T) {
 	assert.True(t, e.exists(e.job.Cluster+"/"+e.job.Job+"/shared/sst-1"))
 	e.checkInvariants()
 
-	// Coordinators on the fast path remove in place: SubsumeCheckpoint runs
+	// Coordinators on the fast path remove through RemoveCheckpoints: SubsumeCheckpoint runs
 	// only for those still on version 0, and its recorded histories
 	// (subsume-discarded.json, v0-subsume-discarded.json) stay as they are.
 	record(t, e, "coordinator", e.client.GetWorkflow(e.ctx(), workflows.CoordinatorID(e.job.Cluster, e.job.Job), ""))
