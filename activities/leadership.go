@@ -9,7 +9,7 @@ import (
 // Leadership is the part of the HA store that claims and retires jobs.
 type Leadership interface {
 	ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, owner string) error
-	Retire(ctx context.Context, job stores.JobID, epoch uint64) error
+	Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error
 }
 
 // ClaimInput names a leadership claim.
@@ -31,12 +31,16 @@ func (a *Activities) ClaimEpoch(ctx context.Context, in ClaimInput) error {
 type RetireInput struct {
 	stores.JobID
 	Epoch uint64 `json:"epoch"`
+	// DiscardCheckpoints lets the reconciler discard the retired
+	// checkpoints' state once the grace has passed since the retirement;
+	// without it their state is retained for the operator.
+	DiscardCheckpoints bool `json:"discardCheckpoints,omitempty"`
 }
 
 // Retire tombstones every reference of the job, so its ID space can start
 // over once the tombstones are collected.
 func (a *Activities) Retire(ctx context.Context, in RetireInput) error {
-	err := a.Leadership.Retire(ctx, in.JobID, in.Epoch)
+	err := a.Leadership.Retire(ctx, in.JobID, in.Epoch, !in.DiscardCheckpoints)
 	count(ctx, "retire", stores.OutcomeOf(err))
 	return translate(err)
 }

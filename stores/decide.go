@@ -29,8 +29,18 @@ func (p Publication) Validate() error {
 	return p.Reference.Validate()
 }
 
+// epochMismatch says why epoch is not the job's standing claim.
+func epochMismatch(job JobState, epoch uint64) string {
+	if job.Owner == "" {
+		return fmt.Sprintf("epoch %d, job not claimed (epochs above %d may claim it)", epoch, job.Epoch)
+	}
+	return fmt.Sprintf("epoch %d, current %d", epoch, job.Epoch)
+}
+
 // DecideClaim decides a leadership claim. It returns the job state to write,
-// nil when the claim already stands.
+// nil when the claim already stands. A forgotten job's ID is claimed again
+// only above its last epoch, so nothing prepared by the old incarnation
+// passes the new one's epoch checks.
 func DecideClaim(job JobState, epoch uint64, owner string) (*JobState, error) {
 	switch {
 	case job.Retired:
@@ -59,8 +69,8 @@ func DecidePublish(job JobState, cur Entry, p Publication) (*Entry, error) {
 	switch {
 	case job.Retired:
 		return nil, wrap(ErrRetired, "job %s", p.JobID)
-	case job.Epoch != p.Epoch:
-		return nil, wrap(ErrStaleEpoch, "epoch %d, current %d", p.Epoch, job.Epoch)
+	case !job.Claimed(p.Epoch):
+		return nil, wrap(ErrStaleEpoch, "%s", epochMismatch(job, p.Epoch))
 	case p.Checkpoint <= job.Watermark:
 		return nil, wrap(ErrBelowWatermark, "watermark %d", job.Watermark)
 	case cur.Reference != nil:
@@ -99,11 +109,14 @@ func (v Verdict) String() string {
 }
 
 // DecideVerify decides a verification of (token, attempt) against the key's
-// entry read linearizably. When it returns Absent with an entry, the verdict
+// entry read linearizably. Present means the token was published: the key
+// holds its reference, or the tombstone that removed it. When it returns Absent with an entry, the verdict
 // holds only once that tombstone is written.
 func DecideVerify(cur Entry, token string, attempt uint32, now time.Time) (Verdict, *Entry) {
 	switch {
-	case cur.HoldsToken(token):
+	case cur.WasPublished(token):
+		// Subsumed, retired or quarantined since: it was published all the
+		// same, and the finalization must say so (I7).
 		return Present, nil
 	case cur.Reference != nil:
 		// Another token holds the key: every attempt of ours is a conflict.
@@ -129,8 +142,8 @@ func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Ti
 	if done {
 		return nil, nil, nil
 	}
-	if job.Epoch != epoch {
-		return nil, nil, fmt.Errorf("subsume checkpoint %d: epoch %d, current %d: %w", id, epoch, job.Epoch, ErrStaleEpoch)
+	if !job.Claimed(epoch) {
+		return nil, nil, fmt.Errorf("subsume checkpoint %d: %s: %w", id, epochMismatch(job, epoch), ErrStaleEpoch)
 	}
 	var entry *Entry
 	switch {
@@ -149,15 +162,20 @@ func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Ti
 }
 
 // DecideRetire decides the retirement of a job: every published reference
-// becomes a tombstone, the watermark rises above all of them and no epoch
-// can publish again until the tombstones are collected. It returns the
+// becomes a tombstone (ReasonRetained when keep, the operator keeping its
+// state; ReasonRetired otherwise), the watermark rises above all of them
+// and no epoch can publish again until the job is forgotten. It returns the
 // entries and job state to write; nil state when already retired.
-func DecideRetire(job JobState, entries []Entry, epoch uint64, now time.Time) ([]Entry, *JobState, error) {
+func DecideRetire(job JobState, entries []Entry, epoch uint64, keep bool, now time.Time) ([]Entry, *JobState, error) {
 	if job.Retired {
 		return nil, nil, nil
 	}
-	if job.Epoch != epoch {
-		return nil, nil, fmt.Errorf("retire job: epoch %d, current %d: %w", epoch, job.Epoch, ErrStaleEpoch)
+	if !job.Claimed(epoch) {
+		return nil, nil, fmt.Errorf("retire job: %s: %w", epochMismatch(job, epoch), ErrStaleEpoch)
+	}
+	reason := ReasonRetired
+	if keep {
+		reason = ReasonRetained
 	}
 	next := job
 	next.Retired = true
@@ -168,24 +186,31 @@ func DecideRetire(job JobState, entries []Entry, epoch uint64, now time.Time) ([
 		}
 		if e.Reference != nil {
 			writes = append(writes, Entry{Checkpoint: e.Checkpoint, Tombstone: &Tombstone{
-				Token: e.Reference.Token, FencedUpTo: e.Reference.Attempt, Reason: ReasonRetired, Since: now.UTC(),
+				Token: e.Reference.Token, FencedUpTo: e.Reference.Attempt, Reason: reason, Since: now.UTC(),
 			}})
 		}
 	}
 	return writes, &next, nil
 }
 
-// DecideCollect picks the tombstones that can go: at or below the watermark,
-// so no publish can land on the freed key, and written before olderThan, so
-// no activity that saw the key free can still be running. A retired job
-// whose keys all go is forgotten too (dropJob), freeing its ID for reuse.
-func DecideCollect(job JobState, entries []Entry, olderThan time.Time) (drop []uint64, dropJob bool) {
+// DecideCollect picks the tombstones that can go: written before olderThan,
+// so no activity that saw the key free can still be running, and at or
+// below the watermark, so no publish can land on the freed key. A retired
+// job accepts no publish at all, so all its old tombstones go, fences a
+// verify wrote above the watermark after the retirement included; once
+// none is left the job is forgotten (next: its Forgotten state), freeing its
+// ID for a new incarnation whose epochs continue above the old ones.
+func DecideCollect(job JobState, entries []Entry, olderThan time.Time) (drop []uint64, next *JobState) {
 	for _, e := range entries {
-		if e.Tombstone != nil && e.Checkpoint <= job.Watermark && e.Tombstone.Since.Before(olderThan) {
+		if e.Tombstone != nil && e.Tombstone.Since.Before(olderThan) && (job.Retired || e.Checkpoint <= job.Watermark) {
 			drop = append(drop, e.Checkpoint)
 		}
 	}
-	return drop, job.Retired && len(drop) == len(entries)
+	if job.Retired && len(drop) == len(entries) {
+		forgotten := job.Forgotten()
+		next = &forgotten
+	}
+	return drop, next
 }
 
 // DecideQuarantine decides the quarantine of a dangling reference: the key

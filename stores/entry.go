@@ -50,11 +50,22 @@ const (
 	ReasonSubsumed Reason = "subsumed"
 	// ReasonRetired: the job was retired.
 	ReasonRetired Reason = "retired"
+	// ReasonRetained: the job was retired and the operator keeps the
+	// checkpoint's state (Flink's RETAIN_ON_CANCELLATION): the reconciler
+	// reports it and never deletes it.
+	ReasonRetained Reason = "retained"
 	// ReasonQuarantined: the reconciler found the reference dangling (its
 	// handle or data gone) and removed it, so recovery falls back to an
 	// older checkpoint instead of failing on this one.
 	ReasonQuarantined Reason = "quarantined"
 )
+
+// Removed reports whether the tombstone replaced a published reference of
+// its token (subsumed, retired, retained or quarantined): the token was
+// published, and no attempt of any token can land on the key again.
+func (t Tombstone) Removed() bool {
+	return t.Reason != ReasonFenced && t.Token != ""
+}
 
 // Tombstone occupies a key so that no publish attempt up to FencedUpTo of
 // Token (and no attempt of any other token) can ever land there.
@@ -84,6 +95,12 @@ func (e Entry) HoldsToken(token string) bool {
 	return e.Reference != nil && e.Reference.Token == token
 }
 
+// WasPublished reports whether token's reference was published at the key:
+// it still holds it, or a tombstone that removed it stands.
+func (e Entry) WasPublished(token string) bool {
+	return e.HoldsToken(token) || (e.Tombstone != nil && e.Tombstone.Token == token && e.Tombstone.Removed())
+}
+
 // JobState is a job's leadership and subsumption state, kept apart from its
 // checkpoint keys.
 type JobState struct {
@@ -94,6 +111,22 @@ type JobState struct {
 	// Watermark: no checkpoint at or below it can be published.
 	Watermark uint64 `json:"watermark"`
 	Retired   bool   `json:"retired,omitempty"`
+	// ForgottenEpoch is the last epoch of the job ID's forgotten
+	// incarnation (retired, then collected). Claims continue above it, and
+	// state of an epoch at or below it belongs to that incarnation.
+	ForgottenEpoch uint64 `json:"forgottenEpoch,omitempty"`
+}
+
+// Claimed reports whether epoch is the job's standing claim. A job never
+// claimed, or forgotten and not claimed again, has none.
+func (j JobState) Claimed(epoch uint64) bool {
+	return j.Owner != "" && j.Epoch == epoch
+}
+
+// Forgotten is the state a retired job is reset to once every key of it
+// is collected: only the epoch floor remains.
+func (j JobState) Forgotten() JobState {
+	return JobState{Epoch: j.Epoch, ForgottenEpoch: j.Epoch}
 }
 
 const encodingVersion = 1

@@ -42,9 +42,9 @@ func ValidateQuarantine(id CheckpointID, token string) error {
 }
 
 // JobKnown reports whether ListJobs lists a job with this state and this
-// many keys: a forgotten job (its state reset, no key left) is not.
+// many keys: a forgotten job (only its epoch floor left, no key) is not.
 func JobKnown(state JobState, keys int) bool {
-	return state != (JobState{}) || keys > 0
+	return state.Owner != "" || state.Retired || keys > 0
 }
 
 // SortJobs sorts job IDs and drops duplicates, the order ListJobs returns.

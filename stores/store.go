@@ -25,11 +25,17 @@ type ReferenceStore interface {
 	// Subsume turns the checkpoint's key into a tombstone and raises the
 	// job's watermark to it, conditional on the epoch.
 	Subsume(ctx context.Context, id CheckpointID, epoch uint64) error
-	// Retire tombstones every published reference of the job and closes it
-	// to further claims until CollectTombstones forgets it.
-	Retire(ctx context.Context, job JobID, epoch uint64) error
-	// CollectTombstones deletes the job's tombstones at or below its
-	// watermark written before olderThan, and returns how many went.
+	// Retire tombstones every published reference of the job (reason
+	// retained when keep, else retired) and closes it to further claims
+	// until CollectTombstones forgets it. It is linearizable with Publish:
+	// once it returns, no publish of the job succeeds.
+	Retire(ctx context.Context, job JobID, epoch uint64, keep bool) error
+	// CollectTombstones deletes the job's tombstones written before
+	// olderThan (at or below its watermark, or any of a retired job), and
+	// returns how many went. A retired job left without keys is forgotten:
+	// only its epoch floor remains (JobState.Forgotten). Nothing is ever
+	// deleted and recreated, so a write prepared against the old job can
+	// never pass a version check of the new one.
 	CollectTombstones(ctx context.Context, job JobID, olderThan time.Time) (int, error)
 
 	// Read returns the entry of one checkpoint key, Absent if none.

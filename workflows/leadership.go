@@ -30,6 +30,12 @@ type RetireRequest struct {
 	Cluster string `json:"cluster"`
 	Job     string `json:"job"`
 	Epoch   uint64 `json:"epoch"`
+	// DiscardCheckpoints: the reconciler discards the state of the
+	// checkpoints the retirement removed once its grace has passed since
+	// the retirement (Flink's DELETE_ON_CANCELLATION). By default their
+	// state is retained for the operator (RETAIN_ON_CANCELLATION): reported,
+	// never deleted, so a resubmitted job can restore from it.
+	DiscardCheckpoints bool `json:"discardCheckpoints,omitempty"`
 }
 
 // WorkflowID names the retirement.
@@ -46,6 +52,6 @@ func ClaimEpoch(ctx workflow.Context, req ClaimRequest) error {
 
 // RetireJob retires a job whose checkpoint ID space is about to restart.
 func RetireJob(ctx workflow.Context, req RetireRequest) error {
-	in := activities.RetireInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch}
+	in := activities.RetireInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, DiscardCheckpoints: req.DiscardCheckpoints}
 	return storeCall.execute(ctx, false, a.Retire, in).Get(ctx, nil)
 }

@@ -31,6 +31,10 @@ const (
 	DropWriteReply
 	// Partition silently discards every frame both ways until Heal.
 	Partition
+	// HoldWriteRequest holds the next multi-op request back until Release,
+	// then forwards it: whatever other clients write meanwhile lands
+	// between the reads a call made and its compare-and-set.
+	HoldWriteRequest
 )
 
 const opMulti = 14
@@ -41,10 +45,11 @@ type Proxy struct {
 	upstream string
 	ln       net.Listener
 
-	mu    sync.Mutex
-	fault Fault
-	fired chan struct{}
-	conns map[net.Conn]struct{}
+	mu      sync.Mutex
+	fault   Fault
+	fired   chan struct{}
+	release chan struct{}
+	conns   map[net.Conn]struct{}
 }
 
 // Start listens on a free loopback port.
@@ -58,20 +63,46 @@ func Start(upstream string) (*Proxy, error) {
 	return p, nil
 }
 
-// Inject arms a fault. DropWriteRequest and DropWriteReply act once; the
-// returned channel closes when they have acted.
+// Inject arms a fault. DropWriteRequest, DropWriteReply and
+// HoldWriteRequest act once; the returned channel closes when they have
+// acted (for a hold: when the request is held).
 func (p *Proxy) Inject(f Fault) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.fault, p.fired = f, make(chan struct{})
+	if f == HoldWriteRequest {
+		p.release = make(chan struct{})
+	}
 	return p.fired
 }
+
+// Release forwards the request HoldWriteRequest holds.
+func (p *Proxy) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.release != nil {
+		close(p.release)
+		p.release = nil
+	}
+}
+
+func (p *Proxy) held() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.release == nil {
+		return closed
+	}
+	return p.release
+}
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Heal disarms any fault.
 func (p *Proxy) Heal() { p.Inject(None) }
 
 // Close stops listening and cuts every connection.
 func (p *Proxy) Close() {
+	p.Release()
 	_ = p.ln.Close()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -147,6 +178,8 @@ func (s *session) requests() {
 			continue
 		case DropWriteRequest:
 			return
+		case HoldWriteRequest:
+			<-s.p.held()
 		case DropWriteReply:
 			s.mu.Lock()
 			if s.dropReply == nil {

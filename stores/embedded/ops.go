@@ -107,7 +107,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 }
 
 // Retire implements stores.ReferenceStore.
-func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) error {
+func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error {
 	if err := stores.ValidateRetire(job, epoch); err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) erro
 		if err != nil {
 			return err
 		}
-		writes, next, err := stores.DecideRetire(st, all, epoch, s.now())
+		writes, next, err := stores.DecideRetire(st, all, epoch, keep, s.now())
 		if err != nil || next == nil {
 			return err
 		}
@@ -148,18 +148,16 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 		if err != nil {
 			return err
 		}
-		drop, dropJob := stores.DecideCollect(st, all, olderThan)
+		drop, next := stores.DecideCollect(st, all, olderThan)
 		for _, id := range drop {
 			if err := tx.Bucket(refsBucket).Delete(refKey(stores.CheckpointID{JobID: job, Checkpoint: id})); err != nil {
 				return err
 			}
 		}
-		if dropJob {
-			if err := tx.Bucket(jobsBucket).Delete(jobKey(job)); err != nil {
-				return err
-			}
-		}
 		n = len(drop)
+		if next != nil {
+			return writeJob(tx, job, *next)
+		}
 		return nil
 	})
 	return n, err

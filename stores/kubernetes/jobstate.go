@@ -25,6 +25,9 @@ func jobStateOf(cm *corev1.ConfigMap) (stores.JobState, error) {
 	if s.Watermark, err = parseUintAnnotation(a, AnnotationWatermark); err != nil {
 		return s, err
 	}
+	if s.ForgottenEpoch, err = parseUintAnnotation(a, AnnotationForgottenEpoch); err != nil {
+		return s, err
+	}
 	s.Owner = a[AnnotationOwner]
 	if v, ok := a[AnnotationRetired]; ok {
 		if s.Retired, err = strconv.ParseBool(v); err != nil {
@@ -46,7 +49,7 @@ func parseUintAnnotation(a map[string]string, key string) (uint64, error) {
 	return n, nil
 }
 
-// setJobState writes all four annotations, zero values included, so that
+// setJobState writes all five annotations, zero values included, so that
 // an operator reading the ConfigMap sees the whole state.
 func setJobState(cm *corev1.ConfigMap, s stores.JobState) {
 	if cm.Annotations == nil {
@@ -56,4 +59,5 @@ func setJobState(cm *corev1.ConfigMap, s stores.JobState) {
 	cm.Annotations[AnnotationOwner] = s.Owner
 	cm.Annotations[AnnotationWatermark] = strconv.FormatUint(s.Watermark, 10)
 	cm.Annotations[AnnotationRetired] = strconv.FormatBool(s.Retired)
+	cm.Annotations[AnnotationForgottenEpoch] = strconv.FormatUint(s.ForgottenEpoch, 10)
 }

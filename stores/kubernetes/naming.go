@@ -20,6 +20,9 @@ const (
 	AnnotationOwner     = "checkpoint-finalizer.io/owner"
 	AnnotationWatermark = "checkpoint-finalizer.io/watermark"
 	AnnotationRetired   = "checkpoint-finalizer.io/retired"
+	// AnnotationForgottenEpoch: the last epoch of a forgotten incarnation
+	// of the job ID; claims continue above it.
+	AnnotationForgottenEpoch = "checkpoint-finalizer.io/forgotten-epoch"
 
 	// KeyPrefix starts every checkpoint key; the ID follows zero-padded to
 	// 19 digits, the format Flink uses, so keys of IDs below 10^19 also sort.

@@ -100,7 +100,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 
 // Retire implements stores.ReferenceStore: every tombstone and the retired
 // job state land in one Update, so a retirement is never half done.
-func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) error {
+func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error {
 	if err := stores.ValidateRetire(job, epoch); err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) erro
 		if err != nil {
 			return nil, decodeFailure(op, err)
 		}
-		writes, next, err := stores.DecideRetire(snap.state, entries, epoch, time.Now())
+		writes, next, err := stores.DecideRetire(snap.state, entries, epoch, keep, time.Now())
 		if err != nil || next == nil {
 			return nil, err
 		}
@@ -119,9 +119,10 @@ func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) erro
 }
 
 // CollectTombstones implements stores.ReferenceStore. A retired job whose
-// keys all go is forgotten by resetting its annotations to the zero state
-// in the same Update; the empty ConfigMap stays, so the store never needs
-// the delete verb.
+// keys all go is forgotten by resetting its annotations to the forgotten
+// state (its epoch floor kept) in the same Update; the ConfigMap stays, so
+// the store never needs the delete verb and a new incarnation's claims
+// continue above the old epochs.
 func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderThan time.Time) (int, error) {
 	if err := job.Validate(); err != nil {
 		return 0, err
@@ -134,14 +135,11 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 		if err != nil {
 			return nil, decodeFailure(op, err)
 		}
-		drop, dropJob := stores.DecideCollect(snap.state, entries, olderThan)
-		if snap.cm == nil || (len(drop) == 0 && !dropJob) {
+		drop, next := stores.DecideCollect(snap.state, entries, olderThan)
+		if snap.cm == nil || (len(drop) == 0 && next == nil) {
 			return nil, nil
 		}
-		c := &change{drop: drop}
-		if dropJob {
-			c.state = &stores.JobState{}
-		}
+		c := &change{drop: drop, state: next}
 		collected = len(drop)
 		return c, nil
 	})

@@ -31,6 +31,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"RepublishReplacesOwnTombstone", testRepublishReplacesOwnTombstone},
 		{"Subsume", testSubsume},
 		{"RetireAndCollect", testRetireAndCollect},
+		{"RetireRetained", testRetireRetained},
 		{"CollectKeepsFencesAboveWatermark", testCollectKeepsFencesAboveWatermark},
 		{"ConcurrentPublishers", testConcurrentPublishers},
 		{"ConcurrentVerifyAndPublish", testConcurrentVerifyAndPublish},

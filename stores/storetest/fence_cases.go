@@ -92,8 +92,11 @@ func testSubsume(t *testing.T, h Harness) {
 	require.Len(t, list, 1)
 	assert.Equal(t, uint64(2), list[0].Checkpoint)
 
-	// The finalization of the subsumed checkpoint now verifies Absent.
-	assert.Equal(t, stores.Absent, verify(t, s, 1, "one", 1))
+	// The finalization of the subsumed checkpoint was published: Present,
+	// and the verify writes nothing (I7).
+	assert.Equal(t, stores.Present, verify(t, s, 1, "one", 1))
+	assert.Equal(t, stores.ReasonSubsumed, read(t, s, 1).Tombstone.Reason)
+	assert.Equal(t, stores.Absent, verify(t, s, 1, "another", 1), "another token never was")
 	require.NoError(t, s.Subsume(ctx(t), checkpoint(1), 1), "subsume is idempotent")
 
 	// A deposed epoch never removes, but its retry of an applied removal stands.
@@ -113,32 +116,69 @@ func testRetireAndCollect(t *testing.T, h Harness) {
 	claim(t, s, 1)
 	publish(t, s, publication(1, 1, "one", 1))
 	publish(t, s, publication(2, 1, "two", 1))
-	requireRejected(t, s.Retire(ctx(t), testJob, 2), stores.ErrStaleEpoch)
-	require.NoError(t, s.Retire(ctx(t), testJob, 1))
-	require.NoError(t, s.Retire(ctx(t), testJob, 1), "retire is idempotent")
+	requireRejected(t, s.Retire(ctx(t), testJob, 2, false), stores.ErrStaleEpoch)
+	require.NoError(t, s.Retire(ctx(t), testJob, 1, false))
+	require.NoError(t, s.Retire(ctx(t), testJob, 1, false), "retire is idempotent")
 
 	list, err := s.List(ctx(t), testJob)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 	assert.Equal(t, stores.ReasonRetired, read(t, s, 2).Tombstone.Reason)
+	assert.Equal(t, stores.Present, verify(t, s, 2, "two", 1), "a retired reference was published")
 	requireRejected(t, s.Publish(ctx(t), publication(3, 1, "three", 1)), stores.ErrRetired)
 	requireRejected(t, s.ClaimEpoch(ctx(t), testJob, 9, "jm-9"), stores.ErrRetired)
+	// A verify after the retirement, above its watermark, writes a fence...
+	assert.Equal(t, stores.Absent, verify(t, s, 5, "five", 1))
 
 	n, err := s.CollectTombstones(ctx(t), testJob, now().Add(-time.Hour))
 	require.NoError(t, err)
 	assert.Zero(t, n, "tombstones younger than the cutoff stay")
 
+	// ...which does not keep the job from being forgotten.
 	n, err = s.CollectTombstones(ctx(t), testJob, now().Add(time.Hour))
 	require.NoError(t, err)
-	assert.Equal(t, 2, n)
+	assert.Equal(t, 3, n)
 	assert.True(t, read(t, s, 1).Absent())
+	assert.True(t, read(t, s, 5).Absent())
 	st, err := s.ReadJob(ctx(t), testJob)
 	require.NoError(t, err)
-	assert.Equal(t, stores.JobState{}, st, "a retired job with no keys left is forgotten")
+	assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "a retired job with no keys left is forgotten, its epoch floor kept")
 
-	// A fresh submission under the same job ID starts its IDs over.
-	claim(t, s, 1)
-	publish(t, s, publication(1, 1, "fresh", 1))
+	// Nothing of the old incarnation lands before or after a new claim.
+	requireRejected(t, s.Publish(ctx(t), publication(1, 1, "zombie", 1)), stores.ErrStaleEpoch)
+	requireRejected(t, s.Subsume(ctx(t), checkpoint(1), 1), stores.ErrStaleEpoch)
+	requireRejected(t, s.ClaimEpoch(ctx(t), testJob, 1, "jm-1"), stores.ErrStaleEpoch)
+
+	// A fresh submission under the same job ID continues the epochs and
+	// starts its checkpoint IDs over.
+	claim(t, s, 2)
+	publish(t, s, publication(1, 2, "fresh", 1))
+	requireRejected(t, s.Publish(ctx(t), publication(2, 1, "zombie", 1)), stores.ErrStaleEpoch)
+	st, err = s.ReadJob(ctx(t), testJob)
+	require.NoError(t, err)
+	assert.Equal(t, stores.JobState{Epoch: 2, Owner: "jm-2", ForgottenEpoch: 1}, st)
+}
+
+// A retirement that keeps the state marks its tombstones retained; a
+// forgotten job with nothing to collect is forgotten all the same.
+func testRetireRetained(t *testing.T, h Harness) {
+	s := h.Open(t)
+	claim(t, s, 3)
+	publish(t, s, publication(4, 3, "four", 1))
+	require.NoError(t, s.Retire(ctx(t), testJob, 3, true))
+	assert.Equal(t, stores.ReasonRetained, read(t, s, 4).Tombstone.Reason)
+	assert.Equal(t, stores.Present, verify(t, s, 4, "four", 2))
+
+	empty := stores.JobID{Cluster: testJob.Cluster, Job: "empty-job"}
+	require.NoError(t, s.ClaimEpoch(ctx(t), empty, 7, "jm-7"))
+	require.NoError(t, s.Retire(ctx(t), empty, 7, true))
+	n, err := s.CollectTombstones(ctx(t), empty, now().Add(time.Hour))
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	st, err := s.ReadJob(ctx(t), empty)
+	require.NoError(t, err)
+	assert.Equal(t, stores.JobState{Epoch: 7, ForgottenEpoch: 7}, st, "a retired job without keys is forgotten")
+	require.NoError(t, s.ClaimEpoch(ctx(t), empty, 8, "jm-8"))
 }
 
 func testCollectKeepsFencesAboveWatermark(t *testing.T, h Harness) {

@@ -64,7 +64,7 @@ func testListJobs(t *testing.T, h Harness) {
 		CheckpointID: stores.CheckpointID{JobID: forgotten, Checkpoint: 1}, Epoch: 1,
 		Reference: stores.Reference{Handle: "h", Token: "tok", Attempt: 1},
 	}))
-	require.NoError(t, s.Retire(ctx(t), forgotten, 1))
+	require.NoError(t, s.Retire(ctx(t), forgotten, 1, false))
 	n, err := s.CollectTombstones(ctx(t), forgotten, now().Add(time.Hour))
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
@@ -153,7 +153,8 @@ func testQuarantine(t *testing.T, h Harness) {
 		requireRejected(t, s.Publish(ctx(t), publication(1, 1, "tok", attempt)), stores.ErrFenced)
 	}
 	requireRejected(t, s.Publish(ctx(t), publication(1, 1, "other", 1)), stores.ErrConflict)
-	assert.Equal(t, stores.Absent, verify(t, s, 1, "tok", 1))
+	assert.Equal(t, stores.Present, verify(t, s, 1, "tok", 1), "a quarantined reference was published")
+	assert.Equal(t, stores.Absent, verify(t, s, 1, "other", 1))
 	assert.Equal(t, quarantined, read(t, s, 1), "nothing lands on a quarantined key")
 
 	requireRejected(t, inv.Quarantine(ctx(t), checkpoint(5), "tok"), stores.ErrConflict)

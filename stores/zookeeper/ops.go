@@ -64,8 +64,16 @@ func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
 		if err != nil {
 			return false, err
 		}
+		// Rewriting the job node (unchanged) rather than only checking its
+		// version bumps that version: creating a child does not, so a
+		// Retire or a collection that read the keys before this one landed
+		// would otherwise miss it and both would answer success.
+		jobData, err := stores.EncodeJobState(job)
+		if err != nil {
+			return false, err
+		}
 		return s.apply(ctx, op,
-			&zk.CheckVersionRequest{Path: s.jobPath(p.JobID), Version: jobVersion},
+			&zk.SetDataRequest{Path: s.jobPath(p.JobID), Data: jobData, Version: jobVersion},
 			s.put(s.keyPath(p.CheckpointID), data, version))
 	})
 }
@@ -142,7 +150,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 }
 
 // Retire implements stores.ReferenceStore.
-func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) error {
+func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error {
 	if err := stores.ValidateRetire(job, epoch); err != nil {
 		return err
 	}
@@ -156,7 +164,7 @@ func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64) erro
 		if err != nil {
 			return false, err
 		}
-		writes, next, err := stores.DecideRetire(st, entries, epoch, s.now())
+		writes, next, err := stores.DecideRetire(st, entries, epoch, keep, s.now())
 		if err != nil || next == nil {
 			return false, err
 		}
@@ -193,20 +201,26 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 		if err != nil {
 			return false, err
 		}
-		drop, dropJob := stores.DecideCollect(st, entries, olderThan)
+		drop, next := stores.DecideCollect(st, entries, olderThan)
 		collected = len(drop)
-		if len(drop) == 0 && !dropJob {
+		if len(drop) == 0 && next == nil {
 			return false, nil
 		}
-		// The job node's version pins the watermark the choice was made against.
+		// The job node's version pins the watermark the choice was made
+		// against. A forgotten job's node is rewritten, never deleted: a
+		// node created again would restart at version 0, and a publish
+		// prepared against the old one could pass its version check.
 		ops := []any{&zk.CheckVersionRequest{Path: s.jobPath(job), Version: jobVersion}}
+		if next != nil {
+			jobData, err := stores.EncodeJobState(*next)
+			if err != nil {
+				return false, err
+			}
+			ops[0] = &zk.SetDataRequest{Path: s.jobPath(job), Data: jobData, Version: jobVersion}
+		}
 		for _, n := range drop {
 			id := stores.CheckpointID{JobID: job, Checkpoint: n}
 			ops = append(ops, &zk.DeleteRequest{Path: s.keyPath(id), Version: versions[n]})
-		}
-		if dropJob && jobVersion != missing {
-			ops[0] = &zk.DeleteRequest{Path: s.jobPath(job), Version: jobVersion}
-			ops = append(ops, &zk.DeleteRequest{Path: s.checkpointsPath(job), Version: -1})
 		}
 		return s.apply(ctx, op, ops...)
 	})

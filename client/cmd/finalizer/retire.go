@@ -11,10 +11,13 @@ import (
 
 func retireCommand() command {
 	var id identity
+	var discard bool
 	return command{
 		summary: "retire a job before its checkpoint IDs start over (tombstones every reference)",
 		flags: func(fs *flag.FlagSet) func() error {
 			id.register(fs, false)
+			fs.BoolVar(&discard, "discard-checkpoints", false,
+				"let the reconciler discard the retired checkpoints' state once its grace has passed (default: retain it for the operator, e.g. to restore a resubmitted job from it)")
 			return func() error {
 				if err := requireFlags(fs, "cluster", "job", "epoch"); err != nil {
 					return err
@@ -23,7 +26,7 @@ func retireCommand() command {
 			}
 		},
 		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			req := workflows.RetireRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch}
+			req := workflows.RetireRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, DiscardCheckpoints: discard}
 			if err := c.Retire(ctx, req); err != nil {
 				return err
 			}
