@@ -255,14 +255,18 @@ func (w *blobWorld) exists(ctx context.Context, key string) (bool, error) {
 // jobmanager.Bucket.WriteCheckpoint (metadata and a data file exclusive to
 // it, a shared file no discard may touch) and returns its request.
 func (w *blobWorld) writeCheckpoint(ctx context.Context, job stores.JobID, epoch, n uint64, savepoint bool) (workflows.FinalizeRequest, error) {
-	prefix := fmt.Sprintf("%s/%s/chk-%d/", job.Cluster, job.Job, n)
-	meta := []byte(fmt.Sprintf("metadata of %s checkpoint %d", job, n))
+	return w.writeCheckpointAt(ctx, job, epoch, n, checkpointDir(job, n), savepoint)
+}
+
+// writeCheckpointAt writes checkpoint n's files under dir, wherever that
+// is (an adversarial request names a directory of its own choosing).
+func (w *blobWorld) writeCheckpointAt(ctx context.Context, job stores.JobID, epoch, n uint64, dir string, savepoint bool) (workflows.FinalizeRequest, error) {
 	files := []struct {
 		key  string
 		data []byte
 	}{
-		{prefix + "_metadata", meta},
-		{jobmanager.DataKey(job, n), []byte("operator state")},
+		{dir + "_metadata", checkpointMetadata(job, n)},
+		{dir + "data-0", []byte("operator state")},
 		{jobmanager.SharedKey(job), []byte("incremental state shared between checkpoints")},
 	}
 	for _, f := range files {
@@ -270,12 +274,30 @@ func (w *blobWorld) writeCheckpoint(ctx context.Context, job stores.JobID, epoch
 			return workflows.FinalizeRequest{}, err
 		}
 	}
-	sum := sha256.Sum256(meta)
+	return checkpointRequest(job, epoch, n, dir, savepoint), nil
+}
+
+// checkpointDir is checkpoint n's directory in Flink's layout, the one
+// the workers derive: <cluster>/<job>/chk-<n>/.
+func checkpointDir(job stores.JobID, n uint64) string {
+	return fmt.Sprintf("%s/%s/chk-%d/", job.Cluster, job.Job, n)
+}
+
+// checkpointMetadata is the content of checkpoint n's metadata file: the
+// same for every incarnation of the job ID.
+func checkpointMetadata(job stores.JobID, n uint64) []byte {
+	return []byte(fmt.Sprintf("metadata of %s checkpoint %d", job, n))
+}
+
+// checkpointRequest finalizes checkpoint n of job at epoch, its metadata
+// and exclusive data under dir.
+func checkpointRequest(job stores.JobID, epoch, n uint64, dir string, savepoint bool) workflows.FinalizeRequest {
+	sum := sha256.Sum256(checkpointMetadata(job, n))
 	return workflows.FinalizeRequest{
 		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
-		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
-		ExclusivePrefix: prefix, Savepoint: savepoint,
-	}, nil
+		MetadataKey: dir + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
+		ExclusivePrefix: dir, Savepoint: savepoint,
+	}
 }
 
 // scan lists every checkpoint the bucket holds any state of, read through

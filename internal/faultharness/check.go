@@ -31,7 +31,7 @@ func (r *run) check(ctx context.Context) {
 		}
 		jobs[j.id] = js
 		for _, e := range refs {
-			r.checkReference(ctx, e, j.id)
+			r.checkReference(ctx, j.lane, e, j.id, jobmanager.SharedKey(j.id))
 		}
 		// I5: retention, once subsumption settled: the newest Retain and
 		// the newest non-savepoint, nothing else.
@@ -55,31 +55,26 @@ func (r *run) check(ctx context.Context) {
 }
 
 // checkReference is I1: a published reference resolves to a handle, and
-// the handle to data, all present and intact.
-func (r *run) checkReference(ctx context.Context, e stores.Entry, job stores.JobID) {
+// the handle to data, all present and intact. A miss is confirmed by
+// reading the key again: by now the run has settled, so nothing should
+// have moved.
+func (r *run) checkReference(ctx context.Context, l *lane, e stores.Entry, job stores.JobID, shared string) {
 	subject := fmt.Sprintf("%s checkpoint %d", job, e.Checkpoint)
-	h, err := r.w.states.ReadKey(ctx, e.Reference.Handle)
-	if err != nil {
-		r.violation("I1", subject, "published reference to handle %s, which does not resolve: %v", e.Reference.Handle, err)
+	var problem string
+	if err := retry(ctx, "look up "+subject, func(ctx context.Context) (err error) {
+		problem, err = r.referenceProblem(ctx, e, shared)
+		return err
+	}, nil); err != nil {
+		r.harnessError(err)
 		return
 	}
-	if err := r.w.states.CheckData(ctx, h); err != nil {
-		r.violation("I1", subject, "published reference to handle %s, whose data is not there: %v", e.Reference.Handle, err)
+	if problem == "" {
 		return
 	}
-	for _, key := range []string{h.ExclusivePrefix + "data-0", jobmanager.SharedKey(job)} {
-		var ok bool
-		if err := retry(ctx, "stat "+key, func(ctx context.Context) (err error) {
-			ok, err = r.w.blob.exists(ctx, key)
-			return err
-		}, nil); err != nil {
-			r.harnessError(err)
-			continue
-		}
-		if !ok {
-			r.violation("I1", subject, "published reference to handle %s, whose file %s is missing", e.Reference.Handle, key)
-		}
+	if held, err := stillPublished(ctx, l, e, job); err == nil && !held {
+		return // removed meanwhile (the reconciler quarantined it)
 	}
+	r.violation("I1", subject, "published reference to handle %s, %s", e.Reference.Handle, problem)
 }
 
 // checkFinalization is I4 (every finalization ended Published, Discarded

@@ -7,11 +7,6 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
-	sdkclient "go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -55,38 +50,13 @@ func (r *run) laneOf(id stores.JobID) *lane {
 // cluster is every job's cluster; a run has its stores to itself.
 const cluster = "harness"
 
-// finalization is the harness's record of one finalization.
-type finalization struct {
-	req   workflows.FinalizeRequest
-	label string // "random", "closing" or a targeted scenario's name
-
-	mu      sync.Mutex
-	handle  *client.Finalization // real mode
-	ended   bool
-	result  workflows.FinalizeResult
-	failure string // the workflow failed or timed out instead of returning
-}
-
-func (f *finalization) outcome() (workflows.FinalizeResult, bool, string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.result, f.ended, f.failure
-}
-
-func (f *finalization) subject() string {
-	return fmt.Sprintf("%s checkpoint %d (epoch %d, %s)", f.req.Job, f.req.Checkpoint, f.req.Epoch, f.label)
-}
-
 // claim claims the job's next epoch through the client, riding out faults.
 func (r *run) claim(ctx context.Context, j *job) error {
 	j.mu.Lock()
 	epoch := j.epoch + 1
 	j.mu.Unlock()
 	req := workflows.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%s-%d", j.id.Job, epoch)}
-	err := retry(ctx, "claim epoch", func(ctx context.Context) error { return j.lane.fc.ClaimEpoch(ctx, req) },
-		func(err error) bool {
-			return errors.Is(err, client.ErrInvalidRequest) || errors.Is(err, client.ErrRejected)
-		})
+	err := retry(ctx, "claim epoch", func(ctx context.Context) error { return j.lane.fc.ClaimEpoch(ctx, req) }, definite)
 	if err != nil {
 		return fmt.Errorf("claim epoch %d of %s: %w", epoch, j.id, err)
 	}
@@ -96,94 +66,31 @@ func (r *run) claim(ctx context.Context, j *job) error {
 	return nil
 }
 
+// definite tells a definite refusal of a claim or retirement (invalid, or
+// rejected by the store) from a call that did not get an answer.
+func definite(err error) bool {
+	return errors.Is(err, client.ErrInvalidRequest) || errors.Is(err, client.ErrRejected)
+}
+
+// take takes the job's next checkpoint ID, with the current epoch.
+func (j *job) take() (n, epoch uint64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n, epoch = j.next, j.epoch
+	j.next++
+	return n, epoch
+}
+
 // checkpoint writes the job's next checkpoint into the bucket, as a job
 // manager does before it triggers, and returns its request.
 func (r *run) checkpoint(ctx context.Context, j *job, savepoint bool, maxAttempts uint32) (workflows.FinalizeRequest, error) {
-	j.mu.Lock()
-	n, epoch := j.next, j.epoch
-	j.next++
-	j.mu.Unlock()
+	n, epoch := j.take()
 	req, err := r.w.blob.writeCheckpoint(ctx, j.id, epoch, n, savepoint)
 	if err != nil {
 		return req, fmt.Errorf("write checkpoint %d of %s: %w", n, j.id, err)
 	}
 	req.MaxPublishAttempts = maxAttempts
 	return req, nil
-}
-
-// trigger starts a finalization, real or naive, riding out faults.
-func (r *run) trigger(ctx context.Context, req workflows.FinalizeRequest, label string) (*finalization, error) {
-	f := &finalization{req: req, label: label}
-	r.record(f)
-	l := r.laneOf(req.CheckpointID().JobID)
-	err := retry(ctx, "trigger "+req.WorkflowID(), func(ctx context.Context) error {
-		if r.cfg.Naive {
-			_, err := r.w.tc.ExecuteWorkflow(ctx, naiveStart(req), NaiveWorkflow,
-				NaiveInput{Request: req, ActivityTaskQueue: l.taskQueue})
-			var started *serviceerror.WorkflowExecutionAlreadyStarted
-			if errors.As(err, &started) {
-				return nil // a retry after a lost answer: the first start stands
-			}
-			return err
-		}
-		h, err := l.fc.Finalize(ctx, req)
-		if err == nil {
-			f.mu.Lock()
-			f.handle = h
-			f.mu.Unlock()
-		}
-		return err
-	}, func(err error) bool {
-		var mismatch *client.ContentMismatchError
-		return errors.Is(err, client.ErrInvalidRequest) || errors.As(err, &mismatch)
-	})
-	if err != nil {
-		return f, fmt.Errorf("trigger %s: %w", req.WorkflowID(), err)
-	}
-	return f, nil
-}
-
-func naiveStart(req workflows.FinalizeRequest) sdkclient.StartWorkflowOptions {
-	return sdkclient.StartWorkflowOptions{
-		ID:                                       naiveWorkflowID(req),
-		TaskQueue:                                naiveTaskQueue,
-		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}
-}
-
-// await waits for the finalization's end, riding out faults, until ctx
-// ends; a finalization still running then is recorded as not ended.
-func (r *run) await(ctx context.Context, f *finalization) {
-	var res workflows.FinalizeResult
-	err := retry(ctx, "wait for "+f.req.WorkflowID(), func(context.Context) error {
-		// A long poll: no per-call deadline but the run's.
-		if r.cfg.Naive {
-			return r.w.tc.GetWorkflow(ctx, naiveWorkflowID(f.req), "").Get(ctx, &res)
-		}
-		f.mu.Lock()
-		h := f.handle
-		f.mu.Unlock()
-		var err error
-		res, err = h.Wait(ctx)
-		return err
-	}, isWorkflowFailure)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch {
-	case err == nil:
-		f.ended, f.result = true, res
-	case isWorkflowFailure(err):
-		f.ended, f.failure = true, err.Error()
-	}
-}
-
-// isWorkflowFailure tells a finalization that failed (an execution error:
-// failed, timed out, terminated) from a call that did not get an answer.
-func isWorkflowFailure(err error) bool {
-	var exec *temporal.WorkflowExecutionError
-	return errors.As(err, &exec)
 }
 
 // jobLoop is one job manager's stream: take a ticket, write a checkpoint,

@@ -1,0 +1,58 @@
+package faultharness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+)
+
+// referenceProblem looks up what a published reference points at: its
+// handle blob, the handle's metadata (checksum included), its data file
+// and, unless shared is empty, the job's shared file. It says what is
+// missing, "" when everything is there; an error is a lookup that failed
+// and says nothing about the state.
+func (r *run) referenceProblem(ctx context.Context, e stores.Entry, shared string) (string, error) {
+	h, err := r.w.states.ReadKey(ctx, e.Reference.Handle)
+	switch {
+	case errors.Is(err, blobstate.ErrNotFound), errors.Is(err, blobstate.ErrCorrupt), errors.Is(err, stores.ErrInvalid):
+		return fmt.Sprintf("which does not resolve: %v", err), nil
+	case err != nil:
+		return "", err
+	}
+	err = r.w.states.CheckData(ctx, h)
+	switch {
+	case errors.Is(err, blobstate.ErrDataMissing), errors.Is(err, blobstate.ErrDataCorrupt):
+		return fmt.Sprintf("whose metadata is not there: %v", err), nil
+	case err != nil:
+		return "", err
+	}
+	files := []string{h.ExclusivePrefix + "data-0"}
+	if shared != "" {
+		files = append(files, shared)
+	}
+	for _, key := range files {
+		ok, err := r.w.blob.exists(ctx, key)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return fmt.Sprintf("whose file %s is missing", key), nil
+		}
+	}
+	return "", nil
+}
+
+// stillPublished reads the key of a reference found with a problem again:
+// true when it still holds the same token, so that the reference stood
+// from the listing to now, the lookup in between included (a token's
+// reference, once removed, never comes back).
+func stillPublished(ctx context.Context, l *lane, e stores.Entry, job stores.JobID) (bool, error) {
+	cur, err := l.store.checker().Read(ctx, stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint})
+	if err != nil {
+		return false, err
+	}
+	return cur.HoldsToken(e.Reference.Token), nil
+}
