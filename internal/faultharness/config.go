@@ -40,6 +40,17 @@ type Config struct {
 	CrashAfterPublish bool
 	// Kinds restricts the random faults; empty: every kind.
 	Kinds []FaultKind
+	// ReconcileEvery spaces the reconciler's passes (real mode only: apply,
+	// dangling references quarantined). 0: 3s; negative: no reconciler.
+	ReconcileEvery time.Duration
+	// ReconcileGrace and TombstoneTTL are the reconciler's grace and
+	// tombstone TTL: short, so that retired jobs are forgotten within the
+	// run. 0: 2s and 3s.
+	ReconcileGrace time.Duration
+	TombstoneTTL   time.Duration
+	// SampleEvery spaces the rounds of the continuous I1/I2 check. 0: 250ms;
+	// negative: no continuous check.
+	SampleEvery time.Duration
 	// SavepointEvery makes about one checkpoint in this many a savepoint;
 	// 0: 10, negative: none.
 	SavepointEvery int
@@ -99,6 +110,28 @@ func (c Config) withDefaults() Config {
 	if len(c.Kinds) == 0 {
 		c.Kinds = KindsFor(c.Store)
 	}
+	return c.lifecycleDefaults()
+}
+
+// lifecycleDefaults fills the lifecycle's knobs; naive mode has no
+// reconciler (it would quarantine the dangling references the naive mode
+// must show).
+func (c Config) lifecycleDefaults() Config {
+	if c.Naive {
+		c.ReconcileEvery = -1
+	}
+	if c.ReconcileEvery == 0 {
+		c.ReconcileEvery = 3 * time.Second
+	}
+	if c.ReconcileGrace == 0 {
+		c.ReconcileGrace = 2 * time.Second
+	}
+	if c.TombstoneTTL == 0 {
+		c.TombstoneTTL = 3 * time.Second
+	}
+	if c.SampleEvery == 0 {
+		c.SampleEvery = 250 * time.Millisecond
+	}
 	return c
 }
 
@@ -110,6 +143,9 @@ func (c Config) Validate() error {
 	}
 	if c.Faults < 0 || c.Jobs < 0 || c.InFlight < 0 || c.Workers < 0 || c.Retain < 0 {
 		errs = append(errs, errors.New("faults, jobs, in-flight, workers and retain must not be negative"))
+	}
+	if c.ReconcileGrace < 0 || c.TombstoneTTL < 0 {
+		errs = append(errs, errors.New("reconcile grace and tombstone TTL must not be negative"))
 	}
 	if c.Jobs > 50 {
 		errs = append(errs, fmt.Errorf("jobs: at most 50, got %d", c.Jobs))

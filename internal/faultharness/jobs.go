@@ -28,7 +28,7 @@ type job struct {
 
 func newJob(name string, seed uint64, l *lane) *job {
 	return &job{
-		id:   stores.JobID{Cluster: cluster, Job: name},
+		id:   stores.JobID{Cluster: l.cluster, Job: name},
 		rng:  rand.New(rand.NewPCG(seed, 0x6a6f62)),
 		lane: l,
 		next: 1,
@@ -47,7 +47,11 @@ func (r *run) laneOf(id stores.JobID) *lane {
 	return r.w.lanes[0]
 }
 
-// cluster is every job's cluster; a run has its stores to itself.
+// cluster is every job's cluster in a run on one store; a run on both
+// gives each store's jobs a cluster of their own (cluster-<store>), as a
+// deployment gives each cluster one store: a reconciler of one store must
+// not take the other store's checkpoints for orphans of its own. A run
+// has its stores to itself.
 const cluster = "harness"
 
 // claim claims the job's next epoch through the client, riding out faults.

@@ -31,13 +31,18 @@ type Report struct {
 	// Outcomes counts every finalization (targeted, random, closing) by its
 	// final phase; "NotEnded" and "WorkflowFailed" are violations.
 	Outcomes map[string]int `json:"outcomes"`
-	// Violations of the invariants, by "I1".."I6" and "recovery".
+	// Violations of the invariants, by "I1".."I7", "lifecycle" (retire,
+	// forget, reuse), "requests" (an adversarial request not refused as
+	// the contract says) and "recovery".
 	Violations []Violation `json:"violations"`
 	Replays    Replays     `json:"replays"`
 	Paths      Paths       `json:"paths"`
 	Recovery   []Recovery  `json:"recovery"`
 	// SavepointsKept is the savepoints whose state stays by design.
 	SavepointsKept int `json:"savepointsKept"`
+	// Lifecycle is what the run did around finalization: retirements,
+	// reused IDs, adversarial requests, reconciler, continuous check.
+	Lifecycle Lifecycle `json:"lifecycle"`
 
 	// Converge runs from the moment every fault healed until every
 	// finalization had ended; Settle until retention and discards were
@@ -183,9 +188,13 @@ func (r *Report) WriteText(w io.Writer) {
 	p("time to converge after the faults healed: %s (every finalization ended); %s (retention and discards settled)",
 		r.Converge.Round(time.Millisecond), r.Settle.Round(time.Millisecond))
 	p("")
+	if r.Mode == "real" {
+		r.Lifecycle.writeText(w)
+		p("")
+	}
 	by := r.ViolationsBy()
 	p("invariant violations: %d", len(r.Violations))
-	for _, inv := range []string{"I1", "I2", "I3", "I4", "I5", "I6", "recovery"} {
+	for _, inv := range []string{"I1", "I2", "I3", "I4", "I5", "I6", "I7", "lifecycle", "requests", "recovery"} {
 		p("  %-9s %d", inv, by[inv])
 	}
 	for i, v := range r.Violations {

@@ -22,6 +22,8 @@ type run struct {
 	fins []*finalization
 	jobs []*job // the random phase's jobs
 	all  []*job // every job, targeted ones included
+	// kept are the handle keys the reconciler reported and kept, with why.
+	kept map[string]string
 }
 
 func (r *run) record(f *finalization) {
@@ -73,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep.Workers = len(w.workers)
-	r := &run{cfg: cfg, w: w, rep: rep}
+	r := &run{cfg: cfg, w: w, rep: rep, kept: map[string]string{}}
 	failed := true
 	defer func() { w.close(failed) }()
 
@@ -88,8 +90,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cfg.Logger.Info("random phase", "finalizations", cfg.Finalizations, "faults", cfg.Faults, "jobs", cfg.Jobs)
+	// The reconciler and the continuous check run from the random phase
+	// until the run has settled.
+	stopLife := r.background(ctx)
 	waits, err := r.randomPhase(ctx, seed)
 	if err != nil {
+		stopLife()
 		return nil, err
 	}
 
@@ -110,6 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r.settle(deadline)
 	rep.Settle = time.Since(healed)
+	stopLife()
 
 	cfg.Logger.Info("checking invariants")
 	r.check(ctx)

@@ -51,6 +51,7 @@ type world struct {
 // task queue of their own, and the client that starts workflows there.
 type lane struct {
 	name      string // StoreZooKeeper or StoreKubernetes
+	cluster   string // of every job on the lane
 	store     backend
 	taskQueue string
 	fc        *client.Client
@@ -109,9 +110,10 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 		names = []string{StoreZooKeeper, StoreKubernetes}
 	}
 	for _, name := range names {
-		l := &lane{name: name, taskQueue: taskQueue}
+		l := &lane{name: name, cluster: cluster, taskQueue: taskQueue}
 		if len(names) > 1 {
 			l.taskQueue = taskQueue + "-" + name
+			l.cluster = cluster + "-" + name
 		}
 		w.lanes = append(w.lanes, l)
 		if l.store, err = startBackend(ctx, cfg, name, w.dir); err != nil {
