@@ -44,10 +44,13 @@ func (r *run) check(ctx context.Context) {
 		r.checkFinalization(ctx, f, jobs[f.req.CheckpointID().JobID])
 	}
 	// I3: no state at rest without a reference.
-	orphans, err := r.orphans(ctx)
+	orphans, kept, err := r.orphans(ctx)
 	if err != nil {
 		r.harnessError(err)
 	}
+	r.mu.Lock()
+	r.rep.Lifecycle.RetainedAtRest, r.rep.Lifecycle.ReportedAtRest = kept[keptRetained], kept[keptReported]
+	r.mu.Unlock()
 	for _, o := range orphans {
 		r.violation("I3", o.state.id.String(), "state left without a reference (%d handle blobs, %d files; key %s; %s)",
 			len(o.state.handles), len(o.state.files), describeEntry(o.entry), o.reason)
@@ -78,8 +81,10 @@ func (r *run) checkReference(ctx context.Context, l *lane, e stores.Entry, job s
 }
 
 // checkFinalization is I4 (every finalization ended Published, Discarded
-// or Abandoned; none lost) and I2 (nothing discarded while its reference
-// is present or could still land).
+// or Abandoned; none lost), I2 (nothing discarded while its reference is
+// present or could still land) and I7 (Published exactly when its token
+// was published). A finalization of a retired incarnation of its job ID
+// may find its key collected, or the next incarnation's there.
 func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.JobState) {
 	res, ended, failure := f.outcome()
 	name := outcomeName(res, failure)
@@ -109,17 +114,22 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 		return
 	}
 	token := f.req.Token()
+	_, past := r.jobOf(f.req.CheckpointID().JobID).retiredIncarnation(f.req.Epoch)
 	switch res.Phase {
 	case workflows.Published:
-		// Still referenced, or removed by subsumption (a tombstone of its
-		// token); anything else lost an acknowledged checkpoint.
-		if !e.HoldsToken(token) && (e.Tombstone == nil || e.Tombstone.Token != token) {
+		// Still referenced, or removed (subsumed, retired, quarantined: a
+		// tombstone of its token); anything else lost an acknowledged
+		// checkpoint, or it was never published (I7).
+		collected := past && !e.HoldsToken(token) && (e.Tombstone == nil || e.Tombstone.Token != token)
+		if !e.HoldsToken(token) && !removed(e, token) && !collected {
 			r.violation("I4", f.subject(), "ended Published, but its key holds %s", describeEntry(e))
 		}
 	case workflows.Discarded:
 		switch {
 		case e.HoldsToken(token):
 			r.violation("I2", f.subject(), "discarded while its reference is present (%s): %s", describeEntry(e), clip(res.Reason))
+		case removed(e, token):
+			r.violation("I7", f.subject(), "ended Discarded, but its reference was published: the key holds %s: %s", describeEntry(e), clip(res.Reason))
 		case e.Absent() && !js.Retired && js.Epoch == f.req.Epoch && js.Watermark < f.req.Checkpoint:
 			r.violation("I2", f.subject(), "discarded with no fence: the key is absent, epoch %d still current and above the watermark, so an attempt could still land: %s",
 				f.req.Epoch, clip(res.Reason))
@@ -129,6 +139,12 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 	default:
 		r.violation("I4", f.subject(), "ended %s: %s", res.Phase, clip(res.Reason))
 	}
+}
+
+// removed reports whether the key holds a tombstone that removed token's
+// published reference (any reason but a fence): the token was published.
+func removed(e stores.Entry, token string) bool {
+	return e.Tombstone != nil && e.Tombstone.Token == token && e.Tombstone.Reason != stores.ReasonFenced
 }
 
 func describeEntry(e stores.Entry) string {

@@ -40,6 +40,10 @@ type Config struct {
 	CrashAfterPublish bool
 	// Kinds restricts the random faults; empty: every kind.
 	Kinds []FaultKind
+	// Retirements is how often the random phase retires a job and reuses
+	// its ID (real mode only). 0: one per 40 finalizations, at least one;
+	// negative: none.
+	Retirements int
 	// ReconcileEvery spaces the reconciler's passes (real mode only: apply,
 	// dangling references quarantined). 0: 3s; negative: no reconciler.
 	ReconcileEvery time.Duration
@@ -114,11 +118,17 @@ func (c Config) withDefaults() Config {
 }
 
 // lifecycleDefaults fills the lifecycle's knobs; naive mode has no
-// reconciler (it would quarantine the dangling references the naive mode
-// must show).
+// lifecycle (its workflow knows nothing of it) and no reconciler (it would
+// quarantine the dangling references the naive mode must show).
 func (c Config) lifecycleDefaults() Config {
 	if c.Naive {
-		c.ReconcileEvery = -1
+		c.Retirements, c.ReconcileEvery = -1, -1
+	}
+	if c.ReconcileEvery < 0 && c.Retirements == 0 {
+		c.Retirements = -1 // only the reconciler forgets a retired job
+	}
+	if c.Retirements == 0 {
+		c.Retirements = max(1, c.Finalizations/40)
 	}
 	if c.ReconcileEvery == 0 {
 		c.ReconcileEvery = 3 * time.Second
@@ -146,6 +156,9 @@ func (c Config) Validate() error {
 	}
 	if c.ReconcileGrace < 0 || c.TombstoneTTL < 0 {
 		errs = append(errs, errors.New("reconcile grace and tombstone TTL must not be negative"))
+	}
+	if c.Retirements > 0 && c.ReconcileEvery < 0 {
+		errs = append(errs, errors.New("retirements need the reconciler: a retired job is forgotten only by it"))
 	}
 	if c.Jobs > 50 {
 		errs = append(errs, fmt.Errorf("jobs: at most 50, got %d", c.Jobs))

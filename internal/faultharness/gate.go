@@ -17,6 +17,7 @@ type gate struct {
 	cond    *sync.Cond
 	tickets int // finalizations triggered (or about to be)
 	started int // faults started
+	closed  bool
 }
 
 func newGate(k, f int) *gate {
@@ -51,7 +52,7 @@ func (g *gate) ticket(ctx context.Context) (int, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for ctx.Err() == nil {
-		if g.tickets >= g.k {
+		if g.tickets >= g.k || g.closed {
 			return 0, false
 		}
 		if g.started >= g.faultsDueBy(g.tickets) {
@@ -71,7 +72,7 @@ func (g *gate) startFault(ctx context.Context, i int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	due := i * g.k / g.f
-	for ctx.Err() == nil && g.tickets < due && g.tickets < g.k {
+	for ctx.Err() == nil && g.tickets < due && g.tickets < g.k && !g.closed {
 		g.cond.Wait()
 	}
 	g.started++
@@ -83,4 +84,13 @@ func (g *gate) triggered() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.tickets
+}
+
+// close ends the tickets: nobody takes them any more, so no fault waits
+// for them.
+func (g *gate) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	g.cond.Broadcast()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
@@ -13,17 +14,26 @@ import (
 )
 
 // job is one simulated job manager: a job ID, its current epoch and its
-// checkpoint counter.
+// checkpoint counter, and the incarnations of the ID it retired.
 type job struct {
 	id   stores.JobID
 	rng  *rand.Rand
 	lane *lane // the HA store and workers of the job
+
+	// life serializes what changes the job's epoch: claims by a leadership
+	// change, a retirement and the reuse of the ID. The job's own stream
+	// of checkpoints does not take it.
+	life sync.Mutex
 
 	mu    sync.Mutex
 	epoch uint64
 	next  uint64
 	// inFlight counts the job's finalizations triggered and not ended.
 	inFlight int
+	// retired are the ID's past incarnations, oldest first.
+	retired []retirement
+	// stuck: retired and never forgotten; the job manager gave up.
+	stuck bool
 }
 
 func newJob(name string, seed uint64, l *lane) *job {
@@ -37,12 +47,8 @@ func newJob(name string, seed uint64, l *lane) *job {
 
 // laneOf is the lane of a job of the run.
 func (r *run) laneOf(id stores.JobID) *lane {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, j := range r.all {
-		if j.id == id {
-			return j.lane
-		}
+	if j := r.jobOf(id); j != nil {
+		return j.lane
 	}
 	return r.w.lanes[0]
 }
@@ -97,9 +103,10 @@ func (r *run) checkpoint(ctx context.Context, j *job, savepoint bool, maxAttempt
 	return req, nil
 }
 
-// jobLoop is one job manager's stream: take a ticket, write a checkpoint,
-// trigger it, and keep up to InFlight finalizations running.
-func (r *run) jobLoop(ctx context.Context, j *job, g *gate, waits *sync.WaitGroup) error {
+// jobLoop is one job manager's stream: take a ticket, carry out the
+// lifecycle steps due with it, write a checkpoint, trigger it, and keep up
+// to InFlight finalizations running. A job stuck retired ends its stream.
+func (r *run) jobLoop(ctx context.Context, j *job, g *gate) error {
 	slots := make(chan struct{}, r.cfg.InFlight)
 	for {
 		select {
@@ -107,9 +114,13 @@ func (r *run) jobLoop(ctx context.Context, j *job, g *gate, waits *sync.WaitGrou
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if _, ok := g.ticket(ctx); !ok {
+		t, ok := g.ticket(ctx)
+		if !ok {
 			<-slots
 			return ctx.Err()
+		}
+		if ok, err := r.lifeActions(ctx, j, t); !ok || err != nil {
+			return err
 		}
 		savepoint := r.cfg.SavepointEvery > 0 && j.rng.IntN(r.cfg.SavepointEvery) == 0
 		req, err := r.checkpoint(ctx, j, savepoint, 0)
@@ -123,9 +134,9 @@ func (r *run) jobLoop(ctx context.Context, j *job, g *gate, waits *sync.WaitGrou
 		j.mu.Lock()
 		j.inFlight++
 		j.mu.Unlock()
-		waits.Add(1)
+		r.waits.Add(1)
 		go func() {
-			defer waits.Done()
+			defer r.waits.Done()
 			defer func() { <-slots }()
 			r.await(r.settleCtx, f)
 			j.mu.Lock()
@@ -151,14 +162,27 @@ func (r *run) leadershipChange(ctx context.Context, rng *rand.Rand) (int, string
 		j.mu.Unlock()
 	}
 	if len(busy) == 0 {
-		busy = r.jobs
+		busy = slices.Clone(r.jobs)
 	}
-	j := busy[rng.IntN(len(busy))]
-	j.mu.Lock()
-	inFlight, old := j.inFlight, j.epoch
-	j.mu.Unlock()
-	if err := r.claim(ctx, j); err != nil {
-		return 0, "", err
+	// A job amid a retirement is skipped.
+	rng.Shuffle(len(busy), func(a, b int) { busy[a], busy[b] = busy[b], busy[a] })
+	for _, j := range busy {
+		if !j.life.TryLock() {
+			continue
+		}
+		j.mu.Lock()
+		inFlight, old, stuck := j.inFlight, j.epoch, j.stuck
+		j.mu.Unlock()
+		if stuck {
+			j.life.Unlock()
+			continue
+		}
+		err := r.claim(ctx, j)
+		j.life.Unlock()
+		if err != nil {
+			return 0, "", err
+		}
+		return 1, fmt.Sprintf("%s epoch %d -> %d with %d finalization(s) in flight", j.id.Job, old, old+1, inFlight), nil
 	}
-	return 1, fmt.Sprintf("%s epoch %d -> %d with %d finalization(s) in flight", j.id.Job, old, old+1, inFlight), nil
+	return 0, "every job amid a retirement", nil
 }

@@ -14,6 +14,9 @@ import (
 // retrieve checkpoint N from state handle".
 func (r *run) recover(ctx context.Context) {
 	for _, j := range r.all {
+		if !j.active() {
+			continue // stuck retired: reported under lifecycle
+		}
 		rec := Recovery{Job: j.id.String()}
 		if err := r.claim(ctx, j); err != nil {
 			rec.Error = err.Error()
@@ -24,7 +27,7 @@ func (r *run) recover(ctx context.Context) {
 		j.mu.Lock()
 		rec.Epoch = j.epoch
 		j.mu.Unlock()
-		n, err := r.recoverJob(ctx, j.id)
+		n, err := r.recoverJob(ctx, j)
 		rec.Checkpoint = n
 		if err != nil {
 			rec.Error = err.Error()
@@ -35,7 +38,8 @@ func (r *run) recover(ctx context.Context) {
 }
 
 // recoverJob reads the newest reference and everything it points at.
-func (r *run) recoverJob(ctx context.Context, job stores.JobID) (uint64, error) {
+func (r *run) recoverJob(ctx context.Context, j *job) (uint64, error) {
+	job := j.id
 	var refs []stores.Entry
 	if err := retry(ctx, "list "+job.String(), func(ctx context.Context) (err error) {
 		refs, err = r.laneOf(job).store.checker().List(ctx, job)
@@ -45,7 +49,8 @@ func (r *run) recoverJob(ctx context.Context, job stores.JobID) (uint64, error) 
 	}
 	if len(refs) == 0 {
 		for _, f := range r.finalizations() {
-			if res, _, _ := f.outcome(); f.req.CheckpointID().JobID == job && res.Phase == workflows.Published {
+			_, past := j.retiredIncarnation(f.req.Epoch)
+			if res, _, _ := f.outcome(); f.req.CheckpointID().JobID == job && res.Phase == workflows.Published && !past {
 				return 0, fmt.Errorf("no reference left, though checkpoint %d was published", f.req.Checkpoint)
 			}
 		}

@@ -3,13 +3,45 @@ package faultharness
 import (
 	"fmt"
 	"io"
+	"time"
 )
 
-// Lifecycle is what a run did around finalization itself: the
-// reconciler's passes and the continuous check of every live reference.
+// Lifecycle is what a run did around finalization itself: jobs retired
+// and their IDs reused, the reconciler's passes and the continuous check
+// of every live reference.
 type Lifecycle struct {
+	// Retirements of the random phase: Retained kept the checkpoints for
+	// the operator (the default), Discarding asked the reconciler to
+	// discard them (DiscardCheckpoints).
+	Retirements int `json:"retirements"`
+	Retained    int `json:"retained"`
+	Discarding  int `json:"discarding"`
+	// InFlightAtRetirement counts the job's finalizations still running
+	// when it was retired.
+	InFlightAtRetirement int `json:"inFlightAtRetirement"`
+	// ReusedIDs: a retired job forgotten by the reconciler and claimed
+	// again above its old epochs, checkpoint IDs restarting at 1.
+	ReusedIDs int `json:"reusedIds"`
+	// StaleClaimsRejected: claims of a reused ID at or below the old
+	// incarnation's last epoch, Rejected (stale epoch) as they must be.
+	StaleClaimsRejected int `json:"staleClaimsRejected"`
+	// ForgetWaitMax and ForgetWaitTotal: from Retire's return until the
+	// store no longer held the job as retired.
+	ForgetWaitMax   time.Duration `json:"forgetWaitMax"`
+	ForgetWaitTotal time.Duration `json:"forgetWaitTotal"`
+	// Stuck: retired jobs never forgotten within the wait (a violation).
+	Stuck int `json:"stuck"`
+
 	Reconciler ReconcilerPasses `json:"reconciler"`
 	Continuous ContinuousCheck  `json:"continuous"`
+
+	// RetainedAtRest: checkpoints of retained retirements whose state is
+	// in the bucket at the end: reported, never counted as a leak (I3).
+	RetainedAtRest int `json:"retainedAtRest"`
+	// ReportedAtRest: unreferenced state the reconciler reported and kept
+	// (a previous incarnation's, or no finalization found): reported as
+	// an orphan, which I3 allows.
+	ReportedAtRest int `json:"reportedAtRest"`
 }
 
 // ReconcilerPasses sums the reports of the reconciler's passes.
@@ -49,10 +81,21 @@ type ContinuousCheck struct {
 func (l *Lifecycle) writeText(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p("job lifecycle:")
+	p("  retirements: %d (%d retained, %d discarding), %d finalization(s) in flight at retirement",
+		l.Retirements, l.Retained, l.Discarding, l.InFlightAtRetirement)
+	avg := time.Duration(0)
+	if l.Retirements > 0 {
+		avg = l.ForgetWaitTotal / time.Duration(l.Retirements)
+	}
+	p("  reused job IDs: %d (claimed above the old epochs, checkpoints from 1); %d stale claims of a reused ID rejected; %d never forgotten",
+		l.ReusedIDs, l.StaleClaimsRejected, l.Stuck)
+	p("  retired until forgotten: %s on average, %s at most", avg.Round(time.Millisecond), l.ForgetWaitMax.Round(time.Millisecond))
 	rc := l.Reconciler
 	p("  reconciler passes (apply, dangling quarantined): %d (%d failed); found %d dangling, %d quarantined, %d orphans (%d kept), %d discarded, %d tombstones collected, %d item errors",
 		rc.Passes, rc.Failed, rc.Dangling, rc.Quarantined, rc.Orphans, rc.Kept, rc.Discarded, rc.TombstonesCollected, rc.Errors)
 	c := l.Continuous
 	p("  continuous I1/I2 check: %d rounds, %d references sampled, %d misses at first look (%d cleared on re-read), %d violations, %d failed reads",
 		c.Rounds, c.References, c.Misses, c.Cleared, c.Violations, c.ReadErrors)
+	p("  at rest at the end: %d retained checkpoint(s) (reported, not a leak), %d reported by the reconciler as kept",
+		l.RetainedAtRest, l.ReportedAtRest)
 }

@@ -18,6 +18,11 @@ type run struct {
 	// plus SettleTimeout from the moment the faults heal.
 	settleCtx context.Context
 
+	// waits counts the finalizations still running.
+	waits sync.WaitGroup
+	// plan is the lifecycle steps due at each ticket of the random phase.
+	plan map[int][]lifeAction
+
 	mu   sync.Mutex
 	fins []*finalization
 	jobs []*job // the random phase's jobs
@@ -89,12 +94,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := r.targeted(ctx, seed); err != nil {
 		return nil, err
 	}
-	cfg.Logger.Info("random phase", "finalizations", cfg.Finalizations, "faults", cfg.Faults, "jobs", cfg.Jobs)
+	cfg.Logger.Info("random phase", "finalizations", cfg.Finalizations, "faults", cfg.Faults, "jobs", cfg.Jobs,
+		"retirements", cfg.Retirements)
 	// The reconciler and the continuous check run from the random phase
 	// until the run has settled.
 	stopLife := r.background(ctx)
-	waits, err := r.randomPhase(ctx, seed)
-	if err != nil {
+	if err := r.randomPhase(ctx, seed); err != nil {
 		stopLife()
 		return nil, err
 	}
@@ -108,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer cancelDeadline()
 	stop := context.AfterFunc(deadline, cancelSettle)
 	defer stop()
-	waits.Wait()
+	r.waits.Wait()
 	rep.Converge = time.Since(healed)
 	cfg.Logger.Info("every finalization ended", "converge", rep.Converge)
 	if err := r.closing(deadline); err != nil {
@@ -132,8 +137,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // randomPhase runs the jobs and the fault schedule side by side and
 // returns once every finalization was triggered and every fault injected
-// and healed; waits counts the finalizations still running.
-func (r *run) randomPhase(parent context.Context, seed uint64) (*sync.WaitGroup, error) {
+// and healed; r.waits counts the finalizations still running.
+func (r *run) randomPhase(parent context.Context, seed uint64) error {
 	// A job that fails stops the faults too: they wait for its triggers.
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
@@ -146,25 +151,35 @@ func (r *run) randomPhase(parent context.Context, seed uint64) (*sync.WaitGroup,
 	}
 	for _, j := range r.jobs {
 		if err := r.claim(ctx, j); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	r.plan = lifePlan(r.cfg.Finalizations, r.cfg.Retirements)
 	g := newGate(r.cfg.Finalizations, r.cfg.Faults)
 	rng := rand.New(rand.NewPCG(seed, 0x666c74))
 	kinds := plan(rng, r.cfg.Kinds, r.cfg.Faults)
 	pick := rand.New(rand.NewPCG(seed, 0x7069636b))
 
-	waits := &sync.WaitGroup{}
 	errs := make(chan error, len(r.jobs)+1)
 	began := time.Now()
 	var loops sync.WaitGroup
+	running := len(r.jobs)
 	for _, j := range r.jobs {
 		loops.Add(1)
 		go func() {
 			defer loops.Done()
-			if err := r.jobLoop(ctx, j, g, waits); err != nil {
+			if err := r.jobLoop(ctx, j, g); err != nil {
 				errs <- fmt.Errorf("job %s: %w", j.id, err)
 				cancel()
+			}
+			// Once no job takes tickets (the last gave up on a job stuck
+			// retired), the faults wait for none.
+			r.mu.Lock()
+			running--
+			last := running == 0
+			r.mu.Unlock()
+			if last {
+				g.close()
 			}
 		}()
 	}
@@ -190,7 +205,7 @@ func (r *run) randomPhase(parent context.Context, seed uint64) (*sync.WaitGroup,
 	loops.Wait()
 	close(errs)
 	for err := range errs {
-		return nil, err
+		return err
 	}
-	return waits, parent.Err()
+	return parent.Err()
 }

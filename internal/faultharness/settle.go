@@ -19,6 +19,10 @@ func (r *run) closing(ctx context.Context) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.jobs))
 	for _, j := range r.jobs {
+		if !j.active() {
+			continue // stuck retired: reported under lifecycle
+		}
+		r.rep.Closing++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -37,7 +41,6 @@ func (r *run) closing(ctx context.Context) error {
 	}
 	wg.Wait()
 	close(errs)
-	r.rep.Closing = len(r.jobs)
 	for err := range errs {
 		return fmt.Errorf("closing checkpoint: %w", err)
 	}
@@ -74,7 +77,7 @@ func (r *run) leftovers(ctx context.Context) (int, error) {
 		_, remove := workflows.RetentionPlan(refs, r.cfg.Retain)
 		n += len(remove)
 	}
-	orphans, err := r.orphans(ctx)
+	orphans, _, err := r.orphans(ctx)
 	return n + len(orphans), err
 }
 
@@ -86,46 +89,45 @@ type orphan struct {
 }
 
 // orphans lists the checkpoints whose state lies in the bucket while their
-// key holds no reference, apart from what is kept by design: savepoints
-// and finalizations an operator abandoned.
-func (r *run) orphans(ctx context.Context) ([]orphan, error) {
+// key holds no reference, apart from what is kept by design (see keptBy);
+// kept counts those by why they stay.
+func (r *run) orphans(ctx context.Context) (leaks []orphan, kept map[string]int, err error) {
 	states, err := r.scanBucket(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("scan the bucket: %w", err)
+		return nil, nil, fmt.Errorf("scan the bucket: %w", err)
 	}
 	byID := r.byCheckpoint()
-	var out []orphan
+	kept = map[string]int{}
 	for id, s := range states {
-		e, err := r.laneOf(id.JobID).store.checker().Read(ctx, id)
+		l := r.laneOf(id.JobID)
+		e, err := l.store.checker().Read(ctx, id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if e.Reference != nil {
 			continue
 		}
-		f := byID[id]
-		if f != nil {
-			res, _, _ := f.outcome()
-			if f.req.Savepoint || res.Phase == workflows.Abandoned {
-				continue
-			}
+		if why := r.keptBy(s, byID[id]); why != "" {
+			kept[why]++
+			continue
 		}
 		reason := "no finalization known"
-		if f != nil {
-			res, _, failure := f.outcome()
+		if fins := byID[id]; len(fins) > 0 {
+			res, _, failure := fins[len(fins)-1].outcome()
 			reason = "finalization " + outcomeName(res, failure)
 		}
-		out = append(out, orphan{state: s, entry: e, reason: reason})
+		leaks = append(leaks, orphan{state: s, entry: e, reason: reason})
 	}
-	return out, nil
+	return leaks, kept, nil
 }
 
-// byCheckpoint maps each checkpoint to its finalization (checkpoint IDs
-// never repeat within a job, whatever the epoch).
-func (r *run) byCheckpoint() map[stores.CheckpointID]*finalization {
-	m := map[stores.CheckpointID]*finalization{}
+// byCheckpoint maps each checkpoint ID to its finalizations: every
+// incarnation of a reused job ID has its own.
+func (r *run) byCheckpoint() map[stores.CheckpointID][]*finalization {
+	m := map[stores.CheckpointID][]*finalization{}
 	for _, f := range r.finalizations() {
-		m[f.req.CheckpointID()] = f
+		id := f.req.CheckpointID()
+		m[id] = append(m[id], f)
 	}
 	return m
 }

@@ -1,0 +1,90 @@
+package faultharness
+
+import (
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// Why state at rest without a reference stays, in the report's words.
+const (
+	keptSavepoint = "savepoint"
+	keptAbandoned = "abandoned"
+	// keptRetained: a checkpoint of an incarnation retired with its
+	// checkpoints retained for the operator.
+	keptRetained = "retained"
+	// keptReported: the reconciler reported it and kept it (a previous
+	// incarnation's, no finalization found): reported as an orphan.
+	keptReported = "reported"
+)
+
+// keptBy says why a checkpoint's unreferenced state stays, "" when
+// nothing keeps it (a leak, I3). Every handle blob must be kept; data
+// without any handle is kept by a kept finalization of the checkpoint.
+func (r *run) keptBy(s *stateAtRest, fins []*finalization) string {
+	why := ""
+	for _, key := range s.handles {
+		if why = r.handleKeptBy(key, fins); why == "" {
+			return ""
+		}
+	}
+	if why != "" {
+		return why
+	}
+	for _, f := range fins {
+		if w := finalizationKeeps(f); w != "" {
+			return w
+		}
+	}
+	return ""
+}
+
+// handleKeptBy says why an unreferenced handle blob stays.
+func (r *run) handleKeptBy(key string, fins []*finalization) string {
+	id, epoch, err := blobstate.ParseKey(key)
+	if err != nil {
+		return ""
+	}
+	for _, f := range fins {
+		if f.req.Epoch == epoch {
+			if w := finalizationKeeps(f); w != "" {
+				return w
+			}
+		}
+	}
+	if j := r.jobOf(id.JobID); j != nil {
+		if rt, ok := j.retiredIncarnation(epoch); ok && !rt.discard {
+			return keptRetained
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kept[key] != "" {
+		return keptReported
+	}
+	return ""
+}
+
+// finalizationKeeps says why a finalization's state stays by design.
+func finalizationKeeps(f *finalization) string {
+	res, _, _ := f.outcome()
+	switch {
+	case f.req.Savepoint:
+		return keptSavepoint
+	case res.Phase == workflows.Abandoned:
+		return keptAbandoned
+	}
+	return ""
+}
+
+// jobOf is the run's job of that ID, nil for none (an intruder).
+func (r *run) jobOf(id stores.JobID) *job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range r.all {
+		if j.id == id {
+			return j
+		}
+	}
+	return nil
+}
