@@ -40,6 +40,20 @@ func (r *run) check(ctx context.Context) {
 				len(refs), r.cfg.Retain, keep)
 		}
 	}
+	// An intruder's requests were all refused: it should hold nothing;
+	// anything it holds must at least resolve.
+	for _, in := range r.intruders {
+		var refs []stores.Entry
+		if err := retry(ctx, "list "+in.id.String(), func(ctx context.Context) (err error) {
+			refs, err = in.lane.store.checker().List(ctx, in.id)
+			return err
+		}, nil); err != nil {
+			r.harnessError(err)
+		}
+		for _, e := range refs {
+			r.checkReference(ctx, in.lane, e, in.id, "")
+		}
+	}
 	for _, f := range r.finalizations() {
 		r.checkFinalization(ctx, f, jobs[f.req.CheckpointID().JobID])
 	}

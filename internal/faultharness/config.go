@@ -44,6 +44,10 @@ type Config struct {
 	// its ID (real mode only). 0: one per 40 finalizations, at least one;
 	// negative: none.
 	Retirements int
+	// Adversarial is how many adversarial requests the random phase sends
+	// (real mode only). 0: one per 8 finalizations, at least one of each
+	// kind; negative: none.
+	Adversarial int
 	// ReconcileEvery spaces the reconciler's passes (real mode only: apply,
 	// dangling references quarantined). 0: 3s; negative: no reconciler.
 	ReconcileEvery time.Duration
@@ -122,13 +126,16 @@ func (c Config) withDefaults() Config {
 // quarantine the dangling references the naive mode must show).
 func (c Config) lifecycleDefaults() Config {
 	if c.Naive {
-		c.Retirements, c.ReconcileEvery = -1, -1
+		c.Retirements, c.Adversarial, c.ReconcileEvery = -1, -1, -1
 	}
 	if c.ReconcileEvery < 0 && c.Retirements == 0 {
 		c.Retirements = -1 // only the reconciler forgets a retired job
 	}
 	if c.Retirements == 0 {
 		c.Retirements = max(1, c.Finalizations/40)
+	}
+	if c.Adversarial == 0 {
+		c.Adversarial = max(len(AdversarialKinds), c.Finalizations/8)
 	}
 	if c.ReconcileEvery == 0 {
 		c.ReconcileEvery = 3 * time.Second

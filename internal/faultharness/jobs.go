@@ -21,8 +21,8 @@ type job struct {
 	lane *lane // the HA store and workers of the job
 
 	// life serializes what changes the job's epoch: claims by a leadership
-	// change, a retirement and the reuse of the ID. The job's own stream
-	// of checkpoints does not take it.
+	// change, a retirement and the reuse of the ID, a trigger before its
+	// claim. The job's own stream of checkpoints does not take it.
 	life sync.Mutex
 
 	mu    sync.Mutex
@@ -45,10 +45,17 @@ func newJob(name string, seed uint64, l *lane) *job {
 	}
 }
 
-// laneOf is the lane of a job of the run.
+// laneOf is the lane of a job or an intruder of the run.
 func (r *run) laneOf(id stores.JobID) *lane {
 	if j := r.jobOf(id); j != nil {
 		return j.lane
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, in := range r.intruders {
+		if in.id == id {
+			return in.lane
+		}
 	}
 	return r.w.lanes[0]
 }
@@ -164,7 +171,7 @@ func (r *run) leadershipChange(ctx context.Context, rng *rand.Rand) (int, string
 	if len(busy) == 0 {
 		busy = slices.Clone(r.jobs)
 	}
-	// A job amid a retirement is skipped.
+	// A job amid a retirement or a trigger before its claim is skipped.
 	rng.Shuffle(len(busy), func(a, b int) { busy[a], busy[b] = busy[b], busy[a] })
 	for _, j := range busy {
 		if !j.life.TryLock() {
@@ -184,5 +191,5 @@ func (r *run) leadershipChange(ctx context.Context, rng *rand.Rand) (int, string
 		}
 		return 1, fmt.Sprintf("%s epoch %d -> %d with %d finalization(s) in flight", j.id.Job, old, old+1, inFlight), nil
 	}
-	return 0, "every job amid a retirement", nil
+	return 0, "every job amid a retirement or a claim", nil
 }

@@ -3,12 +3,13 @@ package faultharness
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
 // Lifecycle is what a run did around finalization itself: jobs retired
-// and their IDs reused, the reconciler's passes and the continuous check
-// of every live reference.
+// and their IDs reused, adversarial requests, the reconciler's passes and
+// the continuous check of every live reference.
 type Lifecycle struct {
 	// Retirements of the random phase: Retained kept the checkpoints for
 	// the operator (the default), Discarding asked the reconciler to
@@ -33,7 +34,10 @@ type Lifecycle struct {
 	Stuck int `json:"stuck"`
 
 	Reconciler ReconcilerPasses `json:"reconciler"`
-	Continuous ContinuousCheck  `json:"continuous"`
+	// Adversarial counts the adversarial requests by kind and by how each
+	// ended.
+	Adversarial map[AdversarialKind]map[string]int `json:"adversarial"`
+	Continuous  ContinuousCheck                    `json:"continuous"`
 
 	// RetainedAtRest: checkpoints of retained retirements whose state is
 	// in the bucket at the end: reported, never counted as a leak (I3).
@@ -77,6 +81,28 @@ type ContinuousCheck struct {
 	ReadErrors int `json:"readErrors"`
 }
 
+// countAdversarial records how one adversarial request ended.
+func (l *Lifecycle) countAdversarial(kind AdversarialKind, outcome string) {
+	if l.Adversarial == nil {
+		l.Adversarial = map[AdversarialKind]map[string]int{}
+	}
+	if l.Adversarial[kind] == nil {
+		l.Adversarial[kind] = map[string]int{}
+	}
+	l.Adversarial[kind][outcome]++
+}
+
+// AdversarialTotal counts the adversarial requests sent.
+func (l *Lifecycle) AdversarialTotal() int {
+	n := 0
+	for _, outcomes := range l.Adversarial {
+		for _, c := range outcomes {
+			n += c
+		}
+	}
+	return n
+}
+
 // writeText prints the lifecycle section of the report.
 func (l *Lifecycle) writeText(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
@@ -93,6 +119,23 @@ func (l *Lifecycle) writeText(w io.Writer) {
 	rc := l.Reconciler
 	p("  reconciler passes (apply, dangling quarantined): %d (%d failed); found %d dangling, %d quarantined, %d orphans (%d kept), %d discarded, %d tombstones collected, %d item errors",
 		rc.Passes, rc.Failed, rc.Dangling, rc.Quarantined, rc.Orphans, rc.Kept, rc.Discarded, rc.TombstonesCollected, rc.Errors)
+	p("  adversarial requests: %d", l.AdversarialTotal())
+	for _, k := range AdversarialKinds {
+		outcomes := l.Adversarial[k]
+		if len(outcomes) == 0 {
+			continue
+		}
+		names := make([]string, 0, len(outcomes))
+		for o := range outcomes {
+			names = append(names, o)
+		}
+		slices.Sort(names)
+		line := ""
+		for _, o := range names {
+			line += fmt.Sprintf(" %s %d", o, outcomes[o])
+		}
+		p("    %-22s%s", k, line)
+	}
 	c := l.Continuous
 	p("  continuous I1/I2 check: %d rounds, %d references sampled, %d misses at first look (%d cleared on re-read), %d violations, %d failed reads",
 		c.Rounds, c.References, c.Misses, c.Cleared, c.Violations, c.ReadErrors)

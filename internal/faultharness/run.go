@@ -18,7 +18,8 @@ type run struct {
 	// plus SettleTimeout from the moment the faults heal.
 	settleCtx context.Context
 
-	// waits counts the finalizations still running.
+	// waits counts the finalizations still running and the adversarial
+	// requests under way.
 	waits sync.WaitGroup
 	// plan is the lifecycle steps due at each ticket of the random phase.
 	plan map[int][]lifeAction
@@ -27,6 +28,11 @@ type run struct {
 	fins []*finalization
 	jobs []*job // the random phase's jobs
 	all  []*job // every job, targeted ones included
+	// intruders send the foreign-directory requests, one per lane.
+	intruders []*intruder
+	// advs are the adversarial requests' finalizations (not in fins: they
+	// are judged apart, never replayed).
+	advs []*finalization
 	// kept are the handle keys the reconciler reported and kept, with why.
 	kept map[string]string
 }
@@ -95,7 +101,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cfg.Logger.Info("random phase", "finalizations", cfg.Finalizations, "faults", cfg.Faults, "jobs", cfg.Jobs,
-		"retirements", cfg.Retirements)
+		"retirements", cfg.Retirements, "adversarial", cfg.Adversarial)
 	// The reconciler and the continuous check run from the random phase
 	// until the run has settled.
 	stopLife := r.background(ctx)
@@ -154,7 +160,12 @@ func (r *run) randomPhase(parent context.Context, seed uint64) error {
 			return err
 		}
 	}
-	r.plan = lifePlan(r.cfg.Finalizations, r.cfg.Retirements)
+	if r.cfg.Adversarial > 0 {
+		if err := r.startIntruders(ctx, seed); err != nil {
+			return err
+		}
+	}
+	r.plan = lifePlan(rand.New(rand.NewPCG(seed, 0x6c696665)), r.cfg.Finalizations, r.cfg.Retirements, r.cfg.Adversarial)
 	g := newGate(r.cfg.Finalizations, r.cfg.Faults)
 	rng := rand.New(rand.NewPCG(seed, 0x666c74))
 	kinds := plan(rng, r.cfg.Kinds, r.cfg.Faults)

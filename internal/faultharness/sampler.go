@@ -17,7 +17,7 @@ const sampleTimeout = 10 * time.Second
 type sampled struct {
 	job  stores.JobID
 	lane *lane
-	// shared is the job's shared file.
+	// shared is the job's shared file, "" for an intruder (it has none).
 	shared string
 }
 
@@ -41,13 +41,16 @@ func (r *run) sampleLoop(ctx context.Context) {
 	}
 }
 
-// sampledJobs are the run's jobs at this moment.
+// sampledJobs are the run's jobs and its intruders at this moment.
 func (r *run) sampledJobs() []sampled {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]sampled, 0, len(r.all))
+	out := make([]sampled, 0, len(r.all)+len(r.intruders))
 	for _, j := range r.all {
 		out = append(out, sampled{job: j.id, lane: j.lane, shared: jobmanager.SharedKey(j.id)})
+	}
+	for _, in := range r.intruders {
+		out = append(out, sampled{job: in.id, lane: in.lane})
 	}
 	return out
 }

@@ -65,3 +65,33 @@ func TestGateInterleavesFaultsAndTickets(t *testing.T) {
 	assert.Equal(t, 0, seen[0])
 	assert.Equal(t, k-1, seen[k-1])
 }
+
+// The lifecycle plan spreads R retirements and A adversarial requests over
+// the K tickets, every adversarial kind at least once, reproducibly;
+// retirements neither first nor last.
+func TestLifePlanSpreadsEveryStep(t *testing.T) {
+	const k, retirements, adversarial = 100, 4, 9
+	a := lifePlan(rand.New(rand.NewPCG(3, 0)), k, retirements, adversarial)
+	require.Equal(t, a, lifePlan(rand.New(rand.NewPCG(3, 0)), k, retirements, adversarial))
+	var retires int
+	kinds := map[AdversarialKind]int{}
+	for ticket, actions := range a {
+		assert.True(t, ticket >= 0 && ticket < k, "ticket %d", ticket)
+		for _, act := range actions {
+			if act.retire {
+				retires++
+				assert.True(t, ticket > 0 && ticket < k-1, "retirement at ticket %d", ticket)
+				continue
+			}
+			kinds[act.adversarial]++
+		}
+	}
+	assert.Equal(t, retirements, retires)
+	total := 0
+	for _, kind := range AdversarialKinds {
+		assert.Positive(t, kinds[kind], "kind %s planned", kind)
+		total += kinds[kind]
+	}
+	assert.Equal(t, adversarial, total)
+	assert.Empty(t, lifePlan(rand.New(rand.NewPCG(3, 0)), k, -1, -1), "negative: none")
+}

@@ -121,11 +121,14 @@ func (r *run) orphans(ctx context.Context) (leaks []orphan, kept map[string]int,
 	return leaks, kept, nil
 }
 
-// byCheckpoint maps each checkpoint ID to its finalizations: every
-// incarnation of a reused job ID has its own.
+// byCheckpoint maps each checkpoint ID to its finalizations, adversarial
+// ones included: every incarnation of a reused job ID has its own.
 func (r *run) byCheckpoint() map[stores.CheckpointID][]*finalization {
+	r.mu.Lock()
+	all := append(append([]*finalization(nil), r.fins...), r.advs...)
+	r.mu.Unlock()
 	m := map[stores.CheckpointID][]*finalization{}
-	for _, f := range r.finalizations() {
+	for _, f := range all {
 		id := f.req.CheckpointID()
 		m[id] = append(m[id], f)
 	}

@@ -1,0 +1,111 @@
+package storetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// linearizabilityJobs are the workload's jobs, each in a cluster of its
+// own so that ListJobs, like every other call, concerns one job.
+var linearizabilityJobs = []stores.JobID{{Cluster: "lin-a", Job: "j1"}, {Cluster: "lin-b", Job: "j1"}}
+
+// weights is the call mix. Publishes dominate and Retire is frequent
+// enough for jobs to go through whole lives (claim, publish, subsume,
+// retire, collect, forget, claim again) within a few hundred calls, with
+// publishes of fresh keys racing each retirement.
+var weights = []struct {
+	kind      opKind
+	weight    int
+	inventory bool
+}{
+	{opClaim, 5, false}, {opPublish, 34, false}, {opVerify, 10, false}, {opSubsume, 8, false},
+	{opRetire, 5, false}, {opCollect, 5, false}, {opQuarantine, 2, true},
+	{opRead, 10, false}, {opReadJob, 8, false}, {opList, 6, false},
+	{opListEntries, 5, true}, {opListJobs, 2, true},
+}
+
+// workload picks one client's calls, seeded, steered by what the client
+// has learnt from its answers (the epoch to use; a deposed, retired or
+// forgotten job to read, collect and claim again), as job managers would,
+// so that enough calls succeed to matter.
+type workload struct {
+	client    int
+	rng       *rand.Rand
+	inventory bool
+	epoch     map[stores.JobID]uint64
+	next      []call
+}
+
+func newWorkload(client int, seed uint64, inventory bool) *workload {
+	return &workload{
+		client: client, rng: rand.New(rand.NewPCG(seed, uint64(client))), inventory: inventory,
+		epoch: map[stores.JobID]uint64{},
+	}
+}
+
+func (w *workload) owner() string { return fmt.Sprintf("client-%d", w.client) }
+
+// pick returns the client's next call.
+func (w *workload) pick() call {
+	if len(w.next) > 0 {
+		c := w.next[0]
+		w.next = w.next[1:]
+		return c
+	}
+	job := linearizabilityJobs[w.rng.IntN(len(linearizabilityJobs))]
+	c := call{Kind: w.kind(), Job: job, Key: 1 + w.rng.Uint64N(modelKeys), Epoch: w.epoch[job], Owner: w.owner(),
+		Attempt: 1 + w.rng.Uint32N(3), Keep: w.rng.IntN(2) == 0, Aged: w.rng.IntN(5) > 0}
+	// Two tokens per key: a second finalization of the same checkpoint
+	// conflicts, the same one from another client is a retry.
+	c.Token = fmt.Sprintf("k%d-%c", c.Key, 'a'+w.rng.IntN(2))
+	switch {
+	case c.Kind == opClaim && (c.Epoch == 0 || w.rng.IntN(3) > 0):
+		c.Epoch++
+	case w.rng.IntN(12) == 0:
+		// A deposed or premature caller.
+		c.Epoch = max(1, c.Epoch+uint64(w.rng.IntN(3))-1)
+	}
+	c.Epoch = max(1, c.Epoch)
+	return c
+}
+
+func (w *workload) kind() opKind {
+	total := 0
+	for _, k := range weights {
+		if w.inventory || !k.inventory {
+			total += k.weight
+		}
+	}
+	n := w.rng.IntN(total)
+	for _, k := range weights {
+		if !w.inventory && k.inventory {
+			continue
+		}
+		if n < k.weight {
+			return k.kind
+		}
+		n -= k.weight
+	}
+	panic("unreachable")
+}
+
+// learn updates what the client knows from an answer and queues the calls
+// a job manager would make next.
+func (w *workload) learn(c call, a answer) {
+	switch {
+	case a.Unknown || a.Malformed != "":
+	case c.Kind == opClaim && a.Rejection == "":
+		w.epoch[c.Job] = c.Epoch
+	case c.Kind == opReadJob:
+		w.epoch[c.Job] = a.State.Epoch
+		if a.State.Retired {
+			w.next = append(w.next, call{Kind: opCollect, Job: c.Job, Aged: true})
+		} else if a.State.Owner == "" {
+			w.next = append(w.next, call{Kind: opClaim, Job: c.Job, Epoch: a.State.Epoch + 1, Owner: w.owner()})
+		}
+	case a.Rejection == stores.ErrStaleEpoch.Error() || a.Rejection == stores.ErrRetired.Error():
+		w.next = append(w.next, call{Kind: opReadJob, Job: c.Job})
+	}
+}
