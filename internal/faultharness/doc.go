@@ -18,6 +18,21 @@
 // and waits for each. The harness reads and writes the bucket and the
 // stores on paths no fault touches.
 //
+// Around finalization the run exercises the job lifecycle (real mode): job
+// managers retire their jobs (half retaining the checkpoints for the
+// operator, half having the reconciler discard them), wait until the
+// reconciler has forgotten them and claim the job ID again above the old
+// epochs with checkpoint IDs restarting at 1; adversarial requests name
+// another cluster's job's checkpoint directory or a nested one (expected:
+// Failed, nothing written), or an epoch nobody claimed, or come from a
+// job manager triggering before its claim lands (expected: Discarded,
+// live data kept, retention going on). The reconciler runs with apply and
+// dangling quarantine every few seconds, and a continuous check samples
+// every live reference's handle, metadata and data, confirming a miss by
+// reading the key again, from the random phase until the run settled.
+// On a run on both stores each store's jobs have a cluster of their own,
+// as each cluster of a deployment has one store.
+//
 // A run has five phases:
 //  1. targeted scenarios, alone on the system so that their faults hit
 //     exactly the write they aim at: a reply dropped after an applied
@@ -25,12 +40,16 @@
 //     replayed after its fence;
 //  2. the random phase: K finalizations across several jobs while a seeded
 //     schedule injects F faults of every kind, spread evenly over the
-//     finalizations (the schedule is reproducible from the seed; which
-//     write a fault hits depends on timing);
+//     finalizations, and a seeded plan spreads the retirements and the
+//     adversarial requests over them too (the schedule and the plan are
+//     reproducible from the seed; which write a fault hits depends on
+//     timing);
 //  3. everything heals; the harness waits for every finalization to end and
 //     retention to settle, and times it;
-//  4. the invariants are checked from the store's and the bucket's content,
-//     and every standing fence is attacked with a replayed stale attempt;
+//  4. the invariants are checked from the store's and the bucket's content
+//     (state a retirement retained, or the reconciler reported and kept,
+//     is counted, not a leak), and every standing fence is attacked with a
+//     replayed stale attempt;
 //  5. a simulated recovery claims a new epoch per job, reads its newest
 //     reference and retrieves the handle and the data.
 //

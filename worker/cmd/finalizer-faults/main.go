@@ -3,10 +3,13 @@
 // Temporal dev server, a real HA store (a 3-node ZooKeeper ensemble, or
 // kube-apiserver and etcd, or both with the jobs split between them), an
 // S3 state bucket (in-process gofakes3) and real worker processes while a seeded
-// schedule injects faults, then the invariants I1-I6 checked from the
-// store's and the bucket's content and a simulated recovery.
+// schedule injects faults, jobs are retired and their IDs reused, the
+// reconciler runs with apply every few seconds, adversarial requests name
+// other directories and unclaimed epochs, and every live reference is
+// checked continuously; then the invariants I1-I7 checked from the store's
+// and the bucket's content and a simulated recovery.
 //
-//	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 1000 -faults 200 -jobs 5 -store both
+//	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 1000 -faults 200 -jobs 5 -store both -retirements 24 -adversarial 120
 //	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 40 -naive
 //	go run ./worker/cmd/finalizer-faults -seed 1 -finalizations 300 -store kubernetes
 //
@@ -93,6 +96,12 @@ func parse(args []string, stderr io.Writer) (faultharness.Config, bool, bool, er
 	fs.BoolVar(&cfg.Naive, "naive", false, "switch the protocol's safety off (discard on any publish error, no verify, no fence)")
 	fs.StringVar(&kinds, "kinds", "", "comma-separated fault kinds (default: every kind of the store; zookeeper: "+
 		joinKinds(faultharness.StoreZooKeeper)+"; kubernetes: "+joinKinds(faultharness.StoreKubernetes)+"; both: every kind)")
+	fs.IntVar(&cfg.Retirements, "retirements", 0, "retirements in the random phase, each job ID reused after the reconciler forgot it (default K/40, at least 1; negative: none)")
+	fs.IntVar(&cfg.Adversarial, "adversarial", 0, "adversarial requests in the random phase: another job's or a nested directory, an unclaimed epoch, a trigger before the claim (default K/8, at least one of each; negative: none)")
+	fs.DurationVar(&cfg.ReconcileEvery, "reconcile-every", 0, "reconciler pass interval, apply and dangling quarantine (default 3s; negative: no reconciler)")
+	fs.DurationVar(&cfg.ReconcileGrace, "reconcile-grace", 0, "the reconciler's grace (default 2s)")
+	fs.DurationVar(&cfg.TombstoneTTL, "tombstone-ttl", 0, "the reconciler's tombstone TTL (default 3s)")
+	fs.DurationVar(&cfg.SampleEvery, "sample-every", 0, "interval between rounds of the continuous I1/I2 check of every live reference (default 250ms; negative: none)")
 	fs.StringVar(&cfg.WorkerBinary, "worker-binary", "", "finalizer-worker binary (default: built from this module)")
 	fs.StringVar(&cfg.Dir, "dir", "", "directory for the run's logs and databases (default: a temporary one)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run's directory")

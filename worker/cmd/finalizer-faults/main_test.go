@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,4 +46,17 @@ func TestFlags(t *testing.T) {
 	cfg, _, _, err = parse([]string{"-crash-after-publish"}, &errOut)
 	require.NoError(t, err)
 	assert.True(t, cfg.CrashAfterPublish)
+
+	cfg, _, _, err = parse([]string{"-retirements", "24", "-adversarial", "120", "-reconcile-every", "2s",
+		"-reconcile-grace", "1s", "-tombstone-ttl", "4s", "-sample-every", "100ms"}, &errOut)
+	require.NoError(t, err)
+	assert.Equal(t, 24, cfg.Retirements)
+	assert.Equal(t, 120, cfg.Adversarial)
+	assert.Equal(t, 2*time.Second, cfg.ReconcileEvery)
+	assert.Equal(t, time.Second, cfg.ReconcileGrace)
+	assert.Equal(t, 4*time.Second, cfg.TombstoneTTL)
+	assert.Equal(t, 100*time.Millisecond, cfg.SampleEvery)
+
+	_, _, _, err = parse([]string{"-retirements", "2", "-reconcile-every", "-1s"}, &errOut)
+	assert.Error(t, err, "retirements need the reconciler")
 }
