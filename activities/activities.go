@@ -17,6 +17,7 @@ type References interface {
 	Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error
 	List(ctx context.Context, job stores.JobID) ([]stores.Entry, error)
 	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
+	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
 }
 
 // States is the part of the blob state store the activities use.
@@ -53,6 +54,9 @@ type Activities struct {
 	References References
 	Leadership Leadership
 	States     States
+	// Layout is where each served cluster keeps its checkpoints: requests
+	// and handles are checked against it, never trusted.
+	Layout blobstate.Layout
 	// StoreKind names the HA store backend, for visibility.
 	StoreKind string
 	// Temporal signals the per-job coordinator.

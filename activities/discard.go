@@ -2,11 +2,8 @@ package activities
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -18,26 +15,41 @@ type DiscardResult struct {
 	// AlreadyGone: the handle blob was not there, so neither is its data
 	// (a discard deletes the data first and the handle last).
 	AlreadyGone bool `json:"alreadyGone,omitempty"`
+	// Published: the key, read after the fence, shows the token was
+	// published (its reference, or the tombstone that removed it since):
+	// a finalization reports Published and deletes nothing.
+	Published bool `json:"published,omitempty"`
+	// Kept says why nothing was deleted: another reference points, or may
+	// yet point, into the checkpoint's directory.
+	Kept string `json:"kept,omitempty"`
 }
 
-// Discard deletes the state a handle blob describes: its checkpoint's
-// exclusive data, then the handle. Never shared files, never a savepoint's
-// data. Idempotent: a handle already gone is success.
+// Discard deletes a handle's state: its checkpoint's exclusive data, then
+// the handle. Never shared files, never a savepoint's data, never anything
+// the checkpoint's key (fenced, then read again right before the delete)
+// says a reference owns. A finalization calls it for state it never
+// published, a removal for state subsumption removed. When the key shows
+// the token was published (Published), only a subsumed reference's state
+// goes; a standing, retired, retained or quarantined one's stays for the
+// retirement's or the reconciler's rules. Idempotent: a handle already
+// gone is success.
 func (a *Activities) Discard(ctx context.Context, handleKey string) (DiscardResult, error) {
-	h, err := a.States.ReadKey(ctx, handleKey)
+	g, err := a.guard(ctx, handleKey)
 	switch {
-	case errors.Is(err, blobstate.ErrNotFound):
-		return DiscardResult{AlreadyGone: true}, nil
-	case errors.Is(err, stores.ErrInvalid), errors.Is(err, blobstate.ErrCorrupt):
-		// A handle we cannot trust says nothing safe to delete: keep it.
-		return DiscardResult{}, temporal.NewNonRetryableApplicationError(err.Error(), TypeCorruptHandle, err)
 	case err != nil:
-		return DiscardResult{}, fmt.Errorf("discard %s: %w", handleKey, err)
+		return DiscardResult{}, err
+	case g == nil:
+		return DiscardResult{AlreadyGone: true}, nil
 	}
-	res, err := a.States.Discard(ctx, h)
-	if err != nil {
-		return DiscardResult{}, fmt.Errorf("discard %s: %w", handleKey, err)
+	published := g.entry.WasPublished(g.token)
+	if published && (g.entry.Tombstone == nil || g.entry.Tombstone.Reason != stores.ReasonSubsumed) {
+		return DiscardResult{Published: true}, nil
 	}
+	res, err := a.discard(ctx, g)
+	res.Published = published
+	return res, err
+}
+
+func countDiscard(ctx context.Context) {
 	activity.GetMetricsHandler(ctx).Counter(MetricDiscards).Inc(1)
-	return DiscardResult{DiscardResult: res}, nil
 }

@@ -22,6 +22,9 @@ const (
 	// TypeStillReferenced: a reference points at the state the reconciler
 	// was about to discard; nothing was deleted.
 	TypeStillReferenced = "Rejected.StillReferenced"
+	// TypeOutsideLayout: a handle read back from the bucket names data
+	// outside its checkpoint's directory in the worker's layout; it is kept.
+	TypeOutsideLayout = "Rejected.OutsideLayout"
 	// RejectedPrefix starts every definite rejection's type.
 	RejectedPrefix = "Rejected."
 )

@@ -17,10 +17,15 @@ type PersistResult struct {
 	StoreKind string `json:"storeKind"`
 }
 
-// PersistHandle checks that the checkpoint's metadata exists with its
-// checksum, then writes the handle blob under its deterministic key. A retry
-// rewrites the same blob.
+// PersistHandle checks the handle against the worker's layout (before
+// anything is read or written: a request names only its own checkpoint's
+// data, of a cluster this worker serves), that the checkpoint's metadata
+// exists with its checksum, then writes the handle blob under its
+// deterministic key. A retry rewrites the same blob.
 func (a *Activities) PersistHandle(ctx context.Context, h blobstate.Handle) (PersistResult, error) {
+	if err := a.Layout.Check(h); err != nil {
+		return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), RejectionType(err), err)
+	}
 	if err := a.States.CheckData(ctx, h); err != nil {
 		switch {
 		case errors.Is(err, stores.ErrInvalid):

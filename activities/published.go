@@ -7,8 +7,8 @@ import (
 )
 
 // PublishedBefore reports whether the token was published: its checkpoint's
-// key holds it, or holds the tombstone subsumption or retirement left when
-// they removed its reference. A fast-path finalization whose retried
+// key holds it, or holds the tombstone subsumption, retirement or
+// quarantine left when they removed its reference. A fast-path finalization whose retried
 // workflow task finds its data gone asks this before it fails: an earlier
 // run of the task, lost with its worker, may have published, and the
 // coordinator may have subsumed the checkpoint and discarded its state since.
@@ -18,9 +18,5 @@ func (a *Activities) PublishedBefore(ctx context.Context, in VerifyInput) (bool,
 	if err != nil {
 		return false, translate(err)
 	}
-	if e.HoldsToken(in.Token) {
-		return true, nil
-	}
-	t := e.Tombstone
-	return t != nil && t.Token == in.Token && (t.Reason == stores.ReasonSubsumed || t.Reason == stores.ReasonRetired), nil
+	return e.WasPublished(in.Token), nil
 }

@@ -30,6 +30,9 @@ func (a *Activities) ListClusterJobs(ctx context.Context, cluster string) ([]sto
 	if err := a.reconcilerWired(); err != nil {
 		return nil, err
 	}
+	if err := a.Layout.Serves(cluster); err != nil {
+		return nil, translate(err)
+	}
 	fromStore, err := a.Inventory.ListJobs(ctx, cluster)
 	if err != nil {
 		return nil, translate(err)
@@ -70,6 +73,9 @@ type JobInventory struct {
 	// Collectable are the tombstones a collection at TombstoneCutoff
 	// would delete.
 	Collectable []uint64 `json:"collectable,omitempty"`
+	// Forget: that collection would forget the retired job (its ID free
+	// for a new incarnation), even with nothing to collect.
+	Forget bool `json:"forget,omitempty"`
 	// Foreign are keys under the job's handle prefix that are not handle keys.
 	Foreign []string `json:"foreign,omitempty"`
 	// Young counts unreferenced handles still inside the grace period.
@@ -129,7 +135,9 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 	if err := a.orphanCandidates(ctx, in, limit, byID, live, &inv); err != nil {
 		return inv, err
 	}
-	inv.Collectable, _ = stores.DecideCollect(inv.State, entries, in.TombstoneCutoff)
+	var forgotten *stores.JobState
+	inv.Collectable, forgotten = stores.DecideCollect(inv.State, entries, in.TombstoneCutoff)
+	inv.Forget = forgotten != nil
 	return inv, nil
 }
 

@@ -2,11 +2,10 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
+	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -22,63 +21,82 @@ const FenceAll = math.MaxUint32
 type OrphanInput struct {
 	stores.CheckpointID
 	Epoch uint64 `json:"epoch"`
-	// Token is the finalization's token.
+	// Token is the finalization's token (Token of the identity; the guard
+	// derives it from the handle again).
 	Token     string `json:"token"`
 	HandleKey string `json:"handleKey"`
+	// RetiredBefore: the state of a checkpoint its job's retirement let go
+	// (ReasonRetired) is discarded only if retired before it, so that the
+	// grace runs from the retirement, not from the handle's write.
+	RetiredBefore time.Time `json:"retiredBefore"`
 }
 
 // OrphanResult says what DiscardOrphan did.
 type OrphanResult struct {
-	// Referenced: the key holds the token's reference after all, or a
-	// reference points at the handle; nothing was deleted.
-	Referenced bool          `json:"referenced,omitempty"`
-	Discarded  DiscardResult `json:"discarded"`
+	// Referenced: the key holds the token's reference after all; nothing
+	// was deleted.
+	Referenced bool `json:"referenced,omitempty"`
+	// Kept says why the state stays (one of the Keep constants, or what
+	// the key read after the fence says); nothing was deleted.
+	Kept      string        `json:"kept,omitempty"`
+	Discarded DiscardResult `json:"discarded"`
 }
 
 // DiscardOrphan fences the key first (Verify with the token and FenceAll)
-// and discards the handle's exclusive data and the handle only after a
-// fenced Absent: then no attempt of the finalization can ever publish a
-// reference to what is deleted (I2). Never a savepoint, never shared files
-// (blobstate.Discard deletes the exclusive prefix only). A failed fence is
-// an error and deletes nothing.
+// and discards the handle's exclusive data and the handle only when the key,
+// read again after that fence, shows that no attempt of the finalization
+// can ever publish and no other reference points, or can land, into the
+// checkpoint's directory (I2). A checkpoint its job's retirement removed
+// goes only after the grace since the retirement, and never when the
+// retirement retained it; state of a forgotten incarnation of a reused job
+// ID is never touched (its checkpoint directories are the new one's too).
+// Never a savepoint, never shared files. A failed fence deletes nothing.
 func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanResult, error) {
 	if want := blobstate.Key(in.CheckpointID, in.Epoch); in.HandleKey != want {
 		err := &stores.InvalidError{Field: "handleKey", Rule: fmt.Sprintf("%q is not the handle key of %s epoch %d (%s)", in.HandleKey, in.CheckpointID, in.Epoch, want)}
 		return OrphanResult{}, translate(err)
 	}
-	verdict, err := a.References.Verify(ctx, in.CheckpointID, in.Token, FenceAll)
-	count(ctx, "verify", stores.OutcomeOf(err))
+	// Before any fence: a fence written for an old incarnation would land
+	// in the new one's key.
+	job, err := a.Inventory.ReadJob(ctx, in.JobID)
 	if err != nil {
 		return OrphanResult{}, translate(err)
 	}
-	if verdict == stores.Present {
+	if in.Epoch <= job.ForgottenEpoch {
+		return OrphanResult{Kept: KeepPreviousIncarnation}, nil
+	}
+	g, err := a.guard(ctx, in.HandleKey)
+	switch {
+	case err != nil:
+		return OrphanResult{}, err
+	case g == nil:
+		return OrphanResult{Discarded: DiscardResult{AlreadyGone: true}}, nil
+	case g.handle.Savepoint:
+		return OrphanResult{}, temporal.NewNonRetryableApplicationError(in.HandleKey+" is a savepoint's: never discarded", TypeSavepoint, nil)
+	case g.entry.HoldsToken(g.token):
 		return OrphanResult{Referenced: true}, nil
 	}
-	// Absent, fenced. A reference of another token must not point here
-	// either (it cannot, unless the store was written by hand).
-	e, err := a.Inventory.Read(ctx, in.CheckpointID)
-	if err != nil {
-		return OrphanResult{}, translate(err)
+	if why := retirementKeeps(g.entry, g.token, in.RetiredBefore); why != "" {
+		return OrphanResult{Kept: why}, nil
 	}
-	if e.Reference != nil && e.Reference.Handle == in.HandleKey {
-		msg := fmt.Sprintf("%s is referenced by token %q", in.HandleKey, e.Reference.Token)
-		return OrphanResult{}, temporal.NewNonRetryableApplicationError(msg, TypeStillReferenced, nil)
+	res, err := a.discard(ctx, g)
+	if err != nil || res.Kept != "" {
+		return OrphanResult{Kept: res.Kept}, err
 	}
-	h, err := a.States.ReadKey(ctx, in.HandleKey)
+	return OrphanResult{Discarded: res}, nil
+}
+
+// retirementKeeps says why a checkpoint its job's retirement removed keeps
+// its state: retained for the operator, or retired within the grace.
+func retirementKeeps(e stores.Entry, token string, retiredBefore time.Time) string {
+	t := e.Tombstone
 	switch {
-	case errors.Is(err, blobstate.ErrNotFound):
-		return OrphanResult{Discarded: DiscardResult{AlreadyGone: true}}, nil
-	case errors.Is(err, blobstate.ErrCorrupt), errors.Is(err, stores.ErrInvalid):
-		return OrphanResult{}, temporal.NewNonRetryableApplicationError(err.Error(), TypeCorruptHandle, err)
-	case err != nil:
-		return OrphanResult{}, fmt.Errorf("discard orphan %s: %w", in.HandleKey, err)
-	case h.Savepoint:
-		return OrphanResult{}, temporal.NewNonRetryableApplicationError(in.HandleKey+" is a savepoint's: never discarded", TypeSavepoint, nil)
+	case t == nil || t.Token != token:
+		return ""
+	case t.Reason == stores.ReasonRetained:
+		return KeepRetained
+	case t.Reason == stores.ReasonRetired && !t.Since.Before(retiredBefore):
+		return fmt.Sprintf(keepRetiring, t.Since.UTC().Format(time.RFC3339))
 	}
-	res, err := a.States.Discard(ctx, h)
-	if err != nil {
-		return OrphanResult{}, fmt.Errorf("discard orphan %s: %w", in.HandleKey, err)
-	}
-	activity.GetMetricsHandler(ctx).Counter(MetricDiscards).Inc(1)
-	return OrphanResult{Discarded: DiscardResult{DiscardResult: res}}, nil
+	return ""
 }

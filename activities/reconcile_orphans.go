@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 
@@ -23,6 +24,14 @@ const (
 	// A fence there would be written into a job that does not exist, and a
 	// store that lost its data would have every handle look orphaned.
 	KeepUnknownJob = "job unknown to the store"
+	// KeepRetained: the job's retirement retained the checkpoint for the
+	// operator (a resubmitted job may restore from it).
+	KeepRetained = "retained by the job's retirement"
+	// KeepPreviousIncarnation: the state of a job ID's forgotten
+	// incarnation; its checkpoint directories are the new incarnation's too.
+	KeepPreviousIncarnation = "previous incarnation of a reused job ID"
+	// keepRetiring is formatted with the retirement's time.
+	keepRetiring = "retired at %s, within the grace"
 	// keepShared is formatted with the checkpoint whose data overlaps.
 	keepShared = "data shared with published checkpoint %d"
 )
@@ -64,7 +73,7 @@ func (a *Activities) orphanCandidates(ctx context.Context, in InventoryInput, li
 		if e.Reference != nil && e.Reference.Handle == hi.Key {
 			continue // referenced: live, or dangling (reported as such)
 		}
-		if !hi.ModTime.IsZero() && !hi.ModTime.Before(in.GraceCutoff) {
+		if young(hi, e, in.GraceCutoff) {
 			inv.Young++
 			continue
 		}
@@ -91,6 +100,17 @@ func (a *Activities) orphanCandidates(ctx context.Context, in InventoryInput, li
 	return nil
 }
 
+// young reports whether an unreferenced handle is inside its grace: written
+// after the cutoff (its finalization may be in flight), or removed by its
+// job's retirement after it (the grace runs from the retirement).
+func young(hi blobstate.HandleInfo, e stores.Entry, cutoff time.Time) bool {
+	if !hi.ModTime.IsZero() && !hi.ModTime.Before(cutoff) {
+		return true
+	}
+	t := e.Tombstone
+	return t != nil && t.Reason == stores.ReasonRetired && t.Token == Token(hi.CheckpointID, hi.Epoch) && !t.Since.Before(cutoff)
+}
+
 // keepReason says why an orphan's state must stay, "" when only its
 // finalization decides.
 func keepReason(h blobstate.Handle, hi blobstate.HandleInfo, e stores.Entry, job stores.JobState, live []liveState) string {
@@ -99,8 +119,12 @@ func keepReason(h blobstate.Handle, hi blobstate.HandleInfo, e stores.Entry, job
 		return KeepSavepoint
 	case hi.ModTime.IsZero():
 		return KeepAgeUnknown
-	case job == (stores.JobState{}) && e.Absent():
+	case h.Epoch <= job.ForgottenEpoch:
+		return KeepPreviousIncarnation
+	case job.Owner == "" && !job.Retired && e.Absent():
 		return KeepUnknownJob
+	case e.Tombstone != nil && e.Tombstone.Token == Token(h.CheckpointID, h.Epoch) && e.Tombstone.Reason == stores.ReasonRetained:
+		return KeepRetained
 	}
 	for _, l := range live {
 		if overlaps(h, l.handle) {

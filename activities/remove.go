@@ -32,9 +32,27 @@ type RemovalResult struct {
 	// Deposed: a subsume was refused for a stale epoch; nothing after it
 	// was touched.
 	Deposed bool `json:"deposed,omitempty"`
-	// Kept lists the checkpoints whose handle could not be trusted: their
-	// reference is gone, their state kept for an operator.
-	Kept []uint64 `json:"kept,omitempty"`
+	// Kept lists the checkpoints whose reference is gone but whose state
+	// stays: their handle could not be trusted, or their key says another
+	// reference may point into their directory.
+	Kept []KeptState `json:"kept,omitempty"`
+}
+
+// KeptState is state a removal left in place, and why.
+type KeptState struct {
+	Checkpoint uint64 `json:"checkpoint"`
+	Reason     string `json:"reason"`
+}
+
+// discardRemoved discards the state of a removed reference through the
+// guard. It returns why the state stays, "" once it is gone.
+func (a *Activities) discardRemoved(ctx context.Context, handleKey string) (string, error) {
+	res, err := a.Discard(ctx, handleKey)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && (app.Type() == TypeCorruptHandle || app.Type() == TypeOutsideLayout) {
+		return app.Message(), nil
+	}
+	return res.Kept, err
 }
 
 // RemoveCheckpoints removes a pass's checkpoints in order, each subsumed
@@ -57,13 +75,13 @@ func (a *Activities) RemoveCheckpoints(ctx context.Context, in RemovalInput) (Re
 		case err != nil:
 			return res, translate(err)
 		}
-		if _, err := a.Discard(ctx, r.HandleKey); err != nil {
-			var app *temporal.ApplicationError
-			if errors.As(err, &app) && app.Type() == TypeCorruptHandle {
-				res.Kept = append(res.Kept, r.Checkpoint)
-				continue
-			}
+		kept, err := a.discardRemoved(ctx, r.HandleKey)
+		if err != nil {
 			return res, fmt.Errorf("remove checkpoint %s: %w", id, err)
+		}
+		if kept != "" {
+			res.Kept = append(res.Kept, KeptState{Checkpoint: r.Checkpoint, Reason: kept})
+			continue
 		}
 		res.Removed++
 	}

@@ -29,13 +29,21 @@ type RetentionView struct {
 	// Retain is the worker's configured number of references to keep; 0
 	// keeps everything.
 	Retain int `json:"retain"`
+	// Job is the job's state, read before the references: its standing
+	// claim is the epoch removals are conditional on. A report never is.
+	Job stores.JobState `json:"job"`
 }
 
-// ReadRetention lists the job's references and the retention setting.
+// ReadRetention reads the job's state, lists its references and the
+// retention setting.
 func (a *Activities) ReadRetention(ctx context.Context, job stores.JobID) (RetentionView, error) {
+	st, err := a.References.ReadJob(ctx, job)
+	if err != nil {
+		return RetentionView{}, translate(err)
+	}
 	entries, err := a.References.List(ctx, job)
 	if err != nil {
 		return RetentionView{}, translate(err)
 	}
-	return RetentionView{References: entries, Retain: a.Retain}, nil
+	return RetentionView{References: entries, Retain: a.Retain, Job: st}, nil
 }

@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -84,16 +84,14 @@ func (r FinalizeRequest) Validate() error {
 }
 
 // WorkflowID derives the execution's ID from the finalization's identity,
-// so a repeated trigger reaches the same execution. Names are DNS-1123
-// labels, so '/' cannot be ambiguous.
+// so a repeated trigger reaches the same execution.
 func (r FinalizeRequest) WorkflowID() string {
-	return fmt.Sprintf("finalize/%s/%s/%d/%d", r.Cluster, r.Job, r.Epoch, r.Checkpoint)
+	return activities.FinalizationID(r.CheckpointID(), r.Epoch)
 }
 
 // Token identifies this finalization's reference in the store.
 func (r FinalizeRequest) Token() string {
-	sum := sha256.Sum256([]byte(r.WorkflowID()))
-	return hex.EncodeToString(sum[:16])
+	return activities.Token(r.CheckpointID(), r.Epoch)
 }
 
 // ContentHash fingerprints the request, so that a second trigger of the

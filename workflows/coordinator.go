@@ -26,12 +26,15 @@ type PublishedReport struct {
 type CoordinatorState struct {
 	Cluster string `json:"cluster"`
 	Job     string `json:"job"`
-	// Epoch is the newest epoch reported; removals are conditional on it.
+	// Epoch is the job's claimed epoch as the store said at the last pass;
+	// removals are conditional on it. Reports only wake the coordinator:
+	// an epoch nobody claimed never reaches a removal.
 	Epoch uint64 `json:"epoch"`
 	// Removed counts removals over the coordinator's life.
 	Removed int `json:"removed"`
-	// Deposed: a removal was refused for a stale epoch; removals wait for a
-	// report of a newer epoch.
+	// Deposed: a removal was refused for a stale epoch (a newer claim
+	// landed between the pass's read and its removal); removals wait for a
+	// report of a newer epoch, whose pass reads the store again.
 	Deposed bool `json:"deposed,omitempty"`
 }
 
@@ -84,12 +87,13 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 		return err
 	}
 	reports := workflow.GetSignalChannel(ctx, PublishedSignal)
-	var newest uint64 // the newest checkpoint reported since the last pass
+	var newest uint64   // the newest checkpoint reported since the last pass
+	var reported uint64 // the newest epoch reported since the last pass
 	absorb := func(r PublishedReport) {
 		if r.Epoch > status.Epoch {
-			status.Epoch, status.Deposed = r.Epoch, false
+			status.Deposed = false
 		}
-		newest = max(newest, r.Checkpoint)
+		newest, reported = max(newest, r.Checkpoint), max(reported, r.Epoch)
 	}
 	recheck := false
 	for passes := 0; ; passes++ {
@@ -110,8 +114,14 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 				status.LastError = err.Error()
 			}
 			recheck = local && err == nil && newest > seen
+			if err == nil && reported > status.Epoch {
+				// A request of an epoch never claimed (or claimed after
+				// the pass read the store): it removes nothing.
+				workflow.GetLogger(ctx).Warn("report of an epoch the store does not hold dropped",
+					"reported", reported, "claimed", status.Epoch)
+			}
 		}
-		newest = 0
+		newest, reported = 0, 0
 		status.Passes++
 		if passes >= passesBeforeContinue || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			// Reports that arrive before the new run starts stay in the
@@ -156,6 +166,17 @@ func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64
 	status.Retain = view.Retain
 	if view.Retain <= 0 {
 		return math.MaxUint64, nil
+	}
+	switch {
+	case view.Job == (stores.JobState{}):
+		// A job never claimed has no reference to remove; a view recorded
+		// by an older worker, which did not read the job, has no job state
+		// either, and replays with the epoch the coordinator held then.
+	case view.Job.Owner == "" || view.Job.Retired:
+		// Forgotten or retired: no epoch may remove anything.
+		return math.MaxUint64, nil
+	default:
+		status.Epoch = view.Job.Epoch
 	}
 	var seen uint64
 	for _, e := range view.References {
@@ -210,7 +231,7 @@ func removeBatch(ctx workflow.Context, job stores.JobID, status *CoordinatorStat
 	status.Removed += res.Removed
 	status.Deposed = res.Deposed
 	if len(res.Kept) > 0 {
-		return fmt.Errorf("checkpoints %v of %s: reference removed, state kept: handle not trusted", res.Kept, job)
+		return fmt.Errorf("checkpoints of %s whose reference is removed and state kept: %+v", job, res.Kept)
 	}
 	return nil
 }

@@ -142,12 +142,18 @@ func TestClaimEpochRefusesStale(t *testing.T) {
 }
 
 func TestRetireJob(t *testing.T) {
-	f := newFixture(t, 0)
-	f.publishDirect(1, false)
-	f.env.ExecuteWorkflow(workflows.RetireWorkflow, workflows.RetireRequest{Cluster: "c1", Job: "j1", Epoch: 1})
-	require.NoError(t, f.env.GetWorkflowError())
-	assert.Equal(t, stores.ReasonRetired, f.entry(1).Tombstone.Reason)
-	assert.True(t, f.exists("c1/j1/chk-1/data-0"), "retiring hands the state to the reconciler, it deletes nothing")
+	for _, discard := range []bool{false, true} {
+		f := newFixture(t, 0)
+		f.publishDirect(1, false)
+		f.env.ExecuteWorkflow(workflows.RetireWorkflow, workflows.RetireRequest{Cluster: "c1", Job: "j1", Epoch: 1, DiscardCheckpoints: discard})
+		require.NoError(t, f.env.GetWorkflowError())
+		want := stores.ReasonRetained
+		if discard {
+			want = stores.ReasonRetired
+		}
+		assert.Equal(t, want, f.entry(1).Tombstone.Reason, "discard %t", discard)
+		assert.True(t, f.exists("c1/j1/chk-1/data-0"), "retiring hands the state to the reconciler, it deletes nothing")
+	}
 }
 
 // On the fast path a report can overtake its publish: a pass that does not
@@ -175,9 +181,42 @@ func TestCoordinatorRechecksAReportThatOvertookItsPublish(t *testing.T) {
 	require.NotNil(t, e.Tombstone, "checkpoint 1 subsumed after the recheck")
 }
 
-// A coordinator whose epoch was deposed removes nothing and waits for a
-// report of the newer epoch.
-func TestCoordinatorDeposedRemovesNothing(t *testing.T) {
+// The coordinator removes under the epoch the store says is claimed, never
+// one a report names: reports of an epoch nobody claimed (a job manager that
+// triggers before its claim lands, or a deposed one's) neither depose it
+// nor stop retention (issue 10, finding 6: at e5e919a the coordinator took
+// the report's epoch, was refused as stale, and stayed deposed for good).
+func TestCoordinatorRemovesUnderTheStoresClaim(t *testing.T) {
+	f := newFixture(t, 1)
+	f.publishDirect(1, false)
+	f.publishDirect(2, false)
+	report := func(epoch, n uint64) {
+		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: epoch, Checkpoint: n})
+	}
+	f.env.RegisterDelayedCallback(func() { report(9, 5) }, time.Second) // epoch 9 was never claimed
+	f.env.RegisterDelayedCallback(func() {
+		st := f.coordinatorStatus()
+		assert.False(t, st.Deposed, "an unclaimed epoch's report deposes nothing")
+		assert.Equal(t, uint64(1), st.Epoch, "the store's claim, not the report's")
+		assert.Equal(t, 1, st.Removed)
+		f.publishDirect(3, false)
+		report(1, 3)
+	}, time.Minute)
+	f.env.RegisterDelayedCallback(func() {
+		st := f.coordinatorStatus()
+		assert.Equal(t, 2, st.Removed, "retention goes on")
+		assert.Equal(t, []uint64{3}, st.Retained)
+		f.env.CancelWorkflow()
+	}, time.Hour)
+	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+	assert.NotNil(t, f.entry(1).Tombstone)
+	assert.NotNil(t, f.entry(2).Tombstone)
+	assert.NotNil(t, f.entry(3).Reference)
+}
+
+// A new claim moves the coordinator to it; an old leader's report no
+// longer counts, and a retired job is left alone.
+func TestCoordinatorFollowsNewClaimsAndRetirement(t *testing.T) {
 	f := newFixture(t, 1)
 	f.publishDirect(1, false)
 	f.publishDirect(2, false)
@@ -187,12 +226,17 @@ func TestCoordinatorDeposedRemovesNothing(t *testing.T) {
 	}, time.Second)
 	f.env.RegisterDelayedCallback(func() {
 		st := f.coordinatorStatus()
-		assert.True(t, st.Deposed)
-		assert.Zero(t, st.Removed)
+		assert.Equal(t, uint64(2), st.Epoch)
+		assert.Equal(t, 1, st.Removed, "removed under epoch 2, the standing claim")
+		require.NoError(t, f.inner.Retire(t.Context(), job, 2, true))
+		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 2, Checkpoint: 2})
+	}, time.Minute)
+	f.env.RegisterDelayedCallback(func() {
+		assert.Equal(t, 1, f.coordinatorStatus().Removed, "a retired job's references are the retirement's")
 		f.env.CancelWorkflow()
 	}, time.Hour)
 	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
-	assert.NotNil(t, f.entry(1).Reference, "a deposed epoch never removes")
+	assert.Equal(t, stores.ReasonRetained, f.entry(2).Tombstone.Reason)
 }
 
 // coordinatorStatus queries the running coordinator's status.

@@ -168,10 +168,19 @@ func (f *finalization) reported(ctx workflow.Context, report workflow.Future) bo
 // rejection with no unknown before it, or after a fenced Absent.
 func (f *finalization) discard(ctx workflow.Context, reason string) (FinalizeResult, error) {
 	f.setPhase(Discarding)
-	if err := discardCall.execute(ctx, false, a.Discard, f.status.HandleKey).Get(ctx, nil); err != nil {
-		// Only a corrupt handle stops the retries: keep what is there.
+	var res activities.DiscardResult
+	if err := discardCall.execute(ctx, false, a.Discard, f.status.HandleKey).Get(ctx, &res); err != nil {
+		// Only a handle it cannot trust stops the retries: keep what is there.
 		f.status.LastError = message(err)
 		return f.end(Abandoned, "discard refused, state kept: "+message(err)), nil
+	}
+	switch {
+	case res.Published:
+		// The fence found the token's reference, or the tombstone that
+		// removed it since: it was published, whatever the attempts said.
+		return f.end(Published, "found published when about to discard: "+reason), nil
+	case res.Kept != "":
+		return f.end(Discarded, reason+"; its data stays: "+res.Kept), nil
 	}
 	return f.end(Discarded, reason), nil
 }

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -51,7 +52,7 @@ func TestRejectedIsFencedThenDiscards(t *testing.T) {
 	assert.Equal(t, uint32(2), res.Attempts)
 	assert.Contains(t, res.Reason, "attempt 2 rejected")
 	assert.Contains(t, res.Reason, "stale epoch")
-	assert.Equal(t, 1, f.refs.Calls(storefault.OpVerify), "the local attempt's rejection is verified once")
+	assert.Equal(t, 2, f.refs.Calls(storefault.OpVerify), "the local attempt's rejection is verified once, then the discard fences")
 	assert.False(t, f.exists(req.ExclusivePrefix+"data-0"))
 	assert.False(t, f.exists(res.HandleKey))
 	assert.True(t, f.exists("c1/j1/shared/sst-1"), "shared files are never discarded")
@@ -95,10 +96,10 @@ func TestUnknownFencedAbsentExhaustedDiscards(t *testing.T) {
 
 	assert.Equal(t, workflows.Discarded, res.Phase)
 	assert.Equal(t, uint32(2), res.Attempts)
-	assert.Equal(t, 2, f.refs.Calls(storefault.OpVerify))
+	assert.Equal(t, 3, f.refs.Calls(storefault.OpVerify), "two attempts verified, then the discard's own fence")
 	e := f.entry(1)
 	require.NotNil(t, e.Tombstone, "discarded only behind a fence")
-	assert.Equal(t, uint32(2), e.Tombstone.FencedUpTo)
+	assert.Equal(t, uint32(math.MaxUint32), e.Tombstone.FencedUpTo, "the discard fences every attempt")
 	assert.False(t, f.exists(req.ExclusivePrefix+"data-0"))
 }
 
@@ -124,7 +125,7 @@ func TestUnknownThenRejectedOnRetryGoesToVerify(t *testing.T) {
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
-	assert.Equal(t, 1, f.refs.Calls(storefault.OpVerify), "the rejected retry went to verify")
+	assert.Equal(t, 2, f.refs.Calls(storefault.OpVerify), "the rejected retry went to verify (then the discard fenced)")
 	assert.Equal(t, workflows.Discarded, res.Phase, "after the fence, attempt 2 is rejected definitely")
 	e := f.entry(1)
 	require.NotNil(t, e.Tombstone)

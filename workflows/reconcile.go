@@ -100,7 +100,7 @@ func (r *reconciliation) job(ctx workflow.Context, job stores.JobID) {
 		r.dangling(ctx, job, d)
 	}
 	r.orphans(ctx, job, inv.Orphans)
-	r.tombstones(ctx, job, inv.Collectable)
+	r.tombstones(ctx, job, inv.Collectable, inv.Forget)
 }
 
 // fail records an item the run could not settle; the run goes on.

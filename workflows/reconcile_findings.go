@@ -74,8 +74,8 @@ func (r *reconciliation) quarantine(ctx workflow.Context, id stores.CheckpointID
 
 // tombstones collects the job's tombstones past the TTL at or below the
 // watermark; a dry run reports them.
-func (r *reconciliation) tombstones(ctx workflow.Context, job stores.JobID, collectable []uint64) {
-	if len(collectable) == 0 {
+func (r *reconciliation) tombstones(ctx workflow.Context, job stores.JobID, collectable []uint64, forget bool) {
+	if len(collectable) == 0 && !forget {
 		return
 	}
 	r.report.Counts.Tombstones += len(collectable)

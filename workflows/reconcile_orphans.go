@@ -75,7 +75,7 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
 	in := activities.OrphanInput{
 		CheckpointID: o.identity.CheckpointID(), Epoch: o.identity.Epoch,
-		Token: o.identity.Token(), HandleKey: o.finding.HandleKey,
+		Token: o.identity.Token(), HandleKey: o.finding.HandleKey, RetiredBefore: r.report.GraceCutoff,
 	}
 	var res activities.OrphanResult
 	err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DiscardOrphan, in).Get(ctx, &res)
@@ -90,6 +90,8 @@ func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
 	case res.Referenced:
 		// The fence found the token's reference: not an orphan after all.
 		workflow.GetLogger(ctx).Info("orphan candidate is referenced", "handle", o.finding.HandleKey)
+	case res.Kept != "":
+		r.keep(o.finding, res.Kept)
 	default:
 		o.finding.Action = ActionDiscarded
 		r.report.Counts.Discarded++
@@ -130,7 +132,7 @@ func keepType(err error) bool {
 		return false
 	}
 	switch app.Type() {
-	case activities.TypeSavepoint, activities.TypeStillReferenced, activities.TypeCorruptHandle:
+	case activities.TypeSavepoint, activities.TypeStillReferenced, activities.TypeCorruptHandle, activities.TypeOutsideLayout:
 		return true
 	}
 	return false

@@ -104,7 +104,9 @@ func openClient(t *testing.T, h Harness, faults Faults, faulty bool, id int, see
 // write held back opens the widest window for other clients' writes.
 func faultChance(k opKind) float64 {
 	switch k {
-	case opRetire, opCollect:
+	case opRetire:
+		return 0.9
+	case opCollect:
 		return 0.5
 	case opClaim, opPublish, opVerify, opSubsume, opQuarantine:
 		return 0.1

@@ -21,7 +21,7 @@ var weights = []struct {
 	inventory bool
 }{
 	{opClaim, 5, false}, {opPublish, 34, false}, {opVerify, 10, false}, {opSubsume, 8, false},
-	{opRetire, 5, false}, {opCollect, 5, false}, {opQuarantine, 2, true},
+	{opRetire, 7, false}, {opCollect, 5, false}, {opQuarantine, 2, true},
 	{opRead, 10, false}, {opReadJob, 8, false}, {opList, 6, false},
 	{opListEntries, 5, true}, {opListJobs, 2, true},
 }
@@ -54,14 +54,16 @@ func (w *workload) pick() call {
 		w.next = w.next[1:]
 		return c
 	}
-	job := linearizabilityJobs[w.rng.IntN(len(linearizabilityJobs))]
+	// Two calls in three on the first job: more collisions there, and
+	// the second still checks that jobs stay apart.
+	job := linearizabilityJobs[min(w.rng.IntN(3), 1)]
 	c := call{Kind: w.kind(), Job: job, Key: 1 + w.rng.Uint64N(modelKeys), Epoch: w.epoch[job], Owner: w.owner(),
 		Attempt: 1 + w.rng.Uint32N(3), Keep: w.rng.IntN(2) == 0, Aged: w.rng.IntN(5) > 0}
 	// Two tokens per key: a second finalization of the same checkpoint
 	// conflicts, the same one from another client is a retry.
 	c.Token = fmt.Sprintf("k%d-%c", c.Key, 'a'+w.rng.IntN(2))
 	switch {
-	case c.Kind == opClaim && (c.Epoch == 0 || w.rng.IntN(3) > 0):
+	case c.Kind == opClaim && (c.Epoch == 0 || w.rng.IntN(3) == 0):
 		c.Epoch++
 	case w.rng.IntN(12) == 0:
 		// A deposed or premature caller.
@@ -98,6 +100,11 @@ func (w *workload) learn(c call, a answer) {
 	case a.Unknown || a.Malformed != "":
 	case c.Kind == opClaim && a.Rejection == "":
 		w.epoch[c.Job] = c.Epoch
+	case c.Kind == opRetire && a.Rejection == "":
+		// Look whether anything is still published, then collect and
+		// claim the ID again: each retirement starts a fresh life.
+		w.next = append(w.next, call{Kind: opList, Job: c.Job}, call{Kind: opCollect, Job: c.Job, Aged: true},
+			call{Kind: opReadJob, Job: c.Job})
 	case c.Kind == opReadJob:
 		w.epoch[c.Job] = a.State.Epoch
 		if a.State.Retired {
