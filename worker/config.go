@@ -3,6 +3,7 @@ package worker
 import (
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -27,6 +28,12 @@ type Config struct {
 	// StateBucket is the gocloud URL of the bucket holding checkpoint state
 	// and handles (file://, s3://, gs://, azblob://, mem://).
 	StateBucket string
+	// Clusters says which clusters the worker serves and where each keeps
+	// its checkpoints in the state bucket (blobstate.ParseLayout): "*" for
+	// every cluster at "<cluster>/", or "prod-eu=flink/prod-eu/checkpoints,...".
+	// Checkpoint N of job J lives in "<dir>/J/chk-N/"; a request naming any
+	// other directory, or another cluster, is refused.
+	Clusters string
 	// Retain is how many references per job retention keeps, like Flink's
 	// state.checkpoints.num-retained; 0 keeps every reference.
 	Retain int
@@ -136,6 +143,7 @@ func DefaultConfig() Config {
 		},
 		// create_dir: a fresh checkout runs without preparing a folder.
 		StateBucket:    "file://./" + DefaultDataDir + "/state?create_dir=true",
+		Clusters:       blobstate.AnyCluster,
 		Retain:         1,
 		MetricsAddress: DefaultMetricsAddress,
 		LogLevel:       "info",

@@ -47,6 +47,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		err = errors.Join(err, m.close(ctx))
 	}()
 
+	layout, err := blobstate.ParseLayout(cfg.Clusters) // validated above
+	if err != nil {
+		return err
+	}
 	refs, err := openReferences(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -86,6 +90,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		References:    references,
 		Leadership:    references,
 		States:        states,
+		Layout:        layout,
 		StoreKind:     string(cfg.Store.Kind),
 		Temporal:      c,
 		TaskQueue:     cfg.Temporal.TaskQueue,

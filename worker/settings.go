@@ -163,6 +163,8 @@ var settings = []setting{
 
 	text("state-bucket", "gocloud URL of the state bucket ("+bucketSchemes()+")",
 		func(c *Config) *string { return &c.StateBucket }),
+	text("clusters", "clusters served and where each keeps its checkpoints in the bucket: \"*\" (every cluster at <cluster>/) or cluster=dir,... (Flink's state.checkpoints.dir without the bucket); checkpoint N of job J lives in <dir>/J/chk-N/",
+		func(c *Config) *string { return &c.Clusters }),
 	integer("retain", "references kept per job by retention (0 keeps all)",
 		func(c *Config) *int { return &c.Retain }),
 	{name: "metrics-address", usage: "host:port serving /metrics and /healthz; empty or \"off\" disables",

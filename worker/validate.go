@@ -84,6 +84,12 @@ func (c Config) validateStore(add addFunc) {
 	if err := checkBucketURL(c.StateBucket); err != nil {
 		add("state-bucket", "%v", err)
 	}
+	if _, err := blobstate.ParseLayout(c.Clusters); err != nil {
+		if inv, ok := errors.AsType[*stores.InvalidError](err); ok {
+			err = errors.New(inv.Rule)
+		}
+		add("clusters", "%v", err)
+	}
 }
 
 // zookeeperFields maps the field names of zookeeper.Config.Validate to
