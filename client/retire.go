@@ -12,9 +12,12 @@ import (
 )
 
 // Retire retires a job whose checkpoint ID space is about to restart: every
-// reference is tombstoned and the job stays closed until its tombstones are
-// collected. Only the job's current epoch may retire it (ErrStaleEpoch
-// otherwise); retiring a retired job succeeds.
+// reference is tombstoned and the job stays closed until the reconciler
+// forgets it; a new incarnation then claims epochs above the old ones. The
+// checkpoints' state is retained for the operator unless
+// req.DiscardCheckpoints. Only the job's current epoch may retire it
+// (ErrStaleEpoch otherwise); retiring a retired job succeeds, and the first
+// retirement's choice stands.
 func (c *Client) Retire(ctx context.Context, req workflows.RetireRequest) error {
 	if err := (stores.JobID{Cluster: req.Cluster, Job: req.Job}).Validate(); err != nil {
 		return invalidRequest("retire", err)
@@ -26,8 +29,8 @@ func (c *Client) Retire(ctx context.Context, req workflows.RetireRequest) error 
 	run, err := c.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:        id,
 		TaskQueue: c.taskQueue,
-		// The ID names every field of the request, so a running
-		// retirement is this very request: wait for it.
+		// The ID names the job and epoch, so a running retirement is
+		// this one (or one whose retention choice stands): wait for it.
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		// A finished one may run again: the store answers from its state.
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
