@@ -95,11 +95,11 @@ func TestRetire(t *testing.T) {
 	err = c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1})
 	require.ErrorIs(t, err, client.ErrStaleEpoch, "a deposed epoch never retires")
 	require.NoError(t, c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2}))
-	require.NoError(t, c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2}), "retiring again is success")
+	require.NoError(t, c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, DiscardCheckpoints: true}), "retiring again is success; the first choice stands")
 
 	entry := env.Entry(1)
 	require.NotNil(t, entry.Tombstone, "the reference is tombstoned")
-	assert.Equal(t, stores.ReasonRetired, entry.Tombstone.Reason)
+	assert.Equal(t, stores.ReasonRetained, entry.Tombstone.Reason, "retained by default")
 	err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
 	assert.ErrorIs(t, err, client.ErrRetired)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,9 +80,9 @@ func TestReconcileOnce(t *testing.T) {
 	q := e.Entry(2)
 	require.NotNil(t, q.Tombstone)
 	assert.Equal(t, stores.ReasonQuarantined, q.Tombstone.Reason)
-	fenced := e.Entry(3)
-	require.NotNil(t, fenced.Tombstone)
-	assert.Equal(t, uint32(math.MaxUint32), fenced.Tombstone.FencedUpTo, "discarded behind a fence")
+	removed := e.Entry(3)
+	require.NotNil(t, removed.Tombstone)
+	assert.Equal(t, stores.ReasonSubsumed, removed.Tombstone.Reason, "discarded behind the tombstone that removed it")
 	assert.False(t, e.Exists(subsumed.Handle().Key()))
 	assert.False(t, e.Exists(subsumed.MetadataKey))
 	assert.True(t, e.Exists(unexplained.Handle().Key()), "kept: no finalization explains it")
