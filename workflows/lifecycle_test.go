@@ -215,12 +215,15 @@ func TestReconcilerRetirement(t *testing.T) {
 	for _, discard := range []bool{false, true} {
 		f := newReconcileFixture(t)
 		old := f.published(3)
+		// Written long before the retirement: past the grace by its own age.
+		long := time.Now().Add(-3 * workflows.DefaultReconcileGrace)
+		require.NoError(t, os.Chtimes(filepath.Join(f.bucket.Dir, old.Handle().Key()), long, long))
 		require.NoError(t, f.inner.Retire(t.Context(), job, 1, !discard))
 		v, err := f.inner.Verify(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 9}, "late", 1)
 		require.NoError(t, err)
 		require.Equal(t, stores.Absent, v, "a verify after the retirement fences above its watermark")
 
-		// Handles written long ago, retirement just now: within the grace.
+		// Handle written long ago, retirement just now: within the grace.
 		rep := f.reconcile(apply(), time.Now().Add(time.Minute))
 		assert.Zero(t, rep.Counts.Discarded, "discard %t: within the retirement's grace", discard)
 		assert.True(t, f.exists(old.MetadataKey))
