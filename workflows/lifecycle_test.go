@@ -120,17 +120,25 @@ func copyObject(t *testing.T, b jobmanager.Bucket, from, to string) {
 // checkpoint before the first verify. The token was published: Published,
 // not Discarded (finding 3a, I7).
 func TestSubsumedBeforeVerifyIsPublished(t *testing.T) {
+	f, req, res := removedBeforeVerify(t, func(f *fixture) error {
+		return f.inner.Subsume(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: 1}, 1)
+	})
+	assert.Equal(t, workflows.Published, res.Phase, res.Reason)
+	assert.Equal(t, stores.ReasonSubsumed, f.entry(req.Checkpoint).Tombstone.Reason)
+}
+
+// removedBeforeVerify finalizes checkpoint 1 with every publish reply lost
+// (the write lands) and runs remove right before the first verify.
+func removedBeforeVerify(t *testing.T, remove func(*fixture) error) (*fixture, workflows.FinalizeRequest, workflows.FinalizeResult) {
 	f := newFixture(t, 0)
 	f.refs.Inject(storefault.OpPublish, storefault.DropReply, storefault.DropReply, storefault.DropReply, storefault.DropReply)
 	req := f.checkpoint(1, false)
 	f.refs.OnCall(func(op string, call int) {
 		if op == storefault.OpVerify && call == 1 {
-			require.NoError(t, f.inner.Subsume(context.Background(), req.CheckpointID(), 1))
+			require.NoError(t, remove(f))
 		}
 	})
-	res := f.finalize(req)
-	assert.Equal(t, workflows.Published, res.Phase, res.Reason)
-	assert.Equal(t, stores.ReasonSubsumed, f.entry(1).Tombstone.Reason)
+	return f, req, f.finalize(req)
 }
 
 // A lost fast-path task had published; the coordinator subsumed the
@@ -150,15 +158,9 @@ func TestRetriedTaskAfterSubsumeIsPublished(t *testing.T) {
 // The same holds for a reference the job's retirement removed: a retained
 // checkpoint's state stays for the operator.
 func TestRetiredBeforeVerifyIsPublishedAndKept(t *testing.T) {
-	f := newFixture(t, 0)
-	f.refs.Inject(storefault.OpPublish, storefault.DropReply, storefault.DropReply, storefault.DropReply, storefault.DropReply)
-	req := f.checkpoint(1, false)
-	f.refs.OnCall(func(op string, call int) {
-		if op == storefault.OpVerify && call == 1 {
-			require.NoError(t, f.inner.Retire(context.Background(), job, 1, true))
-		}
+	f, req, res := removedBeforeVerify(t, func(f *fixture) error {
+		return f.inner.Retire(context.Background(), job, 1, true)
 	})
-	res := f.finalize(req)
 	assert.Equal(t, workflows.Published, res.Phase, res.Reason)
 	assert.True(t, f.exists(req.MetadataKey), "retained state is never the finalization's to delete")
 }
