@@ -13,56 +13,77 @@ import (
 )
 
 const (
+	// passesInFlight bounds a lane's passes running at once: a pass that
+	// waits out an activity timeout (its worker killed) does not hold up
+	// the next.
+	passesInFlight = 3
 	// reconcilePassTimeout bounds the wait for one pass; a pass that
-	// outlives it (Temporal restarting) goes on and is not counted.
+	// outlives it goes on and is not counted.
 	reconcilePassTimeout = 2 * time.Minute
 	// reconcileReportLimit keeps every finding of a pass in its report.
 	reconcileReportLimit = 10000
 )
 
-// reconcileLoop runs the reconciler over every lane's cluster every
-// ReconcileEvery until ctx ends, as an operator's schedule would: apply,
-// dangling references quarantined, and a grace and tombstone TTL short
-// enough that a retired job is forgotten within the run.
+// reconcileLoop starts a pass of the reconciler over every lane's cluster
+// every ReconcileEvery until ctx ends, as an operator's schedule would:
+// apply, dangling references quarantined, and a grace and tombstone TTL
+// short enough that a retired job is forgotten within the run. Once ctx
+// ends it waits for the passes under way, so that none changes anything
+// while the run is checked.
 func (r *run) reconcileLoop(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, l := range r.w.lanes {
-		wg.Go(func() {
-			for sleep(ctx, r.cfg.ReconcileEvery); ctx.Err() == nil; sleep(ctx, r.cfg.ReconcileEvery) {
-				if err := r.reconcilePass(ctx, l); err != nil {
-					r.harnessError(err)
-					return
-				}
-			}
-		})
+		wg.Go(func() { r.reconcileLane(ctx, l) })
 	}
 	wg.Wait()
 }
 
-// reconcilePass runs one pass and takes in its report; only a request the
-// client refuses stops the loop (it would be refused every time).
-func (r *run) reconcilePass(ctx context.Context, l *lane) error {
+func (r *run) reconcileLane(ctx context.Context, l *lane) {
+	var passes sync.WaitGroup
+	defer passes.Wait()
+	slots := make(chan struct{}, passesInFlight)
 	req := workflows.ReconcileRequest{
 		Cluster: l.cluster, Apply: true, QuarantineDangling: true,
 		Grace: r.cfg.ReconcileGrace, TombstoneTTL: r.cfg.TombstoneTTL, ReportLimit: reconcileReportLimit,
 	}
-	pctx, cancel := context.WithTimeout(ctx, reconcilePassTimeout)
-	defer cancel()
-	rep, err := l.fc.Reconcile(pctx, req)
-	switch {
-	case errors.Is(err, client.ErrInvalidRequest):
-		return fmt.Errorf("reconciler of %s: request refused, no passes: %w", l.cluster, err)
-	case err != nil:
-		if ctx.Err() == nil {
-			r.cfg.Logger.Info("reconciler pass failed", "cluster", l.cluster, "error", err)
+	for sleep(ctx, r.cfg.ReconcileEvery); ctx.Err() == nil; sleep(ctx, r.cfg.ReconcileEvery) {
+		select {
+		case slots <- struct{}{}:
+		default:
+			continue // every slot holds a pass still under way
 		}
-		r.mu.Lock()
-		r.rep.Lifecycle.Reconciler.Failed++
-		r.mu.Unlock()
-		return nil
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		pass, err := l.fc.StartReconcile(sctx, req)
+		cancel()
+		switch {
+		case errors.Is(err, client.ErrInvalidRequest):
+			r.harnessError(fmt.Errorf("reconciler of %s: request refused, no passes: %w", l.cluster, err))
+			return
+		case err != nil:
+			r.passFailed(l, err)
+			<-slots
+			continue
+		}
+		passes.Go(func() {
+			defer func() { <-slots }()
+			// Not ctx: a pass under way when the run settles is waited for.
+			wctx, cancel := context.WithTimeout(context.Background(), reconcilePassTimeout)
+			defer cancel()
+			rep, err := pass.Wait(wctx)
+			if err != nil {
+				r.passFailed(l, err)
+				return
+			}
+			r.absorb(rep)
+		})
 	}
-	r.absorb(rep)
-	return nil
+}
+
+func (r *run) passFailed(l *lane, err error) {
+	r.cfg.Logger.Info("reconciler pass failed", "cluster", l.cluster, "error", err)
+	r.mu.Lock()
+	r.rep.Lifecycle.Reconciler.Failed++
+	r.mu.Unlock()
 }
 
 // absorb adds a pass's counts to the report and remembers the orphans it
