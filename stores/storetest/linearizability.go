@@ -17,7 +17,7 @@ import (
 // cores against a real server.
 const (
 	linClients        = 4
-	linCallsPerClient = 80
+	linCallsPerClient = 120
 	linCallTimeout    = 5 * time.Second
 	// linCheckTimeout bounds porcupine's search, which is NP-hard: a
 	// timeout fails the test, it never passes it.
@@ -40,7 +40,7 @@ const SeedVariable = "STORETEST_SEED"
 func RunLinearizabilityTests(t *testing.T, newHarness HarnessMaker, faults Faults, opts ...LinearizabilityOption) {
 	seed := linearizabilitySeed(t)
 	h := newHarness(t)
-	rec := newRecorder(slices.Contains(opts, ListingsKeyByKey))
+	rec := newRecorder(slices.Contains(opts, ListingsNotAtomic))
 	clients := make([]*linClient, linClients)
 	for i := range clients {
 		clients[i] = openClient(t, h, faults, i < linClients-1, i, seed)
@@ -58,14 +58,14 @@ func RunLinearizabilityTests(t *testing.T, newHarness HarnessMaker, faults Fault
 // LinearizabilityOption relaxes RunLinearizabilityTests for a backend.
 type LinearizabilityOption int
 
-// ListingsKeyByKey relaxes the check of listings for a backend whose List
-// and ListEntries read key by key rather than one snapshot: each key they
-// return or leave out counts as a read of its own at some moment within
-// the call, and ListJobs, which reads a job's state and its keys apart, is
-// left out of the history. A backend that needs it breaks the promise that
-// its reads are linearizable: say why where it is passed, and drop it once
-// fixed.
-const ListingsKeyByKey LinearizabilityOption = 1
+// ListingsNotAtomic leaves List, ListEntries and ListJobs out of the
+// history (they still run, as load) for a backend whose listings read key
+// by key instead of one snapshot, and the final observation reads key by
+// key. Checking such listings as one read per key over the listing's
+// interval is sound but makes porcupine's search explode on a history that
+// fails. A backend that needs it breaks the promise that its reads are
+// linearizable: say why where it is passed, and drop it once fixed.
+const ListingsNotAtomic LinearizabilityOption = 1
 
 func linearizabilitySeed(t *testing.T) uint64 {
 	seed := uint64(time.Now().UnixNano())
@@ -101,15 +101,18 @@ func openClient(t *testing.T, h Harness, faults Faults, faulty bool, id int, see
 
 // faultChance is how often a call runs with a fault armed: most often for
 // the calls that read many keys before their compare-and-set, where a
-// write held back opens the widest window for other clients' writes.
+// write held back opens the widest window for other clients' writes
+// (issue 10, finding 4: a publish landing inside Retire's window), and
+// seldom enough elsewhere that the other clients keep writing meanwhile
+// instead of waiting on faults of their own.
 func faultChance(k opKind) float64 {
 	switch k {
 	case opRetire:
 		return 0.9
 	case opCollect:
-		return 0.5
+		return 0.3
 	case opClaim, opPublish, opVerify, opSubsume, opQuarantine:
-		return 0.1
+		return 0.04
 	}
 	return 0
 }
@@ -138,7 +141,7 @@ func observe(t *testing.T, rec *recorder, c *linClient) {
 	deadline := time.Now().Add(time.Minute)
 	for _, job := range linearizabilityJobs {
 		calls := []call{{Kind: opReadJob, Job: job}}
-		if c.inv != nil {
+		if c.inv != nil && !rec.skipListings {
 			calls = append(calls, call{Kind: opListEntries, Job: job})
 		} else {
 			for n := uint64(1); n <= modelKeys; n++ {

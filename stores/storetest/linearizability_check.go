@@ -104,17 +104,11 @@ func explain(model porcupine.Model, info porcupine.LinearizationInfo, ops []porc
 // linearization that were made before any of them returned: the
 // candidates for its next step.
 func stuck(history, done []porcupine.Operation) []porcupine.Operation {
-	// A listing split by ListingsKeyByKey shares its client and times.
 	type id struct {
 		client int
 		call   int64
-		kind   opKind
-		key    uint64
 	}
-	idOf := func(op porcupine.Operation) id {
-		c := op.Input.(call)
-		return id{op.ClientId, op.Call, c.Kind, c.Key}
-	}
+	idOf := func(op porcupine.Operation) id { return id{op.ClientId, op.Call} }
 	in := map[id]bool{}
 	for _, op := range done {
 		in[idOf(op)] = true

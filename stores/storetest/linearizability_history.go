@@ -16,16 +16,17 @@ import (
 // recorder keeps the history porcupine checks: every call with the times it
 // was made and returned, on a monotonic clock shared by all clients.
 type recorder struct {
-	start    time.Time
-	keyByKey bool // ListingsKeyByKey
+	start time.Time
+	// skipListings: ListingsNotAtomic.
+	skipListings bool
 
 	mu     sync.Mutex
 	ops    []porcupine.Operation
 	counts map[string]int
 }
 
-func newRecorder(keyByKey bool) *recorder {
-	return &recorder{start: time.Now(), keyByKey: keyByKey, counts: map[string]int{}}
+func newRecorder(skipListings bool) *recorder {
+	return &recorder{start: time.Now(), skipListings: skipListings, counts: map[string]int{}}
 }
 
 func (r *recorder) now() int64 { return int64(time.Since(r.start)) }
@@ -36,7 +37,8 @@ func (r *recorder) now() int64 { return int64(time.Since(r.start)) }
 const possiblyApplied = math.MaxInt64
 
 // record makes the call on c's store and records it. A pure read whose
-// answer was lost constrains nothing and is left out.
+// answer was lost constrains nothing and is left out, and so are listings
+// under ListingsNotAtomic.
 func (r *recorder) record(client int, c call, cl *linClient) answer {
 	ctx, cancel := context.WithTimeout(context.Background(), linCallTimeout)
 	defer cancel()
@@ -47,35 +49,13 @@ func (r *recorder) record(client int, c call, cl *linClient) answer {
 	defer r.mu.Unlock()
 	r.counts[fmt.Sprintf("%-11s %s", c.Kind, a.verdict())]++
 	switch {
-	case a.Unknown && !c.Kind.mutates():
+	case a.Unknown && !c.Kind.mutates(), r.skipListings && c.Kind.lists():
 		return a
 	case a.Unknown:
 		returned = possiblyApplied
 	}
-	r.ops = append(r.ops, r.split(porcupine.Operation{ClientId: client, Input: c, Call: called, Output: a, Return: returned})...)
+	r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: c, Call: called, Output: a, Return: returned})
 	return a
-}
-
-// split applies ListingsKeyByKey: a listing becomes one opScanKey per key
-// over the listing's interval; ListJobs goes.
-func (r *recorder) split(op porcupine.Operation) []porcupine.Operation {
-	c, a := op.Input.(call), op.Output.(answer)
-	switch {
-	case !r.keyByKey || a.Malformed != "" || a.Rejection != "":
-		return []porcupine.Operation{op}
-	case c.Kind == opListJobs:
-		return nil
-	case c.Kind != opList && c.Kind != opListEntries:
-		return []porcupine.Operation{op}
-	}
-	var scans []porcupine.Operation
-	for n := uint64(1); n <= modelKeys; n++ {
-		scan := op
-		scan.Input = call{Kind: opScanKey, Job: c.Job, Key: n, PublishedOnly: c.Kind == opList}
-		scan.Output = answer{Entry: a.Keys[n]}
-		scans = append(scans, scan)
-	}
-	return scans
 }
 
 // fault counts a fault armed for one call and whether it acted.

@@ -27,19 +27,19 @@ const (
 	opList
 	opListEntries
 	opListJobs
-	// opScanKey is one key of a List or ListEntries answer, checked as a
-	// read of its own under ListingsKeyByKey.
-	opScanKey
 )
 
 var opNames = [...]string{"Claim", "Publish", "Verify", "Subsume", "Retire", "Collect", "Quarantine",
-	"Read", "ReadJob", "List", "ListEntries", "ListJobs", "ScanKey"}
+	"Read", "ReadJob", "List", "ListEntries", "ListJobs"}
 
 func (k opKind) String() string { return opNames[k] }
 
 // mutates reports whether the call may write: one whose answer is lost is
 // possibly applied. The others are pure reads, and a lost read says nothing.
 func (k opKind) mutates() bool { return k <= opQuarantine }
+
+// lists reports whether the call reads more than one key.
+func (k opKind) lists() bool { return k == opList || k == opListEntries || k == opListJobs }
 
 // call is one store call; only the fields its kind uses are set.
 type call struct {
@@ -56,9 +56,6 @@ type call struct {
 	// every tombstone is old enough; otherwise an hour before the test
 	// began, so none is.
 	Aged bool
-	// PublishedOnly: the opScanKey comes from a List, which shows
-	// published references only.
-	PublishedOnly bool
 }
 
 func (c call) id() stores.CheckpointID { return stores.CheckpointID{JobID: c.Job, Checkpoint: c.Key} }

@@ -20,10 +20,10 @@ var weights = []struct {
 	weight    int
 	inventory bool
 }{
-	{opClaim, 5, false}, {opPublish, 34, false}, {opVerify, 10, false}, {opSubsume, 8, false},
+	{opClaim, 3, false}, {opPublish, 40, false}, {opVerify, 10, false}, {opSubsume, 5, false},
 	{opRetire, 7, false}, {opCollect, 5, false}, {opQuarantine, 2, true},
-	{opRead, 10, false}, {opReadJob, 8, false}, {opList, 6, false},
-	{opListEntries, 5, true}, {opListJobs, 2, true},
+	{opRead, 10, false}, {opReadJob, 8, false}, {opList, 4, false},
+	{opListEntries, 3, true}, {opListJobs, 2, true},
 }
 
 // workload picks one client's calls, seeded, steered by what the client
@@ -62,6 +62,12 @@ func (w *workload) pick() call {
 	// Two tokens per key: a second finalization of the same checkpoint
 	// conflicts, the same one from another client is a retry.
 	c.Token = fmt.Sprintf("k%d-%c", c.Key, 'a'+w.rng.IntN(2))
+	if c.Kind == opSubsume {
+		// Subsumption removes older checkpoints: the upper half of the
+		// keys stays publishable until the job is retired, so that fresh
+		// publishes race each retirement.
+		c.Key = 1 + w.rng.Uint64N(modelKeys/2)
+	}
 	switch {
 	case c.Kind == opClaim && (c.Epoch == 0 || w.rng.IntN(3) == 0):
 		c.Epoch++
@@ -101,10 +107,15 @@ func (w *workload) learn(c call, a answer) {
 	case c.Kind == opClaim && a.Rejection == "":
 		w.epoch[c.Job] = c.Epoch
 	case c.Kind == opRetire && a.Rejection == "":
-		// Look whether anything is still published, then collect and
-		// claim the ID again: each retirement starts a fresh life.
-		w.next = append(w.next, call{Kind: opList, Job: c.Job}, call{Kind: opCollect, Job: c.Job, Aged: true},
-			call{Kind: opReadJob, Job: c.Job})
+		// Read what the retirement left: the watermark (a publish that
+		// raced it must be below it) and the keys fresh publishes go to
+		// (none may still be published), then collect and claim the ID
+		// again: each retirement starts a fresh life.
+		w.next = append(w.next, call{Kind: opReadJob, Job: c.Job})
+		for n := uint64(modelKeys/2 + 1); n <= modelKeys; n++ {
+			w.next = append(w.next, call{Kind: opRead, Job: c.Job, Key: n})
+		}
+		w.next = append(w.next, call{Kind: opCollect, Job: c.Job, Aged: true}, call{Kind: opReadJob, Job: c.Job})
 	case c.Kind == opReadJob:
 		w.epoch[c.Job] = a.State.Epoch
 		if a.State.Retired {

@@ -12,7 +12,7 @@ import (
 
 // modelKeys is how many checkpoint keys (1..modelKeys) each job of the
 // workload uses: few, so that concurrent calls collide on them.
-const modelKeys = 6
+const modelKeys = 12
 
 // modelNow is the clock of every decision the model takes. Since (when a
 // tombstone was written, by the backend's clock) is the one field the model

@@ -29,8 +29,6 @@ func describeCall(c call, a answer) string {
 		in = fmt.Sprintf("#%d %s", c.Key, c.Token)
 	case opRead:
 		in = fmt.Sprintf("#%d", c.Key)
-	case opScanKey:
-		in = fmt.Sprintf("#%d published only %t", c.Key, c.PublishedOnly)
 	}
 	return fmt.Sprintf("%s(%s) -> %s", c.Kind, in, describeAnswer(c.Kind, a))
 }
@@ -49,7 +47,7 @@ func describeAnswer(k opKind, a answer) string {
 		return a.Verdict.String()
 	case opCollect:
 		return fmt.Sprintf("%d collected", a.Count)
-	case opRead, opScanKey:
+	case opRead:
 		return describeSlot(a.Entry)
 	case opReadJob:
 		return describeJob(a.State)

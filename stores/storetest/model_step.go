@@ -50,12 +50,6 @@ func step(m jobModel, c call, a answer) (bool, jobModel) {
 		return a.answers(a.Keys == m.Keys), m
 	case opListJobs:
 		return a.answers(a.Listed == stores.JobKnown(m.Job, len(m.entries()))), m
-	case opScanKey:
-		want := m.Keys[c.Key]
-		if c.PublishedOnly && !want.Published {
-			want = slot{}
-		}
-		return a.answers(a.Entry == want), m
 	}
 	panic("storetest: unknown call kind")
 }
