@@ -62,7 +62,7 @@ func (r *recorder) record(client int, c call, cl *linClient) answer {
 func (r *recorder) fault(name string, acted bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.counts[fmt.Sprintf("fault %-18s acted %t", name, acted)]++
+	r.counts[fmt.Sprintf("fault %-26s acted %t", name, acted)]++
 }
 
 // operations returns the history, the possibly applied calls returning

@@ -15,15 +15,18 @@ var linearizabilityJobs = []stores.JobID{{Cluster: "lin-a", Job: "j1"}, {Cluster
 // enough for jobs to go through whole lives (claim, publish, subsume,
 // retire, collect, forget, claim again) within a few hundred calls, with
 // publishes of fresh keys racing each retirement.
-var weights = []struct {
-	kind      opKind
-	weight    int
-	inventory bool
-}{
+var weights = []weight{
 	{opClaim, 3, false}, {opPublish, 40, false}, {opVerify, 10, false}, {opSubsume, 5, false},
 	{opRetire, 7, false}, {opCollect, 5, false}, {opQuarantine, 2, true},
 	{opRead, 10, false}, {opReadJob, 8, false}, {opList, 4, false},
 	{opListEntries, 3, true}, {opListJobs, 2, true},
+}
+
+type weight struct {
+	kind   opKind
+	weight int
+	// inventory: a stores.Inventory call, made only on a backend that has it.
+	inventory bool
 }
 
 // workload picks one client's calls, seeded, steered by what the client
@@ -80,23 +83,12 @@ func (w *workload) pick() call {
 }
 
 func (w *workload) kind() opKind {
-	total := 0
-	for _, k := range weights {
-		if w.inventory || !k.inventory {
-			total += k.weight
+	return PickWeighted(w.rng, weights, func(k weight) int {
+		if k.inventory && !w.inventory {
+			return 0
 		}
-	}
-	n := w.rng.IntN(total)
-	for _, k := range weights {
-		if !w.inventory && k.inventory {
-			continue
-		}
-		if n < k.weight {
-			return k.kind
-		}
-		n -= k.weight
-	}
-	panic("unreachable")
+		return k.weight
+	}).kind
 }
 
 // learn updates what the client knows from an answer and queues the calls
