@@ -43,60 +43,34 @@ func (zkFaults) Open(t *testing.T, h storetest.Harness) (stores.ReferenceStore, 
 
 type zkBreaker struct{ proxy *zkfault.Proxy }
 
+type zkFault struct {
+	name   string
+	fault  zkfault.Fault
+	weight int
+}
+
 // Holds come up four times as often as each drop: a held compare-and-set
 // is the race window of issue 10's finding 4 (a key created between
 // Retire's reads and its multi-op), and it costs no reconnection. Holds
 // are short: a long one lets another client's write change the job node,
 // which fails the held multi-op and hides the race.
-var zkFaultKinds = []struct {
-	name   string
-	fault  zkfault.Fault
-	weight int
-}{
+var zkFaultKinds = []zkFault{
 	{"drop write request", zkfault.DropWriteRequest, 1},
 	{"drop write reply", zkfault.DropWriteReply, 1},
 	{"hold write", zkfault.HoldWriteRequest, 4},
 }
 
-func pickFault(rng *rand.Rand) (string, zkfault.Fault) {
-	total := 0
-	for _, k := range zkFaultKinds {
-		total += k.weight
-	}
-	n := rng.IntN(total)
-	for _, k := range zkFaultKinds {
-		if n < k.weight {
-			return k.name, k.fault
-		}
-		n -= k.weight
-	}
-	panic("unreachable")
-}
-
 func (b zkBreaker) Arm(rng *rand.Rand) (string, func() bool) {
-	name, fault := pickFault(rng)
-	acted := b.proxy.Inject(fault)
+	k := storetest.PickWeighted(rng, zkFaultKinds, func(k zkFault) int { return k.weight })
+	acted := b.proxy.Inject(k.fault)
 	healed := make(chan struct{})
-	if fault == zkfault.HoldWriteRequest {
-		hold := time.Duration(5+rng.IntN(35)) * time.Millisecond
-		go func() {
-			select {
-			case <-acted:
-				time.Sleep(hold)
-				b.proxy.Release()
-			case <-healed:
-			}
-		}()
+	if k.fault == zkfault.HoldWriteRequest {
+		storetest.ReleaseLater(acted, healed, time.Duration(5+rng.IntN(35))*time.Millisecond, b.proxy.Release)
 	}
-	return name, func() bool {
+	return k.name, func() bool {
 		close(healed)
 		b.proxy.Heal()
 		b.proxy.Release()
-		select {
-		case <-acted:
-			return true
-		default:
-			return false
-		}
+		return storetest.Closed(acted)
 	}
 }
