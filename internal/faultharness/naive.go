@@ -1,6 +1,9 @@
 package faultharness
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -8,6 +11,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -58,7 +62,11 @@ func NaiveFinalize(ctx workflow.Context, in NaiveInput) (workflows.FinalizeResul
 	}
 	if err := workflow.ExecuteActivity(actx(1, 30*time.Second), naiveActivities.Publish, pub).Get(ctx, nil); err != nil {
 		// The unsafe step: "failed" is taken at its word.
-		if derr := workflow.ExecuteActivity(actx(0, time.Minute), naiveActivities.Discard, persisted.HandleKey).Get(ctx, nil); derr != nil {
+		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: time.Minute,
+			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second},
+		})
+		if derr := workflow.ExecuteLocalActivity(lctx, NaiveDiscardActivity, persisted.HandleKey).Get(ctx, nil); derr != nil {
 			res.Phase, res.Reason = workflows.Abandoned, "discard failed: "+derr.Error()
 			return res, nil
 		}
@@ -79,6 +87,30 @@ func NaiveFinalize(ctx workflow.Context, in NaiveInput) (workflows.FinalizeResul
 	}
 	res.Phase = workflows.Published
 	return res, nil
+}
+
+// NaiveDiscardActivity is the registered name of naiveDiscarder.Discard.
+const NaiveDiscardActivity = "FaultHarnessNaiveDiscard"
+
+// naiveDiscarder deletes a handle's state with no check at all, as Flink's
+// discard did. The real Discard activity fences the key and re-reads it
+// before it deletes anything, the very safety naive mode switches off; so
+// the naive workflow runs this one, a local activity of the harness's own
+// workflow worker, on the harness's path to the bucket.
+type naiveDiscarder struct{ states *blobstate.Store }
+
+func (d naiveDiscarder) Discard(ctx context.Context, handleKey string) error {
+	h, err := d.states.ReadKey(ctx, handleKey)
+	if errors.Is(err, blobstate.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("naive discard %s: %w", handleKey, err)
+	}
+	if _, err := d.states.Discard(ctx, h); err != nil {
+		return fmt.Errorf("naive discard %s: %w", handleKey, err)
+	}
+	return nil
 }
 
 // naiveWorkflowID keeps naive executions apart from the contract's IDs.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -141,10 +142,12 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 		}
 	}
 	if cfg.Naive {
-		// Workflow tasks only: the naive workflow's activities are the real
-		// ones, run by the worker processes on the real task queue.
+		// Workflow tasks and the naive discard only: the naive workflow's
+		// other activities are the real ones, run by the worker processes
+		// on the real task queue.
 		w.naive = sdkworker.New(w.tc, naiveTaskQueue, sdkworker.Options{LocalActivityWorkerOnly: true})
 		w.naive.RegisterWorkflowWithOptions(NaiveFinalize, workflow.RegisterOptions{Name: NaiveWorkflow})
+		w.naive.RegisterActivityWithOptions(naiveDiscarder{w.states}.Discard, activity.RegisterOptions{Name: NaiveDiscardActivity})
 		if err := w.naive.Start(); err != nil {
 			return nil, fmt.Errorf("start the naive workflow worker: %w", err)
 		}
