@@ -132,12 +132,12 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 	switch res.Phase {
 	case workflows.Published:
 		// Still referenced, or removed (subsumed, retired, quarantined: a
-		// tombstone of its token), or that tombstone collected (the key
-		// absent at or below the watermark, or a past incarnation's key);
-		// anything else lost an acknowledged checkpoint, or it was never
-		// published (I7).
-		collected := (past && !e.HoldsToken(token) && (e.Tombstone == nil || e.Tombstone.Token != token)) ||
-			(e.Absent() && f.req.Checkpoint <= js.Watermark)
+		// tombstone of its token), or subsumed and that tombstone collected
+		// (no reference at or below the watermark: the key absent, or
+		// fenced again by a late discard's guard), or a past incarnation's
+		// key; anything else lost an acknowledged checkpoint, or it was
+		// never published (I7).
+		collected := past || (e.Reference == nil && f.req.Checkpoint <= js.Watermark)
 		if !e.HoldsToken(token) && !removed(e, token) && !collected {
 			r.violation("I4", f.subject(), "ended Published, but its key holds %s", describeEntry(e))
 		}

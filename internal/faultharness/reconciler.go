@@ -13,13 +13,13 @@ import (
 )
 
 const (
-	// passesInFlight bounds a lane's passes running at once: a pass that
-	// waits out an activity timeout (its worker killed) does not hold up
-	// the next.
-	passesInFlight = 3
-	// reconcilePassTimeout bounds the wait for one pass; a pass that
-	// outlives it goes on and is not counted.
-	reconcilePassTimeout = 2 * time.Minute
+	// passesInFlight bounds a lane's passes under way: a pass whose
+	// activity ran on a killed worker waits out that activity's timeout
+	// (minutes), and the next passes must not wait for it.
+	passesInFlight = 8
+	// passSettle is how long the passes under way get to end once the run
+	// has settled; those still waiting then are terminated.
+	passSettle = 15 * time.Second
 	// reconcileReportLimit keeps every finding of a pass in its report.
 	reconcileReportLimit = 10000
 )
@@ -28,8 +28,8 @@ const (
 // every ReconcileEvery until ctx ends, as an operator's schedule would:
 // apply, dangling references quarantined, and a grace and tombstone TTL
 // short enough that a retired job is forgotten within the run. Once ctx
-// ends it waits for the passes under way, so that none changes anything
-// while the run is checked.
+// ends the passes under way get passSettle to end and the rest are
+// terminated, so that none changes anything while the run is checked.
 func (r *run) reconcileLoop(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, l := range r.w.lanes {
@@ -58,6 +58,7 @@ func (r *run) reconcileLane(ctx context.Context, l *lane) {
 		switch {
 		case errors.Is(err, client.ErrInvalidRequest):
 			r.harnessError(fmt.Errorf("reconciler of %s: request refused, no passes: %w", l.cluster, err))
+			<-slots
 			return
 		case err != nil:
 			r.passFailed(l, err)
@@ -66,16 +67,29 @@ func (r *run) reconcileLane(ctx context.Context, l *lane) {
 		}
 		passes.Go(func() {
 			defer func() { <-slots }()
-			// Not ctx: a pass under way when the run settles is waited for.
-			wctx, cancel := context.WithTimeout(context.Background(), reconcilePassTimeout)
-			defer cancel()
-			rep, err := pass.Wait(wctx)
-			if err != nil {
-				r.passFailed(l, err)
-				return
-			}
-			r.absorb(rep)
+			r.awaitPass(ctx, l, pass)
 		})
+	}
+}
+
+// awaitPass takes in the pass's report when it ends; once ctx ended it
+// waits passSettle more, then terminates the pass.
+func (r *run) awaitPass(ctx context.Context, l *lane, pass *client.ReconcileRun) {
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(passSettle, cancel) })()
+	rep, err := pass.Wait(wctx)
+	if err == nil {
+		r.absorb(rep)
+		return
+	}
+	r.passFailed(l, err)
+	if ctx.Err() != nil {
+		tctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := r.w.tc.TerminateWorkflow(tctx, pass.WorkflowID, "", "fault harness: the run has settled"); err != nil {
+			r.cfg.Logger.Info("terminate a reconciler pass", "workflowId", pass.WorkflowID, "error", err)
+		}
 	}
 }
 
