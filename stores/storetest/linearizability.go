@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -37,10 +36,10 @@ const SeedVariable = "STORETEST_SEED"
 // backend breaks now and then; a call whose outcome is then unknown is
 // recorded as possibly applied: it may take effect at any point up to the
 // end of the history, or not at all.
-func RunLinearizabilityTests(t *testing.T, newHarness HarnessMaker, faults Faults, opts ...LinearizabilityOption) {
+func RunLinearizabilityTests(t *testing.T, newHarness HarnessMaker, faults Faults) {
 	seed := linearizabilitySeed(t)
 	h := newHarness(t)
-	rec := newRecorder(slices.Contains(opts, ListingsNotAtomic))
+	rec := newRecorder()
 	clients := make([]*linClient, linClients)
 	for i := range clients {
 		clients[i] = openClient(t, h, faults, i < linClients-1, i, seed)
@@ -54,18 +53,6 @@ func RunLinearizabilityTests(t *testing.T, newHarness HarnessMaker, faults Fault
 	rec.summarize(t)
 	checkLinearizable(t, rec.operations(), seed)
 }
-
-// LinearizabilityOption relaxes RunLinearizabilityTests for a backend.
-type LinearizabilityOption int
-
-// ListingsNotAtomic leaves List, ListEntries and ListJobs out of the
-// history (they still run, as load) for a backend whose listings read key
-// by key instead of one snapshot, and the final observation reads key by
-// key. Checking such listings as one read per key over the listing's
-// interval is sound but makes porcupine's search explode on a history that
-// fails. A backend that needs it breaks the promise that its reads are
-// linearizable: say why where it is passed, and drop it once fixed.
-const ListingsNotAtomic LinearizabilityOption = 1
 
 func linearizabilitySeed(t *testing.T) uint64 {
 	seed := uint64(time.Now().UnixNano())
@@ -141,7 +128,7 @@ func observe(t *testing.T, rec *recorder, c *linClient) {
 	deadline := time.Now().Add(time.Minute)
 	for _, job := range linearizabilityJobs {
 		calls := []call{{Kind: opReadJob, Job: job}}
-		if c.inv != nil && !rec.skipListings {
+		if c.inv != nil {
 			calls = append(calls, call{Kind: opListEntries, Job: job})
 		} else {
 			for n := uint64(1); n <= modelKeys; n++ {

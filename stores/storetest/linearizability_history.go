@@ -17,16 +17,14 @@ import (
 // was made and returned, on a monotonic clock shared by all clients.
 type recorder struct {
 	start time.Time
-	// skipListings: ListingsNotAtomic.
-	skipListings bool
 
 	mu     sync.Mutex
 	ops    []porcupine.Operation
 	counts map[string]int
 }
 
-func newRecorder(skipListings bool) *recorder {
-	return &recorder{start: time.Now(), skipListings: skipListings, counts: map[string]int{}}
+func newRecorder() *recorder {
+	return &recorder{start: time.Now(), counts: map[string]int{}}
 }
 
 func (r *recorder) now() int64 { return int64(time.Since(r.start)) }
@@ -37,8 +35,7 @@ func (r *recorder) now() int64 { return int64(time.Since(r.start)) }
 const possiblyApplied = math.MaxInt64
 
 // record makes the call on c's store and records it. A pure read whose
-// answer was lost constrains nothing and is left out, and so are listings
-// under ListingsNotAtomic.
+// answer was lost constrains nothing and is left out.
 func (r *recorder) record(client int, c call, cl *linClient) answer {
 	ctx, cancel := context.WithTimeout(context.Background(), linCallTimeout)
 	defer cancel()
@@ -49,7 +46,7 @@ func (r *recorder) record(client int, c call, cl *linClient) answer {
 	defer r.mu.Unlock()
 	r.counts[fmt.Sprintf("%-11s %s", c.Kind, a.verdict())]++
 	switch {
-	case a.Unknown && !c.Kind.mutates(), r.skipListings && c.Kind.lists():
+	case a.Unknown && !c.Kind.mutates():
 		return a
 	case a.Unknown:
 		returned = possiblyApplied

@@ -38,9 +38,6 @@ func (k opKind) String() string { return opNames[k] }
 // possibly applied. The others are pure reads, and a lost read says nothing.
 func (k opKind) mutates() bool { return k <= opQuarantine }
 
-// lists reports whether the call reads more than one key.
-func (k opKind) lists() bool { return k == opList || k == opListEntries || k == opListJobs }
-
 // call is one store call; only the fields its kind uses are set.
 type call struct {
 	Kind    opKind

@@ -78,7 +78,7 @@ func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Ent
 	if err := s.sync(ctx); err != nil {
 		return nil, fmt.Errorf("list keys of %s: %w", job, err)
 	}
-	entries, _, err := s.getEntries(ctx, job)
+	entries, _, err := s.snapshot(ctx, job)
 	return entries, err
 }
 
@@ -90,18 +90,26 @@ func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token st
 	}
 	op := fmt.Sprintf("quarantine checkpoint %s", id)
 	return casLoop(op, func() (bool, error) {
+		job, jobVersion, err := s.getJob(ctx, id.JobID)
+		if err != nil {
+			return false, err
+		}
 		cur, version, err := s.getEntry(ctx, id)
 		if err != nil {
 			return false, err
 		}
 		next, err := stores.DecideQuarantine(cur, token, s.now())
 		if err != nil || next == nil {
-			return false, err
+			return false, err // decided on the key alone, read at one moment
 		}
 		data, err := s.encode(*next)
 		if err != nil {
 			return false, err
 		}
-		return s.apply(ctx, op, s.put(s.keyPath(id), data, version))
+		touch, err := s.touchJob(id.JobID, job, jobVersion)
+		if err != nil {
+			return false, err
+		}
+		return s.apply(ctx, op, touch, s.put(s.keyPath(id), data, version))
 	})
 }

@@ -92,3 +92,46 @@ func TestPublishPreparedBeforeForgetNeverLandsInTheNewJob(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, stores.JobState{Epoch: 2, Owner: "new-incarnation", ForgottenEpoch: 1}, st)
 }
+
+// Found by the linearizability checker: a fence that Verify creates
+// between CollectTombstones' reads and its multi-op does not change the
+// job node's version, so the collection misses it, forgets the job and
+// leaves the old incarnation's fence at a key the reused ID will publish
+// (DecideCollect forgets a retired job only once none of its keys is left).
+// Fixed by rewriting the job node in every multi-op that writes a key.
+func TestCollectSeesAFenceVerifyCreatedMeanwhile(t *testing.T) {
+	through, proxy, direct := faulty(t)
+	ctx := t.Context()
+	require.NoError(t, direct.Publish(ctx, publication(1, 1)))
+	require.NoError(t, direct.Retire(ctx, job, 1, false))
+
+	var verdict stores.Verdict
+	var n int
+	collected := heldCall(t, proxy,
+		func(ctx context.Context) (err error) {
+			n, err = through.CollectTombstones(ctx, job, time.Now().Add(time.Hour))
+			return err
+		},
+		func() {
+			var err error
+			verdict, err = direct.Verify(ctx, checkpointID(5), "other", 1)
+			require.NoError(t, err)
+			// The collection has not landed yet: it must come after the fence.
+			st, err := direct.ReadJob(ctx, job)
+			require.NoError(t, err)
+			require.True(t, st.Retired)
+		})
+	require.NoError(t, collected)
+	require.Equal(t, stores.Absent, verdict)
+
+	st, err := direct.ReadJob(ctx, job)
+	require.NoError(t, err)
+	e, err := direct.Read(ctx, checkpointID(5))
+	require.NoError(t, err)
+	// The collection came after the fence: either it collected the fence
+	// too (2 collected, nothing left) or it did not forget the job.
+	if st.Owner == "" && !st.Retired {
+		assert.Equal(t, 2, n, "the job was forgotten: every key must have gone")
+		assert.True(t, e.Absent(), "the job was forgotten with the fence of checkpoint 5 left: %+v", e.Tombstone)
+	}
+}

@@ -17,17 +17,13 @@ import (
 // dropped, its reply dropped after the server applied it, or held back
 // while the other sessions write and then delivered.
 //
-// ListingsNotAtomic: List, ListEntries and ListJobs list a node's children
-// and then read them one by one, so a listing can show keys as of
-// different moments (a collection's deletes half seen, a reference
-// subsumed after the listing and another published before its read): a
-// state that never existed. That breaks stores.Inventory's promise of
-// linearizable reads; until the backend reads a snapshot, the suite leaves
-// ZooKeeper's listings out of the check.
+// Listings are checked too: every write of a job's keys rewrites its job
+// node, and a listing that finds the job node's version unchanged across
+// it read one snapshot.
 func TestLinearizability(t *testing.T) {
 	storetest.RunLinearizabilityTests(t, func(t *testing.T) storetest.Harness {
 		return harness{cfg: config(server.Addr, uniqueRoot())}
-	}, zkFaults{}, storetest.ListingsNotAtomic)
+	}, zkFaults{})
 }
 
 type zkFaults struct{}

@@ -58,23 +58,17 @@ func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
 		}
 		next, err := stores.DecidePublish(job, cur, p)
 		if err != nil || next == nil {
-			return false, err
+			return s.settled(ctx, p.JobID, jobVersion, err)
 		}
 		data, err := s.encode(*next)
 		if err != nil {
 			return false, err
 		}
-		// Rewriting the job node (unchanged) rather than only checking its
-		// version bumps that version: creating a child does not, so a
-		// Retire or a collection that read the keys before this one landed
-		// would otherwise miss it and both would answer success.
-		jobData, err := stores.EncodeJobState(job)
+		touch, err := s.touchJob(p.JobID, job, jobVersion)
 		if err != nil {
 			return false, err
 		}
-		return s.apply(ctx, op,
-			&zk.SetDataRequest{Path: s.jobPath(p.JobID), Data: jobData, Version: jobVersion},
-			s.put(s.keyPath(p.CheckpointID), data, version))
+		return s.apply(ctx, op, touch, s.put(s.keyPath(p.CheckpointID), data, version))
 	})
 }
 
@@ -90,6 +84,10 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 	}
 	var verdict stores.Verdict
 	err := casLoop(op, func() (bool, error) {
+		job, jobVersion, err := s.getJob(ctx, id.JobID)
+		if err != nil {
+			return false, err
+		}
 		cur, version, err := s.getEntry(ctx, id)
 		if err != nil {
 			return false, err
@@ -97,13 +95,17 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 		v, fence := stores.DecideVerify(cur, token, attempt, s.now())
 		verdict = v
 		if fence == nil {
-			return false, nil
+			return false, nil // decided on the key alone, read at one moment
 		}
 		data, err := s.encode(*fence)
 		if err != nil {
 			return false, err
 		}
-		return s.apply(ctx, op, s.put(s.keyPath(id), data, version))
+		touch, err := s.touchJob(id.JobID, job, jobVersion)
+		if err != nil {
+			return false, err
+		}
+		return s.apply(ctx, op, touch, s.put(s.keyPath(id), data, version))
 	})
 	if err != nil {
 		return stores.VerdictUnknown, err
@@ -129,7 +131,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 		}
 		entry, next, err := stores.DecideSubsume(job, cur, id.Checkpoint, epoch, s.now())
 		if err != nil || next == nil {
-			return false, err
+			return s.settled(ctx, id.JobID, jobVersion, err)
 		}
 		jobData, err := stores.EncodeJobState(*next)
 		if err != nil {
@@ -166,7 +168,7 @@ func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep
 		}
 		writes, next, err := stores.DecideRetire(st, entries, epoch, keep, s.now())
 		if err != nil || next == nil {
-			return false, err
+			return s.settled(ctx, job, jobVersion, err)
 		}
 		jobData, err := stores.EncodeJobState(*next)
 		if err != nil {
@@ -204,20 +206,20 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 		drop, next := stores.DecideCollect(st, entries, olderThan)
 		collected = len(drop)
 		if len(drop) == 0 && next == nil {
-			return false, nil
+			return s.settled(ctx, job, jobVersion, nil)
 		}
-		// The job node's version pins the watermark the choice was made
-		// against. A forgotten job's node is rewritten, never deleted: a
-		// node created again would restart at version 0, and a publish
-		// prepared against the old one could pass its version check.
-		ops := []any{&zk.CheckVersionRequest{Path: s.jobPath(job), Version: jobVersion}}
-		if next != nil {
-			jobData, err := stores.EncodeJobState(*next)
-			if err != nil {
-				return false, err
-			}
-			ops[0] = &zk.SetDataRequest{Path: s.jobPath(job), Data: jobData, Version: jobVersion}
+		// The job node's version pins the watermark and the keys the choice
+		// was made against. A forgotten job's node is rewritten, never
+		// deleted: a node created again would restart at version 0, and a
+		// publish prepared against the old one could pass its version check.
+		if next == nil {
+			next = &st
 		}
+		touch, err := s.touchJob(job, *next, jobVersion)
+		if err != nil {
+			return false, err
+		}
+		ops := []any{touch}
 		for _, n := range drop {
 			id := stores.CheckpointID{JobID: job, Checkpoint: n}
 			ops = append(ops, &zk.DeleteRequest{Path: s.keyPath(id), Version: versions[n]})

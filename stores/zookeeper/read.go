@@ -39,7 +39,7 @@ func (s *Store) List(ctx context.Context, job stores.JobID) ([]stores.Entry, err
 	if err := s.sync(ctx); err != nil {
 		return nil, fmt.Errorf("list references of %s: %w", job, err)
 	}
-	entries, _, err := s.getEntries(ctx, job)
+	entries, _, err := s.snapshot(ctx, job)
 	if err != nil {
 		return nil, err
 	}
