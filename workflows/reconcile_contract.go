@@ -14,10 +14,16 @@ const (
 	DefaultReconcileGrace = time.Hour
 	// DefaultTombstoneTTL: tombstones younger than this are kept.
 	DefaultTombstoneTTL = 24 * time.Hour
-	// MinTombstoneTTL is the shortest TTL accepted: a tombstone keeps a
-	// zombie attempt out, so it must outlive any activity that saw the key
-	// free (DESIGN.md step 7); every activity here times out within minutes.
-	MinTombstoneTTL = 10 * time.Minute
+	// MinTombstoneTTL is the shortest TTL accepted. No store write depends
+	// on a tombstone's age: every write is conditional on the versions it
+	// read (a job node, a ConfigMap's resourceVersion, one transaction), a
+	// collected key stays below the watermark, and a forgotten job's epochs
+	// continue above the old ones. What the TTL bounds is a discard's window
+	// between its fence and its delete (one activity attempt; each attempt
+	// fences again): a retired job forgotten and reclaimed inside that
+	// window could have its new checkpoint's directory emptied. The default
+	// (24h) keeps far above any attempt; the fault harness runs at seconds.
+	MinTombstoneTTL = time.Second
 	// DefaultReportLimit caps each list of a ReconcileReport; the counts
 	// are always complete.
 	DefaultReportLimit = 100

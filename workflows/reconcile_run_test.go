@@ -42,7 +42,7 @@ func TestReconcileRefusesAnInvalidRequest(t *testing.T) {
 	f := newReconcileFixture(t)
 	for _, req := range []workflows.ReconcileRequest{
 		{Cluster: "Bad_Cluster", TombstoneTTL: workflows.DefaultTombstoneTTL},
-		{Cluster: "c1", TombstoneTTL: time.Minute},
+		{Cluster: "c1", TombstoneTTL: time.Millisecond},
 		{Cluster: "c1", Grace: -time.Second, TombstoneTTL: workflows.DefaultTombstoneTTL},
 	} {
 		env := f.env(later())

@@ -154,7 +154,7 @@ func TestReconcileUsageErrors(t *testing.T) {
 	}{
 		{[]string{"reconcile"}, "missing --cluster"},
 		{[]string{"reconcile", "--cluster", "C_1"}, "invalid cluster"},
-		{[]string{"reconcile", "--cluster", "c1", "--tombstone-ttl", "1m"}, "invalid tombstoneTtl"},
+		{[]string{"reconcile", "--cluster", "c1", "--tombstone-ttl", "10ms"}, "invalid tombstoneTtl"},
 		{[]string{"reconcile", "--cluster", "c1", "--grace", "-1s"}, "invalid grace"},
 		{[]string{"reconcile", "--cluster", "c1", "--interval", "5m"}, "--interval needs --schedule"},
 		{[]string{"reconcile", "--cluster", "c1", "--schedule", "--interval", "5s"}, "--interval must be at least 1m0s"},
