@@ -53,7 +53,11 @@ type Config struct {
 	ReconcileEvery time.Duration
 	// ReconcileGrace and TombstoneTTL are the reconciler's grace and
 	// tombstone TTL: short, so that retired jobs are forgotten within the
-	// run. 0: 2s and 3s.
+	// run, yet the TTL longer than anything of the run that may still act
+	// on a key's tombstone (a fast-path workflow task retried after its
+	// worker was killed asks the store whether its lost run published: a
+	// tombstone collected by then leaves it no way to tell, and it ends
+	// Failed). 0: 2s and 30s.
 	ReconcileGrace time.Duration
 	TombstoneTTL   time.Duration
 	// SampleEvery spaces the rounds of the continuous I1/I2 check. 0: 250ms;
@@ -144,7 +148,7 @@ func (c Config) lifecycleDefaults() Config {
 		c.ReconcileGrace = 2 * time.Second
 	}
 	if c.TombstoneTTL == 0 {
-		c.TombstoneTTL = 3 * time.Second
+		c.TombstoneTTL = 30 * time.Second
 	}
 	if c.SampleEvery == 0 {
 		c.SampleEvery = 250 * time.Millisecond

@@ -100,7 +100,7 @@ func parse(args []string, stderr io.Writer) (faultharness.Config, bool, bool, er
 	fs.IntVar(&cfg.Adversarial, "adversarial", 0, "adversarial requests in the random phase: another job's or a nested directory, an unclaimed epoch, a trigger before the claim (default K/8, at least one of each; negative: none)")
 	fs.DurationVar(&cfg.ReconcileEvery, "reconcile-every", 0, "reconciler pass interval, apply and dangling quarantine (default 3s; negative: no reconciler)")
 	fs.DurationVar(&cfg.ReconcileGrace, "reconcile-grace", 0, "the reconciler's grace (default 2s)")
-	fs.DurationVar(&cfg.TombstoneTTL, "tombstone-ttl", 0, "the reconciler's tombstone TTL (default 3s)")
+	fs.DurationVar(&cfg.TombstoneTTL, "tombstone-ttl", 0, "the reconciler's tombstone TTL (default 30s: longer than a fast-path workflow task's retry after a worker kill)")
 	fs.DurationVar(&cfg.SampleEvery, "sample-every", 0, "interval between rounds of the continuous I1/I2 check of every live reference (default 250ms; negative: none)")
 	fs.StringVar(&cfg.WorkerBinary, "worker-binary", "", "finalizer-worker binary (default: built from this module)")
 	fs.StringVar(&cfg.Dir, "dir", "", "directory for the run's logs and databases (default: a temporary one)")
