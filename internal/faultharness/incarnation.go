@@ -1,9 +1,5 @@
 package faultharness
 
-import (
-	"time"
-)
-
 // retirement ends one incarnation of a job ID: the job manager retired
 // the job at its last epoch; once the reconciler forgot it, a new job
 // manager claims the ID above that epoch and restarts checkpoint IDs at 1,
@@ -16,7 +12,6 @@ type retirement struct {
 	// checkpoints (DiscardCheckpoints); otherwise they are retained for
 	// the operator, reported and never deleted.
 	discard bool
-	at      time.Time
 }
 
 // retiredIncarnation returns the retirement that ended the incarnation of

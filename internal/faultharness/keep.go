@@ -65,6 +65,19 @@ func (r *run) handleKeptBy(key string, fins []*finalization) string {
 	return ""
 }
 
+// reported reports whether the reconciler reported every handle blob of
+// the state as kept.
+func (r *run) reported(s *stateAtRest) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, key := range s.handles {
+		if r.kept[key] == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // finalizationKeeps says why a finalization's state stays by design.
 func finalizationKeeps(f *finalization) string {
 	res, _, _ := f.outcome()

@@ -49,7 +49,7 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	}
 	retiredAt := time.Now()
 	j.mu.Lock()
-	j.retired = append(j.retired, retirement{upTo: epoch, discard: discard, at: retiredAt})
+	j.retired = append(j.retired, retirement{upTo: epoch, discard: discard})
 	j.mu.Unlock()
 	r.countRetirement(discard, inFlight)
 	r.cfg.Logger.Info("job retired", "job", j.id, "epoch", epoch, "discardCheckpoints", discard, "inFlight", inFlight)

@@ -107,12 +107,17 @@ func (r *run) orphans(ctx context.Context) (leaks []orphan, kept map[string]int,
 		if e.Reference != nil {
 			continue
 		}
-		if why := r.keptBy(s, byID[id]); why != "" {
+		why := r.keptBy(s, byID[id])
+		reason := "no finalization known"
+		switch {
+		case why == keptRetained && !r.reported(s):
+			// Kept, but an operator must hear of it (I3).
+			reason = "retained by its job's retirement, yet never reported by the reconciler"
+		case why != "":
 			kept[why]++
 			continue
-		}
-		reason := "no finalization known"
-		if fins := byID[id]; len(fins) > 0 {
+		case len(byID[id]) > 0:
+			fins := byID[id]
 			res, _, failure := fins[len(fins)-1].outcome()
 			reason = "finalization " + outcomeName(res, failure)
 		}
