@@ -18,11 +18,13 @@ const (
 	// on a tombstone's age: every write is conditional on the versions it
 	// read (a job node, a ConfigMap's resourceVersion, one transaction), a
 	// collected key stays below the watermark, and a forgotten job's epochs
-	// continue above the old ones. What the TTL bounds is a discard's window
-	// between its fence and its delete (one activity attempt; each attempt
-	// fences again): a retired job forgotten and reclaimed inside that
-	// window could have its new checkpoint's directory emptied. The default
-	// (24h) keeps far above any attempt; the fault harness runs at seconds.
+	// continue above the old ones. What the TTL bounds is how long a
+	// tombstone can still answer for its token: a discard's window between
+	// its fence and its delete (one activity attempt; each attempt fences
+	// again), and a fast-path task retried after its worker died, which asks
+	// whether its lost run published (a subsumed checkpoint whose tombstone
+	// is gone reads as never published: Failed). The default (24h) keeps far
+	// above both; the fault harness runs at tens of seconds.
 	MinTombstoneTTL = time.Second
 	// DefaultReportLimit caps each list of a ReconcileReport; the counts
 	// are always complete.
