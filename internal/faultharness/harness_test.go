@@ -83,6 +83,7 @@ func TestRealModeHoldsEveryInvariant(t *testing.T) {
 	assert.Positive(t, rep.Targeted[1].Hits, "the publish requests were dropped")
 	assert.Equal(t, string(workflows.Discarded), rep.Targeted[1].Outcome, "fenced Absent with no attempt left")
 
+	assertLifecycle(t, rep)
 	assert.Positive(t, rep.Paths.Fenced, "the fenced path was taken (at least by the targeted scenario)")
 	assert.Positive(t, rep.Replays.Performed)
 	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
@@ -120,9 +121,37 @@ func TestRealModeBothStores(t *testing.T) {
 		assert.Equal(t, string(workflows.Published), rep.Targeted[i+2].Outcome, "%s: the landed publish stands", rep.Targeted[i+2].Name)
 	}
 	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
+	assertLifecycle(t, rep)
 	for _, rc := range rep.Recovery {
 		assert.Empty(t, rc.Error, "recovery of %s", rc.Job)
 	}
+}
+
+// assertLifecycle: the run exercised the lifecycle around finalization (a
+// job retired and its ID reused above its old epochs, each adversarial
+// kind, the reconciler's passes, the continuous check) and none of it
+// broke anything (the caller asserts no violation at all).
+func assertLifecycle(t *testing.T, rep *faultharness.Report) {
+	t.Helper()
+	l := rep.Lifecycle
+	assert.Positive(t, l.Retirements, "a job retired")
+	assert.Positive(t, l.ReusedIDs, "a retired job forgotten and its ID claimed again")
+	assert.Equal(t, l.ReusedIDs, l.StaleClaimsRejected, "a claim of a reused ID at or below its old epochs is Rejected")
+	assert.Zero(t, l.Stuck, "no retired job left unforgotten")
+	for _, kind := range faultharness.AdversarialKinds {
+		outcomes := l.Adversarial[kind]
+		assert.NotEmpty(t, outcomes, "adversarial %s sent", kind)
+		want := string(workflows.Discarded)
+		if kind == faultharness.ForeignDirectory || kind == faultharness.NestedDirectory {
+			want = string(workflows.Failed)
+		}
+		assert.Positive(t, outcomes[want], "adversarial %s ended %s: %v", kind, want, outcomes)
+	}
+	assert.GreaterOrEqual(t, l.Reconciler.Passes, 3, "the reconciler ran all along")
+	assert.Zero(t, l.Reconciler.Quarantined, "no dangling reference to quarantine")
+	assert.Positive(t, l.Continuous.Rounds, "the continuous check ran")
+	assert.Positive(t, l.Continuous.References, "the continuous check sampled live references")
+	assert.Zero(t, l.Continuous.Violations)
 }
 
 // The same harness with the safety off must see what Flink users met: the
