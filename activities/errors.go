@@ -19,9 +19,6 @@ const (
 	TypeCorruptHandle = "Rejected.CorruptHandle"
 	// TypeSavepoint: the reconciler never discards a savepoint.
 	TypeSavepoint = "Rejected.Savepoint"
-	// TypeStillReferenced: a reference points at the state the reconciler
-	// was about to discard; nothing was deleted.
-	TypeStillReferenced = "Rejected.StillReferenced"
 	// TypeOutsideLayout: a handle read back from the bucket names data
 	// outside its checkpoint's directory in the worker's layout; it is kept.
 	TypeOutsideLayout = "Rejected.OutsideLayout"

@@ -20,10 +20,7 @@ const FenceAll = math.MaxUint32
 // OrphanInput names orphaned state and the finalization it belonged to.
 type OrphanInput struct {
 	stores.CheckpointID
-	Epoch uint64 `json:"epoch"`
-	// Token is the finalization's token (Token of the identity; the guard
-	// derives it from the handle again).
-	Token     string `json:"token"`
+	Epoch     uint64 `json:"epoch"`
 	HandleKey string `json:"handleKey"`
 	// RetiredBefore: the state of a checkpoint its job's retirement let go
 	// (ReasonRetired) is discarded only if retired before it, so that the
@@ -89,14 +86,23 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 // retirementKeeps says why a checkpoint its job's retirement removed keeps
 // its state: retained for the operator, or retired within the grace.
 func retirementKeeps(e stores.Entry, token string, retiredBefore time.Time) string {
-	t := e.Tombstone
-	switch {
-	case t == nil || t.Token != token:
+	switch t := retirement(e, token); {
+	case t == nil:
 		return ""
 	case t.Reason == stores.ReasonRetained:
 		return KeepRetained
-	case t.Reason == stores.ReasonRetired && !t.Since.Before(retiredBefore):
+	case !t.Since.Before(retiredBefore):
 		return fmt.Sprintf(keepRetiring, t.Since.UTC().Format(time.RFC3339))
 	}
 	return ""
+}
+
+// retirement returns the tombstone the job's retirement left in place of
+// token's reference, nil when the key holds none.
+func retirement(e stores.Entry, token string) *stores.Tombstone {
+	t := e.Tombstone
+	if t != nil && t.Token == token && (t.Reason == stores.ReasonRetired || t.Reason == stores.ReasonRetained) {
+		return t
+	}
+	return nil
 }

@@ -107,8 +107,13 @@ func young(hi blobstate.HandleInfo, e stores.Entry, cutoff time.Time) bool {
 	if !hi.ModTime.IsZero() && !hi.ModTime.Before(cutoff) {
 		return true
 	}
-	t := e.Tombstone
-	return t != nil && t.Reason == stores.ReasonRetired && t.Token == Token(hi.CheckpointID, hi.Epoch) && !t.Since.Before(cutoff)
+	t := retirement(e, Token(hi.CheckpointID, hi.Epoch))
+	return t != nil && t.Reason == stores.ReasonRetired && !t.Since.Before(cutoff)
+}
+
+func isRetained(e stores.Entry, token string) bool {
+	t := retirement(e, token)
+	return t != nil && t.Reason == stores.ReasonRetained
 }
 
 // keepReason says why an orphan's state must stay, "" when only its
@@ -123,7 +128,7 @@ func keepReason(h blobstate.Handle, hi blobstate.HandleInfo, e stores.Entry, job
 		return KeepPreviousIncarnation
 	case job.Owner == "" && !job.Retired && e.Absent():
 		return KeepUnknownJob
-	case e.Tombstone != nil && e.Tombstone.Token == Token(h.CheckpointID, h.Epoch) && e.Tombstone.Reason == stores.ReasonRetained:
+	case isRetained(e, Token(h.CheckpointID, h.Epoch)):
 		return KeepRetained
 	}
 	for _, l := range live {

@@ -75,7 +75,7 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
 	in := activities.OrphanInput{
 		CheckpointID: o.identity.CheckpointID(), Epoch: o.identity.Epoch,
-		Token: o.identity.Token(), HandleKey: o.finding.HandleKey, RetiredBefore: r.report.GraceCutoff,
+		HandleKey: o.finding.HandleKey, RetiredBefore: r.report.GraceCutoff,
 	}
 	var res activities.OrphanResult
 	err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DiscardOrphan, in).Get(ctx, &res)
@@ -132,7 +132,7 @@ func keepType(err error) bool {
 		return false
 	}
 	switch app.Type() {
-	case activities.TypeSavepoint, activities.TypeStillReferenced, activities.TypeCorruptHandle, activities.TypeOutsideLayout:
+	case activities.TypeSavepoint, activities.TypeCorruptHandle, activities.TypeOutsideLayout:
 		return true
 	}
 	return false
