@@ -141,11 +141,16 @@ func assertLifecycle(t *testing.T, rep *faultharness.Report) {
 	for _, kind := range faultharness.AdversarialKinds {
 		outcomes := l.Adversarial[kind]
 		assert.NotEmpty(t, outcomes, "adversarial %s sent", kind)
-		want := string(workflows.Discarded)
 		if kind == faultharness.ForeignDirectory || kind == faultharness.NestedDirectory {
-			want = string(workflows.Failed)
+			assert.Positive(t, outcomes[string(workflows.Failed)], "adversarial %s ended Failed: %v", kind, outcomes)
+			continue
 		}
-		assert.Positive(t, outcomes[want], "adversarial %s ended %s: %v", kind, want, outcomes)
+		// Discarded (stale epoch), or Failed when retention had discarded
+		// the live checkpoint it names before it persisted (the run checks
+		// that case as a "requests" violation otherwise). A short run sends
+		// one or two of a kind, so either may be all there is.
+		ended := outcomes[string(workflows.Discarded)] + outcomes[string(workflows.Failed)]
+		assert.Positive(t, ended, "adversarial %s ended Discarded or Failed: %v", kind, outcomes)
 	}
 	assert.GreaterOrEqual(t, l.Reconciler.Passes, 3, "the reconciler ran all along")
 	assert.Zero(t, l.Reconciler.Quarantined, "no dangling reference to quarantine")
