@@ -1,0 +1,152 @@
+// The checkpoint finalizer's workflow contract, as README.md ("The workflow
+// contract") states it, written from the README alone: no Go code is used.
+import { createHash } from 'node:crypto';
+
+export const DEFAULT_TASK_QUEUE = 'checkpoint-finalizer';
+
+// Workflow types, query and signal names.
+export const CLAIM_WORKFLOW = 'ClaimEpoch';
+export const FINALIZE_WORKFLOW = 'FinalizeCheckpoint';
+export const LATEST_WORKFLOW = 'LatestCheckpoint';
+export const STATUS_QUERY = 'status';
+export const RETRY_NOW_SIGNAL = 'retry-now';
+
+// Memo keys a finalization is started with.
+export const MEMO_SUMMARY = 'summary';
+export const MEMO_CONTENT_HASH = 'contentHash';
+
+// A request naming no maxPublishAttempts gets this many.
+export const DEFAULT_MAX_PUBLISH_ATTEMPTS = 3;
+
+export interface ClaimRequest {
+  cluster: string;
+  job: string;
+  epoch: number;
+  owner: string;
+}
+
+export interface LatestRequest {
+  cluster: string;
+  job: string;
+}
+
+// FinalizeRequest carries pointers and checksums, never state bytes.
+export interface FinalizeRequest {
+  cluster: string;
+  job: string;
+  epoch: number;
+  checkpoint: number;
+  metadataKey: string;
+  metadataSha256: string;
+  exclusivePrefix?: string;
+  savepoint?: boolean;
+  maxPublishAttempts?: number;
+}
+
+export type Phase =
+  | 'Persisting'
+  | 'Publishing'
+  | 'Verifying'
+  | 'Discarding'
+  | 'Published'
+  | 'Discarded'
+  | 'Abandoned'
+  | 'Failed';
+
+export interface FinalizeResult {
+  phase: Phase;
+  attempts: number;
+  reason?: string;
+  handleKey?: string;
+}
+
+// Status answers the `status` query of a finalization.
+export interface Status {
+  phase: Phase;
+  phaseSince: string;
+  startedAt: string;
+  attempts: number;
+  verifications: number;
+  fences: number;
+  lastError?: string;
+  handleKey?: string;
+  storeKind?: string;
+  // Nanoseconds spent in each phase left so far.
+  timings: Record<string, number>;
+}
+
+export interface RestoreCheckpoint {
+  checkpoint: number;
+  epoch?: number;
+  metadataKey?: string;
+  metadataSha256?: string;
+  exclusivePrefix?: string;
+  savepoint?: boolean;
+  handleKey: string;
+  // What Flink's -s / execution.savepoint.path takes.
+  restorePath?: string;
+}
+
+// RestorePoint answers ClaimEpoch and LatestCheckpoint.
+export interface RestorePoint {
+  cluster: string;
+  job: string;
+  epoch: number;
+  state: 'none' | 'resolved' | 'dangling';
+  latest?: RestoreCheckpoint;
+  dangling?: string;
+  fallback?: RestoreCheckpoint;
+}
+
+export function claimWorkflowId(r: ClaimRequest): string {
+  return `claim/${r.cluster}/${r.job}/${r.epoch}`;
+}
+
+export function finalizeWorkflowId(r: FinalizeRequest): string {
+  return `finalize/${r.cluster}/${r.job}/${r.epoch}/${r.checkpoint}`;
+}
+
+// A read never attaches to an earlier one: the nonce makes each ID unique.
+export function latestWorkflowId(r: LatestRequest, nonce: string): string {
+  return `latest/${r.cluster}/${r.job}/${nonce}`;
+}
+
+// canonical is the content hash's input: compact JSON with the fields in
+// exactly this order, exclusivePrefix omitted when empty, savepoint only
+// when true, maxPublishAttempts always (3 when the request names none).
+export function canonical(r: FinalizeRequest): string {
+  const fields: string[] = [
+    `"cluster":${str(r.cluster)}`,
+    `"job":${str(r.job)}`,
+    `"epoch":${int(r.epoch)}`,
+    `"checkpoint":${int(r.checkpoint)}`,
+    `"metadataKey":${str(r.metadataKey)}`,
+    `"metadataSha256":${str(r.metadataSha256)}`,
+  ];
+  if (r.exclusivePrefix) fields.push(`"exclusivePrefix":${str(r.exclusivePrefix)}`);
+  if (r.savepoint) fields.push(`"savepoint":true`);
+  fields.push(`"maxPublishAttempts":${int(r.maxPublishAttempts || DEFAULT_MAX_PUBLISH_ATTEMPTS)}`);
+  return `{${fields.join(',')}}`;
+}
+
+// contentHash is the sha256 (lowercase hex) of the canonical form.
+export function contentHash(r: FinalizeRequest): string {
+  return createHash('sha256').update(canonical(r), 'utf8').digest('hex');
+}
+
+// summary is the memo summary the Web UI lists.
+export function summary(r: FinalizeRequest): string {
+  const kind = r.savepoint ? 'savepoint' : 'checkpoint';
+  return `${kind} ${r.checkpoint} of ${r.cluster}/${r.job} (epoch ${r.epoch})`;
+}
+
+// str encodes a JSON string the way the finalizer's hash does: JSON.stringify
+// plus the escapes Go's encoder adds (<, >, & and the two line separators).
+function str(s: string): string {
+  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function int(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a non-negative integer: ${n}`);
+  return String(n);
+}
