@@ -1,0 +1,367 @@
+package examples_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// The job manager written with the temporal CLI, jq and sha256sum.
+func TestJobManagerCLI(t *testing.T) {
+	t.Parallel()
+	script, err := filepath.Abs(filepath.Join("jobmanager-cli", "jobmanager.sh"))
+	require.NoError(t, err)
+	e := newEnv(t)
+	playJobManager(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e})
+	playLeaders(driver{name: "jobmanager.sh run", argv: []string{"bash", script}, env: e})
+}
+
+// The job manager written in TypeScript with @temporalio/client.
+func TestJobManagerTypeScript(t *testing.T) {
+	t.Parallel()
+	argv := tsDriver(t)
+	e := newEnv(t)
+	playJobManager(driver{name: "jobmanager-ts", argv: argv, env: e})
+	playLeaders(driver{name: "jobmanager-ts run", argv: argv, env: e})
+}
+
+// trigger is what a driver prints for `finalize`.
+type trigger struct {
+	WorkflowID  string `json:"workflowId"`
+	RunID       string `json:"runId"`
+	ContentHash string `json:"contentHash"`
+	Started     bool   `json:"started"`
+	// Refused: a different content holds the identity (exit code 4).
+	Refused   bool   `json:"refused"`
+	Existing  string `json:"existing"`
+	Requested string `json:"requested"`
+}
+
+type written struct {
+	MetadataKey     string `json:"metadataKey"`
+	MetadataSHA256  string `json:"metadataSha256"`
+	ExclusivePrefix string `json:"exclusivePrefix"`
+}
+
+// Exit codes both drivers document.
+const (
+	exitRejected        = 3
+	exitContentMismatch = 4
+)
+
+// playJobManager plays one job manager step by step: the driver decides
+// every call and builds every payload; the harness only checks what it
+// printed and what the server recorded, and cuts the worker off from
+// ZooKeeper to park a finalization.
+func playJobManager(d driver) {
+	e, t := d.env, d.env.t
+	jm := d.forJob("j1")
+
+	// A new job: the claim answers that there is nothing to recover from.
+	var restore workflows.RestorePoint
+	jm.ok(&restore, "claim", "1", "leader-1")
+	assert.Equal(t, workflows.RestoreNone, restore.State, "a new job")
+	assert.Equal(t, uint64(1), restore.Epoch)
+	assert.Nil(t, restore.Latest)
+
+	// Checkpoint 1: its files into the bucket, then the trigger.
+	req := e.checkWritten(jm, 1, 1)
+	var first trigger
+	jm.ok(&first, "finalize", "1", "1")
+	assert.True(t, first.Started, "the first trigger starts it")
+	assert.Equal(t, req.WorkflowID(), first.WorkflowID)
+	assert.Equal(t, req.ContentHash(), first.ContentHash, "the driver's canonical form hashes as the finalizer's")
+	e.checkStart(req)
+
+	// Triggered again (the job manager lost the answer): the same execution.
+	var again trigger
+	jm.ok(&again, "finalize", "1", "1")
+	assert.False(t, again.Started)
+	assert.Equal(t, first.RunID, again.RunID, "a repeated trigger reaches the same execution")
+
+	// Different content for the same identity: refused by the driver itself,
+	// from the memo's content hash, and nothing is started.
+	other := req
+	other.MaxPublishAttempts = 5
+	r := jm.run("finalize", "1", "1", "5")
+	require.Equalf(t, exitContentMismatch, r.code, "stdout %s stderr %s", r.stdout, r.stderr)
+	var refused trigger
+	require.NoError(t, decodeLine(r.stdout, &refused))
+	assert.True(t, refused.Refused)
+	assert.Equal(t, first.RunID, refused.RunID)
+	assert.Equal(t, req.ContentHash(), refused.Existing)
+	assert.Equal(t, other.ContentHash(), refused.Requested)
+
+	// Published: only now may the job manager acknowledge it to sinks.
+	var res workflows.FinalizeResult
+	jm.ok(&res, "wait", "1", "1")
+	assert.Equal(t, workflows.Published, res.Phase)
+	var st workflows.Status
+	jm.ok(&st, "status", "1", "1")
+	assert.Equal(t, workflows.Published, st.Phase)
+	assert.Equal(t, res.HandleKey, st.HandleKey)
+	assert.Equal(t, "zookeeper", st.StoreKind)
+
+	// A new leader claims epoch 2 and is told what to recover from.
+	jm.ok(&restore, "claim", "2", "leader-2")
+	assert.Equal(t, uint64(2), restore.Epoch)
+	e.checkRestore(restore, req, res.HandleKey)
+
+	// The deposed leader claims its old epoch again: refused.
+	r = jm.run("claim", "1", "leader-1")
+	require.Equalf(t, exitRejected, r.code, "stdout %s stderr %s", r.stdout, r.stderr)
+	var rejected struct {
+		Rejected string `json:"rejected"`
+		Message  string `json:"message"`
+	}
+	require.NoError(t, decodeLine(r.stdout, &rejected))
+	assert.Equal(t, "Rejected.StaleEpoch", rejected.Rejected)
+	assert.Contains(t, rejected.Message, "stale epoch")
+
+	// Checkpoint 2 while the worker cannot reach ZooKeeper: the publish's
+	// outcome is unknown and the finalization parks in Verifying.
+	req2 := e.checkWritten(jm, 2, 2)
+	e.proxy.Inject(zkfault.Partition)
+	var parked trigger
+	jm.ok(&parked, "finalize", "2", "2")
+	assert.True(t, parked.Started)
+	st = jm.awaitStatus(2, 2, "parks in Verifying", func(st workflows.Status) bool { return st.Phase == workflows.Verifying })
+	assert.NotEmpty(t, st.LastError, "the unknown outcome is reported")
+
+	// A trigger while it runs attaches to it (the conflict policy refuses a
+	// second start; the memo's content hash matches).
+	jm.ok(&again, "finalize", "2", "2")
+	assert.False(t, again.Started)
+	assert.Equal(t, parked.RunID, again.RunID, "a trigger while it runs reaches the same execution")
+
+	// retry-now cuts the verify backoff short: a new verify starts at once
+	// (it cannot answer either while the store is cut off).
+	var signalled struct {
+		Signalled bool `json:"signalled"`
+	}
+	jm.ok(&signalled, "retry-now", "2", "2")
+	assert.True(t, signalled.Signalled)
+	before := st.Verifications
+	jm.awaitStatus(2, 2, "retry-now starts another verify", func(st workflows.Status) bool {
+		return st.Phase == workflows.Verifying && st.Verifications > before
+	})
+
+	// The store answers again: Verify resolves it, and it ends Published.
+	e.proxy.Heal()
+	jm.ok(nil, "retry-now", "2", "2") // signalled, or it had ended already: both fine
+	jm.ok(&res, "wait", "2", "2")
+	assert.Equal(t, workflows.Published, res.Phase)
+	jm.ok(&st, "status", "2", "2")
+	assert.Equal(t, workflows.Published, st.Phase)
+	assert.Greater(t, st.Verifications, before, "the verifications retry-now started are counted")
+	e.checkStart(req2)
+
+	// The read-only question gives the same answer a claim would.
+	jm.ok(&restore, "latest")
+	assert.Equal(t, uint64(2), restore.Epoch)
+	e.checkRestore(restore, req2, res.HandleKey)
+}
+
+// playLeaders runs the drivers' own loop (`run <epoch>`, what README.md
+// tells a reader to paste) twice: a first leader on a new job, then a new
+// leader that recovers from the first one's newest checkpoint and goes on
+// from there.
+func playLeaders(d driver) {
+	e, t := d.env, d.env.t
+	jm := d.forJob("loop")
+	for _, leader := range []struct{ epoch, from uint64 }{{1, 0}, {2, 3}} {
+		r := jm.run("run", jsonNumber(leader.epoch))
+		require.Equalf(t, 0, r.code, "run %d: stdout %s stderr %s", leader.epoch, r.stdout, r.stderr)
+		out := lines(r.stdout)
+		require.Lenf(t, out, 7, "run %d: claimed, recoverFrom, 3 checkpoints, again, latest:\n%s", leader.epoch, r.stdout)
+		var claimed struct {
+			Claimed uint64                 `json:"claimed"`
+			Restore workflows.RestorePoint `json:"restore"`
+		}
+		require.NoError(t, json.Unmarshal(out[0], &claimed))
+		assert.Equal(t, leader.epoch, claimed.Claimed)
+		var recoverFrom struct {
+			RecoverFrom *string `json:"recoverFrom"`
+		}
+		require.NoError(t, json.Unmarshal(out[1], &recoverFrom))
+		if leader.from == 0 {
+			assert.Equal(t, workflows.RestoreNone, claimed.Restore.State)
+			assert.Nil(t, recoverFrom.RecoverFrom)
+		} else {
+			assert.Equal(t, workflows.RestoreResolved, claimed.Restore.State)
+			require.NotNil(t, claimed.Restore.Latest)
+			assert.Equal(t, leader.from, claimed.Restore.Latest.Checkpoint)
+			require.NotNil(t, recoverFrom.RecoverFrom)
+			assert.Equal(t, claimed.Restore.Latest.RestorePath, *recoverFrom.RecoverFrom)
+		}
+
+		var firstRun string
+		acknowledged := 0
+		for _, line := range out[2:6] {
+			var l struct {
+				Checkpoint   uint64                    `json:"checkpoint"`
+				Acknowledged bool                      `json:"acknowledged"`
+				Result       *workflows.FinalizeResult `json:"result"`
+				Again        *trigger                  `json:"again"`
+				First        string                    `json:"first"`
+			}
+			require.NoError(t, json.Unmarshal(line, &l))
+			if l.Again != nil {
+				assert.False(t, l.Again.Started, "the second trigger of the last checkpoint")
+				assert.Equal(t, l.First, l.Again.RunID, "reaches the first one's execution")
+				firstRun = l.First
+				continue
+			}
+			acknowledged++
+			assert.Equal(t, leader.from+uint64(acknowledged), l.Checkpoint, "checkpoint IDs go on from the restore point")
+			assert.True(t, l.Acknowledged)
+			require.NotNil(t, l.Result)
+			assert.Equal(t, workflows.Published, l.Result.Phase)
+		}
+		assert.Equal(t, 3, acknowledged)
+		assert.NotEmpty(t, firstRun)
+
+		var latest struct {
+			Latest workflows.RestorePoint `json:"latest"`
+		}
+		require.NoError(t, json.Unmarshal(out[6], &latest))
+		assert.Equal(t, workflows.RestoreResolved, latest.Latest.State)
+		require.NotNil(t, latest.Latest.Latest)
+		assert.Equal(t, leader.from+3, latest.Latest.Latest.Checkpoint)
+		assert.Equal(t, leader.epoch, latest.Latest.Latest.Epoch)
+		assert.Equal(t, e.restorePath(latest.Latest.Latest.MetadataKey), latest.Latest.Latest.RestorePath)
+	}
+}
+
+// checkWritten has the driver write checkpoint n's files and returns the
+// request they make, built here from what landed in the bucket.
+func (e *env) checkWritten(jm driver, epoch, n uint64) workflows.FinalizeRequest {
+	t := e.t
+	t.Helper()
+	var w written
+	jm.ok(&w, "write", jsonNumber(n))
+	prefix := e.cluster + "/" + jm.job + "/chk-" + jsonNumber(n) + "/"
+	assert.Equal(t, prefix, w.ExclusivePrefix)
+	assert.Equal(t, prefix+"_metadata", w.MetadataKey)
+	meta, err := os.ReadFile(filepath.Join(e.bucket, w.MetadataKey))
+	require.NoError(t, err)
+	sum := sha256.Sum256(meta)
+	assert.Equal(t, hex.EncodeToString(sum[:]), w.MetadataSHA256)
+	_, err = os.Stat(filepath.Join(e.bucket, prefix, "data-0"))
+	require.NoError(t, err, "a data file next to the metadata")
+	return workflows.FinalizeRequest{
+		Cluster: e.cluster, Job: jm.job, Epoch: epoch, Checkpoint: n,
+		MetadataKey: w.MetadataKey, MetadataSHA256: w.MetadataSHA256, ExclusivePrefix: w.ExclusivePrefix,
+	}
+}
+
+// checkStart reads the finalization's start event: the input, the memo and
+// the search attributes as the driver sent them, before the workflow
+// upserted anything.
+func (e *env) checkStart(req workflows.FinalizeRequest) {
+	t := e.t
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	it := e.temporal.GetWorkflowHistory(ctx, req.WorkflowID(), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	require.True(t, it.HasNext())
+	ev, err := it.Next()
+	require.NoError(t, err)
+	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
+	require.NotNil(t, attrs, "the first event starts the execution")
+	assert.Equal(t, workflows.FinalizeWorkflow, attrs.GetWorkflowType().GetName())
+	assert.Equal(t, e.taskQueue, attrs.GetTaskQueue().GetName())
+
+	dc := converter.GetDefaultDataConverter()
+	var input workflows.FinalizeRequest
+	require.NoError(t, dc.FromPayloads(attrs.GetInput(), &input))
+	assert.Equal(t, req.ContentHash(), input.ContentHash(), "the input is the request")
+
+	memo := attrs.GetMemo().GetFields()
+	var summary, hash string
+	require.Contains(t, memo, workflows.MemoSummary)
+	require.Contains(t, memo, workflows.MemoContentHash)
+	require.NoError(t, dc.FromPayload(memo[workflows.MemoSummary], &summary))
+	require.NoError(t, dc.FromPayload(memo[workflows.MemoContentHash], &hash))
+	assert.Equal(t, workflows.Summary(req), summary)
+	assert.Equal(t, req.ContentHash(), hash)
+
+	sa := attrs.GetSearchAttributes().GetIndexedFields()
+	decode := func(name string, v any) {
+		t.Helper()
+		require.Containsf(t, sa, name, "search attribute %s set at start", name)
+		require.NoError(t, dc.FromPayload(sa[name], v))
+	}
+	var cluster, job, phase string
+	var epoch, checkpoint int64
+	var since time.Time
+	decode(workflows.AttrCluster.GetName(), &cluster)
+	decode(workflows.AttrJob.GetName(), &job)
+	decode(workflows.AttrEpoch.GetName(), &epoch)
+	decode(workflows.AttrCheckpoint.GetName(), &checkpoint)
+	decode(workflows.AttrPhase.GetName(), &phase)
+	decode(workflows.AttrPhaseSince.GetName(), &since)
+	assert.Equal(t, req.Cluster, cluster)
+	assert.Equal(t, req.Job, job)
+	assert.Equal(t, int64(req.Epoch), epoch)
+	assert.Equal(t, int64(req.Checkpoint), checkpoint)
+	assert.Equal(t, string(workflows.Persisting), phase)
+	assert.False(t, since.IsZero())
+}
+
+// checkRestore checks a resolved restore point against the request that
+// published its checkpoint.
+func (e *env) checkRestore(rp workflows.RestorePoint, req workflows.FinalizeRequest, handleKey string) {
+	t := e.t
+	t.Helper()
+	assert.Equal(t, req.Cluster, rp.Cluster)
+	assert.Equal(t, req.Job, rp.Job)
+	require.Equalf(t, workflows.RestoreResolved, rp.State, "restore point %+v", rp)
+	require.NotNil(t, rp.Latest)
+	assert.Equal(t, req.Checkpoint, rp.Latest.Checkpoint)
+	assert.Equal(t, req.Epoch, rp.Latest.Epoch)
+	assert.Equal(t, req.MetadataKey, rp.Latest.MetadataKey)
+	assert.Equal(t, req.MetadataSHA256, rp.Latest.MetadataSHA256)
+	assert.Equal(t, req.ExclusivePrefix, rp.Latest.ExclusivePrefix)
+	assert.Equal(t, handleKey, rp.Latest.HandleKey)
+	assert.Equal(t, e.restorePath(req.MetadataKey), rp.Latest.RestorePath)
+	assert.Nil(t, rp.Fallback)
+}
+
+// restorePath is the metadata file's URL in the test's bucket.
+func (e *env) restorePath(key string) string { return "file://" + e.bucket + "/" + key }
+
+// awaitStatus queries the finalization through the driver until done
+// holds; the deadline only bounds a hung run.
+func (d driver) awaitStatus(epoch, n uint64, what string, done func(workflows.Status) bool) workflows.Status {
+	t := d.env.t
+	t.Helper()
+	var st workflows.Status
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		d.ok(&st, "status", jsonNumber(epoch), jsonNumber(n))
+		if done(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("finalization %d/%d never %s; last status %+v", epoch, n, what, st)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func jsonNumber(n uint64) string { return strconv.FormatUint(n, 10) }
