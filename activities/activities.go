@@ -26,6 +26,8 @@ type States interface {
 	Write(ctx context.Context, h blobstate.Handle) (string, error)
 	ReadKey(ctx context.Context, key string) (blobstate.Handle, error)
 	Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error)
+	// ObjectURL names an object for tools outside the worker (Flink's restore path).
+	ObjectURL(key string) string
 }
 
 // Inventory is the part of the HA store the reconciler reads and repairs.

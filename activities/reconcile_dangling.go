@@ -17,6 +17,9 @@ const (
 	ProblemHandleKeyInvalid = "handle key invalid"
 	ProblemDataMissing      = "metadata missing"
 	ProblemDataCorrupt      = "metadata checksum mismatch"
+	// ProblemHandleForeign: the handle names another checkpoint, or data
+	// outside the checkpoint's directory in the worker's layout.
+	ProblemHandleForeign = "handle names another checkpoint's data"
 )
 
 // DanglingReference is a published reference that does not resolve.

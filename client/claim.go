@@ -13,14 +13,17 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
-// ClaimEpoch claims the job's epoch for req.Owner and waits for the store's
-// answer. A newer epoch, or the same epoch held by another owner, fails with
-// a *RejectedError matching ErrStaleEpoch. Claiming the epoch the owner
-// already holds succeeds, so a caller that lost the answer claims again.
-func (c *Client) ClaimEpoch(ctx context.Context, req workflows.ClaimRequest) error {
+// ClaimEpoch claims the job's epoch for req.Owner, waits for the store's
+// answer and returns the job's restore point: the newest published
+// reference, read after the claim fenced every older epoch, and whether it
+// resolves (see workflows.RestorePoint). A newer epoch, or the same epoch
+// held by another owner, fails with a *RejectedError matching
+// ErrStaleEpoch. Claiming the epoch the owner already holds succeeds, so a
+// caller that lost the answer claims again.
+func (c *Client) ClaimEpoch(ctx context.Context, req workflows.ClaimRequest) (workflows.RestorePoint, error) {
 	job := stores.JobID{Cluster: req.Cluster, Job: req.Job}
 	if err := stores.ValidateClaim(job, req.Epoch, req.Owner); err != nil {
-		return invalidRequest("claim epoch", err)
+		return workflows.RestorePoint{}, invalidRequest("claim epoch", err)
 	}
 	id := req.WorkflowID()
 	opts := client.StartWorkflowOptions{
@@ -39,16 +42,22 @@ func (c *Client) ClaimEpoch(ctx context.Context, req workflows.ClaimRequest) err
 			// Its outcome is not ours whatever it is: only its end matters.
 			_ = c.tc.GetWorkflow(ctx, id, running.RunId).Get(ctx, nil)
 			if ctx.Err() != nil {
-				return fmt.Errorf("claim epoch %s: waiting for a concurrent claim: %w", id, ctx.Err())
+				return workflows.RestorePoint{}, fmt.Errorf("claim epoch %s: waiting for a concurrent claim: %w", id, ctx.Err())
 			}
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("claim epoch: start %s: %w", id, err)
+			return workflows.RestorePoint{}, fmt.Errorf("claim epoch: start %s: %w", id, err)
 		}
-		if err := run.Get(ctx, nil); err != nil {
-			return fmt.Errorf("claim epoch: %w", rejection(id, err))
+		var rp workflows.RestorePoint
+		if err := run.Get(ctx, &rp); err != nil {
+			return workflows.RestorePoint{}, fmt.Errorf("claim epoch: %w", rejection(id, err))
 		}
-		return nil
+		if rp.State == "" {
+			// A claim a worker from before the restore point ran: the claim
+			// has completed, so a read now is still a read after it.
+			return c.LatestCheckpoint(ctx, job)
+		}
+		return rp, nil
 	}
 }

@@ -19,7 +19,7 @@ func TestClaimStaleEpoch(t *testing.T) {
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 2)
 
-	err := c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-old"})
+	_, err := c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-old"})
 	require.ErrorIs(t, err, client.ErrStaleEpoch)
 	require.ErrorIs(t, err, client.ErrRejected)
 	var rejected *client.RejectedError
@@ -29,7 +29,7 @@ func TestClaimStaleEpoch(t *testing.T) {
 
 	// The same epoch by another owner is refused too; by its owner it is
 	// success, so a caller that lost the answer claims again.
-	err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: "jm-other"})
+	_, err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: "jm-other"})
 	assert.ErrorIs(t, err, client.ErrStaleEpoch)
 	claim(t, c, env, 2)
 
@@ -50,7 +50,7 @@ func TestConcurrentClaimsOfOneEpoch(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, owner := range owners {
 		wg.Go(func() {
-			errs[i] = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: owner})
+			_, errs[i] = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: owner})
 		})
 	}
 	wg.Wait()
@@ -69,7 +69,7 @@ func TestConcurrentClaimsOfOneEpoch(t *testing.T) {
 func TestClaimInvalidRequest(t *testing.T) {
 	t.Parallel()
 	c := client.New(nil, client.Options{}) // never reached: validation comes first
-	err := c.ClaimEpoch(t.Context(), workflows.ClaimRequest{Cluster: "C1", Job: "j1", Epoch: 1, Owner: "jm"})
+	_, err := c.ClaimEpoch(t.Context(), workflows.ClaimRequest{Cluster: "C1", Job: "j1", Epoch: 1, Owner: "jm"})
 	require.ErrorIs(t, err, client.ErrInvalidRequest)
 	var invalid *stores.InvalidError
 	require.ErrorAs(t, err, &invalid)
@@ -100,6 +100,6 @@ func TestRetire(t *testing.T) {
 	entry := env.Entry(1)
 	require.NotNil(t, entry.Tombstone, "the reference is tombstoned")
 	assert.Equal(t, stores.ReasonRetained, entry.Tombstone.Reason, "retained by default")
-	err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
+	_, err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
 	assert.ErrorIs(t, err, client.ErrRetired)
 }

@@ -22,7 +22,8 @@ func newClient(env *e2e.Env, opts client.Options) *client.Client {
 // claim claims epoch for the env's job, as a job manager does first.
 func claim(t *testing.T, c *client.Client, env *e2e.Env, epoch uint64) {
 	t.Helper()
-	require.NoError(t, c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: epoch, Owner: "jm-test"}))
+	_, err := c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: epoch, Owner: "jm-test"})
+	require.NoError(t, err)
 }
 
 // ctx bounds one test's calls: a hung server fails the test instead of

@@ -21,6 +21,7 @@ const (
 	ClaimWorkflow       = "ClaimEpoch"
 	RetireWorkflow      = "RetireJob"
 	ReconcileWorkflow   = "Reconcile"
+	LatestWorkflow      = "LatestCheckpoint"
 
 	// StatusQuery answers a Status (finalization), a CoordinatorStatus or a
 	// ReconcileReport.

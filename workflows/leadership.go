@@ -43,11 +43,15 @@ func (r RetireRequest) WorkflowID() string {
 	return fmt.Sprintf("retire/%s/%s/%d", r.Cluster, r.Job, r.Epoch)
 }
 
-// ClaimEpoch claims a job's epoch. It fails with the rejection's type
-// (e.g. Rejected.StaleEpoch) when a newer or another claim stands.
-func ClaimEpoch(ctx workflow.Context, req ClaimRequest) error {
+// ClaimEpoch claims a job's epoch and answers its restore point, read
+// after the claim fenced every older epoch. It fails with the rejection's
+// type (e.g. Rejected.StaleEpoch) when a newer or another claim stands.
+func ClaimEpoch(ctx workflow.Context, req ClaimRequest) (RestorePoint, error) {
 	in := activities.ClaimInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, Owner: req.Owner}
-	return storeCall.execute(ctx, false, a.ClaimEpoch, in).Get(ctx, nil)
+	if err := storeCall.execute(ctx, false, a.ClaimEpoch, in).Get(ctx, nil); err != nil {
+		return RestorePoint{}, err
+	}
+	return restorePoint(ctx, req)
 }
 
 // RetireJob retires a job whose checkpoint ID space is about to restart.

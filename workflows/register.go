@@ -17,4 +17,5 @@ func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(ClaimEpoch, workflow.RegisterOptions{Name: ClaimWorkflow})
 	r.RegisterWorkflowWithOptions(RetireJob, workflow.RegisterOptions{Name: RetireWorkflow})
 	r.RegisterWorkflowWithOptions(Reconcile, workflow.RegisterOptions{Name: ReconcileWorkflow})
+	r.RegisterWorkflowWithOptions(LatestCheckpoint, workflow.RegisterOptions{Name: LatestWorkflow})
 }

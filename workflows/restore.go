@@ -3,7 +3,25 @@ package workflows
 import (
 	"fmt"
 
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// The restore point answers ClaimEpoch and LatestCheckpoint; see
+// activities.RestorePoint for its fields.
+type (
+	RestorePoint      = activities.RestorePoint
+	RestoreCheckpoint = activities.RestoreCheckpoint
+	RestoreState      = activities.RestoreState
+)
+
+// What a job manager can recover from.
+const (
+	RestoreNone     = activities.RestoreNone
+	RestoreResolved = activities.RestoreResolved
+	RestoreDangling = activities.RestoreDangling
 )
 
 // LatestRequest is the input of LatestCheckpoint: a read-only question
@@ -22,57 +40,30 @@ func (r LatestRequest) WorkflowID(nonce string) string {
 	return fmt.Sprintf("latest/%s/%s/%s", r.Cluster, r.Job, nonce)
 }
 
-// RestoreState says what a job manager can recover from.
-type RestoreState string
-
-const (
-	// RestoreNone: the job has no published reference; start from scratch
-	// (or from a savepoint the operator names).
-	RestoreNone RestoreState = "none"
-	// RestoreResolved: Latest is the newest published reference and its
-	// handle and metadata resolve; recover from it.
-	RestoreResolved RestoreState = "resolved"
-	// RestoreDangling: the newest published reference does not resolve
-	// (Dangling says why); Fallback, when set, is the newest one that does.
-	// The caller decides: Flink would fail recovering from Latest.
-	RestoreDangling RestoreState = "dangling"
-)
-
-// RestorePoint answers ClaimEpoch and LatestCheckpoint: the job's newest
-// published reference, read linearizably after the call started (for
-// ClaimEpoch: after the claim fenced every older epoch, so no older epoch's
-// publish can land behind the answer), and whether it resolves.
-type RestorePoint struct {
-	Cluster string `json:"cluster"`
-	Job     string `json:"job"`
-	// Epoch is the job's standing epoch when the references were read
-	// (0 when never claimed).
-	Epoch uint64       `json:"epoch"`
-	State RestoreState `json:"state"`
-	// Latest is the newest published reference (State resolved or dangling).
-	Latest *RestoreCheckpoint `json:"latest,omitempty"`
-	// Dangling is why Latest does not resolve: one of the reconciler's
-	// problems ("handle missing", "metadata missing", ...).
-	Dangling string `json:"dangling,omitempty"`
-	// Fallback is the newest reference older than Latest that resolves,
-	// when Latest dangles and one does.
-	Fallback *RestoreCheckpoint `json:"fallback,omitempty"`
+// LatestCheckpoint answers the job's restore point without claiming
+// anything. It is a workflow, not a query or an update: reading the store
+// is I/O, which a query handler may not do, and no long-lived execution
+// per job exists to carry an update (a job's coordinator runs only while
+// it has finalizations). A short workflow also leaves the read in the
+// history, visible in the Web UI.
+func LatestCheckpoint(ctx workflow.Context, req LatestRequest) (RestorePoint, error) {
+	var rp RestorePoint
+	err := storeCall.execute(ctx, false, a.RestorePoint, activities.RestoreInput{JobID: req.JobID()}).Get(ctx, &rp)
+	return rp, err
 }
 
-// RestoreCheckpoint is one published checkpoint a job manager may recover
-// from. Handle fields are empty when the handle itself could not be read.
-type RestoreCheckpoint struct {
-	Checkpoint uint64 `json:"checkpoint"`
-	// Epoch is the epoch of the job manager that took the checkpoint.
-	Epoch          uint64 `json:"epoch,omitempty"`
-	MetadataKey    string `json:"metadataKey,omitempty"`
-	MetadataSHA256 string `json:"metadataSha256,omitempty"`
-	// ExclusivePrefix is the checkpoint's own directory in the bucket.
-	ExclusivePrefix string `json:"exclusivePrefix,omitempty"`
-	Savepoint       bool   `json:"savepoint,omitempty"`
-	// HandleKey is the bucket key of the state handle the reference names.
-	HandleKey string `json:"handleKey"`
-	// RestorePath is the metadata file's URL in the state bucket, what
-	// Flink's `-s` / execution.savepoint.path takes ("s3://b/c1/j1/chk-7/_metadata").
-	RestorePath string `json:"restorePath,omitempty"`
+// restoreVersion: claims started before ClaimEpoch answered the restore
+// point replay without reading it.
+const restoreVersion = "claim-restore-point"
+
+// restorePoint reads the restore point once the claim stands; the read
+// refuses a claim a newer one replaced meanwhile.
+func restorePoint(ctx workflow.Context, req ClaimRequest) (RestorePoint, error) {
+	if workflow.GetVersion(ctx, restoreVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return RestorePoint{}, nil
+	}
+	in := activities.RestoreInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, Owner: req.Owner}
+	var rp RestorePoint
+	err := storeCall.execute(ctx, false, a.RestorePoint, in).Get(ctx, &rp)
+	return rp, err
 }

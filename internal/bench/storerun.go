@@ -163,7 +163,7 @@ func (sr *storeRun) claim(ctx context.Context, path Path, jobs []string) error {
 		if path == Direct {
 			err = sr.refs.ClaimEpoch(ctx, stores.JobID{Cluster: sr.cluster, Job: job}, sr.epoch, "bench")
 		} else {
-			err = sr.client.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: sr.cluster, Job: job, Epoch: sr.epoch, Owner: "bench"})
+			_, err = sr.client.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: sr.cluster, Job: job, Epoch: sr.epoch, Owner: "bench"})
 		}
 		if err != nil {
 			return fmt.Errorf("claim %s: %w", job, err)

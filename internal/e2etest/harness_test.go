@@ -17,9 +17,11 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -27,12 +29,13 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // env is one test's finalizer: a worker on its own task queue over a real
-// ZooKeeper root (wrapped to inject ambiguity) and a file bucket.
+// HA store (a ZooKeeper root or a Kubernetes namespace, wrapped to inject
+// ambiguity) and a file bucket.
 type env struct {
 	t         *testing.T
 	client    sdkclient.Client
 	taskQueue string
-	store     *zookeeper.Store
+	store     stores.ReferenceStore
 	refs      *storefault.Store
 	states    *blobstate.Store
 	bucket    string
@@ -42,7 +45,32 @@ type env struct {
 
 var seq atomic.Int64
 
-func newEnv(t *testing.T, retain int) *env {
+// backend opens one test's HA store; its name is the worker's StoreKind.
+type backend struct {
+	name string
+	open func(t *testing.T, ctx context.Context, root string) stores.ReferenceStore
+}
+
+var (
+	onZooKeeper = backend{"zookeeper", func(t *testing.T, ctx context.Context, root string) stores.ReferenceStore {
+		s, err := zookeeper.Open(ctx, zookeeper.Config{Servers: []string{zk.Addr}, Root: root, SessionTimeout: 10 * time.Second}, quiet)
+		require.NoError(t, err)
+		return s
+	}}
+	// onKubernetes starts the package's API server on first use only, so
+	// that the ZooKeeper-only tests do not wait for it.
+	onKubernetes = backend{"kubernetes", func(t *testing.T, ctx context.Context, _ string) stores.ReferenceStore {
+		srv := kubetest.Shared(t)
+		s, err := kubernetes.New(kubernetes.Config{Namespace: srv.Namespace(t, "e2e"), REST: srv.AdminConfig()})
+		require.NoError(t, err)
+		return s
+	}}
+	backends = []backend{onZooKeeper, onKubernetes}
+)
+
+func newEnv(t *testing.T, retain int) *env { return newEnvOn(t, onZooKeeper, retain) }
+
+func newEnvOn(t *testing.T, b backend, retain int) *env {
 	t.Helper()
 	n := seq.Add(1)
 	e := &env{
@@ -59,10 +87,7 @@ func newEnv(t *testing.T, retain int) *env {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	e.store, err = zookeeper.Open(ctx, zookeeper.Config{
-		Servers: []string{zk.Addr}, Root: e.root, SessionTimeout: 10 * time.Second,
-	}, quiet)
-	require.NoError(t, err)
+	e.store = b.open(t, ctx, e.root)
 	t.Cleanup(func() { _ = e.store.Close() })
 	e.refs = storefault.Wrap(e.store)
 	e.states, err = blobstate.Open(ctx, "file://"+e.bucket)
@@ -72,7 +97,7 @@ func newEnv(t *testing.T, retain int) *env {
 	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
 	workflows.Register(w)
 	w.RegisterActivity(&activities.Activities{
-		References: e.refs, Leadership: e.store, States: e.states, StoreKind: "zookeeper",
+		References: e.refs, Leadership: e.store, States: e.states, StoreKind: b.name,
 		Temporal: c, TaskQueue: e.taskQueue, Retain: retain,
 	})
 	require.NoError(t, w.Start())
@@ -86,12 +111,16 @@ func (e *env) ctx() context.Context {
 	return ctx
 }
 
-func (e *env) claim(epoch uint64) {
+// claim claims epoch as a job manager does on gaining leadership and
+// returns the restore point the claim answers.
+func (e *env) claim(epoch uint64) workflows.RestorePoint {
 	e.t.Helper()
 	req := workflows.ClaimRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%d", epoch)}
 	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: e.taskQueue}, workflows.ClaimWorkflow, req)
 	require.NoError(e.t, err)
-	require.NoError(e.t, run.Get(e.ctx(), nil))
+	var rp workflows.RestorePoint
+	require.NoError(e.t, run.Get(e.ctx(), &rp))
+	return rp
 }
 
 // checkpoint writes checkpoint n's files as a job manager would.

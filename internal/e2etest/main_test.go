@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -15,8 +16,9 @@ import (
 
 var recordHistories = flag.Bool("record-histories", false, "write the scenarios' histories to workflows/testdata/histories")
 
-// One Temporal dev server and one ZooKeeper for the package; each test uses
-// task queues, jobs and roots of its own.
+// One Temporal dev server, one ZooKeeper and (on first use) one Kubernetes
+// API server for the package; each test uses task queues, jobs, roots and
+// namespaces of its own.
 var (
 	temporal *temporaltest.Server
 	zk       *zktest.Server
@@ -40,7 +42,8 @@ func TestMain(m *testing.M) {
 		_ = temporal.Cleanup(true)
 		os.Exit(1)
 	}
-	code := m.Run()
+	// The Kubernetes API server starts on the first test that needs it.
+	code := kubetest.Run(m, kubetest.Options{})
 	zk.Cleanup(code != 0)
 	_ = temporal.Cleanup(code != 0)
 	os.Exit(code)

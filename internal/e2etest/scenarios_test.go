@@ -87,11 +87,7 @@ func TestAbandonedWhileVerifying(t *testing.T) {
 	e.refs.SetUnreachable(true)
 	req := e.checkpoint(1, false)
 	run := e.start(req)
-	require.Eventually(t, func() bool {
-		v, err := e.client.QueryWorkflow(e.ctx(), run.GetID(), "", workflows.StatusQuery)
-		var st workflows.Status
-		return err == nil && v.Get(&st) == nil && st.Phase == workflows.Verifying
-	}, time.Minute, 100*time.Millisecond)
+	e.waitPhase(run, workflows.Verifying)
 	require.NoError(t, e.client.SignalWorkflow(e.ctx(), run.GetID(), "", workflows.AbandonSignal, "operator keeps it"))
 	var res workflows.FinalizeResult
 	require.NoError(t, run.Get(e.ctx(), &res))

@@ -173,7 +173,7 @@ func (r *run) probeStaleClaim(ctx context.Context, j *job, last uint64) {
 		epoch = 1 + uint64(j.rng.IntN(int(last-1)))
 	}
 	req := workflows.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("stale-%s-%d", j.id.Job, epoch)}
-	err := retry(ctx, "stale claim", func(ctx context.Context) error { return j.lane.fc.ClaimEpoch(ctx, req) }, definite)
+	err := retry(ctx, "stale claim", func(ctx context.Context) error { _, err := j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
 	switch {
 	case errors.Is(err, client.ErrStaleEpoch):
 		r.mu.Lock()

@@ -24,6 +24,13 @@ var shared struct {
 //	func TestMain(m *testing.M) { kubetest.Main(m, kubetest.Options{RBAC: true}) }
 func Main(m *testing.M, opts Options) {
 	flag.Parse()
+	os.Exit(Run(m, opts))
+}
+
+// Run is Main for a TestMain that starts other servers too: it runs the
+// tests, stops the shared server and returns the exit code. The caller
+// parses flags first.
+func Run(m *testing.M, opts Options) int {
 	shared.mu.Lock()
 	shared.inMain, shared.opts = true, opts
 	shared.mu.Unlock()
@@ -37,7 +44,7 @@ func Main(m *testing.M, opts Options) {
 		}
 		srv.Stop()
 	}
-	os.Exit(code)
+	return code
 }
 
 // Shared returns the test binary's server, starting it (and building the

@@ -30,6 +30,8 @@ type Store struct {
 	// root is the absolute directory of a file:// bucket, "" otherwise: only
 	// a local bucket needs (and allows) fsync by this package.
 	root string
+	// base prefixes a key to name its object outside this process.
+	base string
 	// listPageSize bounds one listing of Discard; tests lower it to
 	// exercise paging.
 	listPageSize int
@@ -51,7 +53,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open bucket %s: %w", redact(u), err)
 	}
-	s := &Store{bucket: b, root: root, listPageSize: 1000}
+	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: 1000}
 	ok, err := b.IsAccessible(ctx)
 	if err == nil && !ok {
 		err = errors.New("bucket does not exist")

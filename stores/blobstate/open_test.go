@@ -92,3 +92,24 @@ func TestOpenRemoteAndMemHaveNoLocalRoot(t *testing.T) {
 	require.Error(t, err, "a bucket that does not exist is refused at Open")
 	assert.NotErrorIs(t, err, stores.ErrInvalid)
 }
+
+// ObjectURL names objects the way Flink's restore path does, without the
+// URL's query (driver options, possibly credentials).
+func TestObjectURL(t *testing.T) {
+	dir := t.TempDir()
+	s := openURL(t, "file://"+filepath.ToSlash(dir)+"?create_dir=true")
+	assert.Equal(t, "file://"+filepath.ToSlash(dir)+"/c1/j1/chk-7/_metadata", s.ObjectURL("c1/j1/chk-7/_metadata"))
+	assert.Equal(t, "mem:///k", openURL(t, "mem://").ObjectURL("k"))
+
+	for raw, want := range map[string]string{
+		"s3://state?region=eu-west-1&endpoint=http://x":  "s3://state/c1/k",
+		"s3://state?prefix=flink/prod/&region=eu-west-1": "s3://state/flink/prod/c1/k",
+		"gs://state":              "gs://state/c1/k",
+		"azblob://container?x=1":  "azblob://container/c1/k",
+		"azblob://container/sub/": "azblob://container/sub/c1/k",
+	} {
+		u, root, err := parseBucketURL(raw)
+		require.NoError(t, err, raw)
+		assert.Equal(t, want, objectBase(u, root)+"c1/k", raw)
+	}
+}

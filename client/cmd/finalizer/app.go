@@ -28,6 +28,7 @@ func commands() map[string]func() command {
 		"list":      listCommand,
 		"retire":    retireCommand,
 		"reconcile": reconcileCommand,
+		"latest":    latestCommand,
 	}
 }
 

@@ -16,7 +16,7 @@ func claimCommand() command {
 		owner string
 	)
 	return command{
-		summary: "claim a job's leadership epoch (fences every older one)",
+		summary: "claim a job's leadership epoch (fences every older one); prints the restore point",
 		flags: func(fs *flag.FlagSet) func() error {
 			id.register(fs, false)
 			fs.StringVar(&owner, "owner", "", "the claimant, e.g. the job manager's leader session ID")
@@ -32,11 +32,12 @@ func claimCommand() command {
 		},
 		run: func(ctx context.Context, c *client.Client, out *printer) error {
 			req := workflows.ClaimRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Owner: owner}
-			if err := c.ClaimEpoch(ctx, req); err != nil {
+			rp, err := c.ClaimEpoch(ctx, req)
+			if err != nil {
 				return err
 			}
-			return out.result(map[string]any{"claimed": req},
-				fmt.Sprintf("claimed epoch %d of %s/%s for %s", req.Epoch, req.Cluster, req.Job, req.Owner))
+			return out.result(rp, fmt.Sprintf("claimed epoch %d of %s/%s for %s\n%s",
+				req.Epoch, req.Cluster, req.Job, req.Owner, restoreText(rp)))
 		},
 	}
 }

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+func latestCommand() command {
+	var id identity
+	return command{
+		summary: "show a job's restore point (newest published checkpoint) without claiming",
+		flags: func(fs *flag.FlagSet) func() error {
+			fs.StringVar(&id.cluster, "cluster", "", "cluster ID (DNS-1123 label)")
+			fs.StringVar(&id.job, "job", "", "job ID (DNS-1123 label)")
+			return func() error {
+				if err := requireFlags(fs, "cluster", "job"); err != nil {
+					return err
+				}
+				if err := (stores.JobID{Cluster: id.cluster, Job: id.job}).Validate(); err != nil {
+					return invalid(err)
+				}
+				return nil
+			}
+		},
+		run: func(ctx context.Context, c *client.Client, out *printer) error {
+			rp, err := c.LatestCheckpoint(ctx, stores.JobID{Cluster: id.cluster, Job: id.job})
+			if err != nil {
+				return err
+			}
+			return out.result(rp, restoreText(rp))
+		},
+	}
+}
+
+// restoreText is the restore point as claim and latest print it.
+func restoreText(rp workflows.RestorePoint) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/%s at epoch %d: ", rp.Cluster, rp.Job, rp.Epoch)
+	switch rp.State {
+	case workflows.RestoreResolved:
+		fmt.Fprintf(&b, "restore from checkpoint %d\n%s", rp.Latest.Checkpoint, checkpointText(rp.Latest))
+	case workflows.RestoreDangling:
+		fmt.Fprintf(&b, "the newest checkpoint %d does not resolve (%s)\n%s", rp.Latest.Checkpoint, rp.Dangling, checkpointText(rp.Latest))
+		if rp.Fallback != nil {
+			fmt.Fprintf(&b, "\nnewest that resolves: checkpoint %d\n%s", rp.Fallback.Checkpoint, checkpointText(rp.Fallback))
+		} else {
+			b.WriteString("\nno older checkpoint resolves")
+		}
+	default:
+		b.WriteString("no published checkpoint")
+	}
+	return b.String()
+}
+
+func checkpointText(c *workflows.RestoreCheckpoint) string {
+	s := fmt.Sprintf("  handle:       %s", c.HandleKey)
+	if c.RestorePath != "" {
+		s = fmt.Sprintf("  restore path: %s\n  epoch:        %d\n  sha256:       %s\n", c.RestorePath, c.Epoch, c.MetadataSHA256) + s
+	}
+	if c.Savepoint {
+		s += "\n  savepoint:    true"
+	}
+	return s
+}
