@@ -1,9 +1,6 @@
 package workflows
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
@@ -93,15 +90,6 @@ func (r FinalizeRequest) WorkflowID() string {
 // Token identifies this finalization's reference in the store.
 func (r FinalizeRequest) Token() string {
 	return activities.Token(r.CheckpointID(), r.Epoch)
-}
-
-// ContentHash fingerprints the request, so that a second trigger of the
-// same identity with different content can be refused.
-func (r FinalizeRequest) ContentHash() string {
-	r.MaxPublishAttempts = r.maxAttempts()
-	b, _ := json.Marshal(r) // a struct of strings, integers and booleans always marshals
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 func (r FinalizeRequest) maxAttempts() uint32 {
