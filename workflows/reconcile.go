@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -70,7 +71,7 @@ func newReconciliation(ctx workflow.Context, req ReconcileRequest) *reconciliati
 	now := workflow.Now(ctx).UTC()
 	r.report = ReconcileReport{
 		Cluster: req.Cluster, DryRun: !req.Apply, QuarantineDangling: req.QuarantineDangling,
-		Now: now, GraceCutoff: now.Add(-req.Grace), TombstoneCutoff: now.Add(-req.TombstoneTTL),
+		Now: now, GraceCutoff: now.Add(-time.Duration(req.Grace)), TombstoneCutoff: now.Add(-time.Duration(req.TombstoneTTL)),
 		Dangling: []DanglingFinding{}, Orphans: []OrphanFinding{}, Discarded: []string{}, Quarantined: []string{},
 		TombstonesCollected: []TombstoneFinding{}, Errors: []string{},
 	}

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -42,21 +44,50 @@ type ReconcileRequest struct {
 	// they are only reported.
 	QuarantineDangling bool `json:"quarantineDangling,omitempty"`
 	// Grace: only handles older than this can be orphans. Taken as given:
-	// 0 means no grace (the finalization must still be closed). JSON:
-	// nanoseconds, as Go encodes a time.Duration.
-	Grace time.Duration `json:"grace"`
+	// 0 (or absent) means no grace (the finalization must still be closed).
+	// JSON: a duration string ("1h"); see Duration.
+	Grace Duration `json:"grace"`
 	// TombstoneTTL: tombstones older than this (and at or below the
-	// watermark) are collected. At least MinTombstoneTTL. JSON: nanoseconds.
-	TombstoneTTL time.Duration `json:"tombstoneTtl"`
+	// watermark) are collected. At least MinTombstoneTTL. JSON: a duration
+	// string ("24h").
+	TombstoneTTL Duration `json:"tombstoneTtl"`
 	// ReportLimit caps each list of the report; 0 is DefaultReportLimit.
 	ReportLimit int `json:"reportLimit,omitempty"`
 	// Carry is set by the workflow itself when it continues as new.
 	Carry *ReconcileCarry `json:"carry,omitempty"`
+
+	// decodeErr is a duration UnmarshalJSON could not read: Validate
+	// reports it, so the run fails as Rejected.Invalid like any invalid
+	// request, rather than on decoding its input.
+	decodeErr error
 }
 
 // NewReconcileRequest is a dry run of cluster with the default grace and TTL.
 func NewReconcileRequest(cluster string) ReconcileRequest {
-	return ReconcileRequest{Cluster: cluster, Grace: DefaultReconcileGrace, TombstoneTTL: DefaultTombstoneTTL}
+	return ReconcileRequest{Cluster: cluster, Grace: Duration(DefaultReconcileGrace), TombstoneTTL: Duration(DefaultTombstoneTTL)}
+}
+
+// UnmarshalJSON reads the request as encoding/json does, except that a
+// duration it cannot read (malformed, negative) is left for Validate to
+// report, naming the field: a decode error would fail the run before its
+// validation, not as Rejected.Invalid.
+func (r *ReconcileRequest) UnmarshalJSON(b []byte) error {
+	type fields ReconcileRequest // the same fields, without this method
+	var in struct {
+		fields
+		// Shadow the Durations: each is read, and named, below.
+		Grace        json.RawMessage `json:"grace"`
+		TombstoneTTL json.RawMessage `json:"tombstoneTtl"`
+	}
+	in.fields = fields(*r)
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	in.decodeErr = cmp.Or(
+		decodeDuration("grace", in.Grace, &in.fields.Grace),
+		decodeDuration("tombstoneTtl", in.TombstoneTTL, &in.fields.TombstoneTTL))
+	*r = ReconcileRequest(in.fields)
+	return nil
 }
 
 // Validate checks the request; an invalid one fails the workflow at once.
@@ -65,9 +96,11 @@ func (r ReconcileRequest) Validate() error {
 		return err
 	}
 	switch {
+	case r.decodeErr != nil:
+		return r.decodeErr
 	case r.Grace < 0:
 		return &stores.InvalidError{Field: "grace", Rule: fmt.Sprintf("must not be negative, got %s", r.Grace)}
-	case r.TombstoneTTL < MinTombstoneTTL:
+	case r.TombstoneTTL < Duration(MinTombstoneTTL):
 		return &stores.InvalidError{Field: "tombstoneTtl", Rule: fmt.Sprintf("must be at least %s, got %s", MinTombstoneTTL, r.TombstoneTTL)}
 	case r.ReportLimit < 0:
 		return &stores.InvalidError{Field: "reportLimit", Rule: "must not be negative"}

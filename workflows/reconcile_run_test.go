@@ -41,9 +41,9 @@ func TestReconcileContinuesAsNewWithItsReport(t *testing.T) {
 func TestReconcileRefusesAnInvalidRequest(t *testing.T) {
 	f := newReconcileFixture(t)
 	for _, req := range []workflows.ReconcileRequest{
-		{Cluster: "Bad_Cluster", TombstoneTTL: workflows.DefaultTombstoneTTL},
-		{Cluster: "c1", TombstoneTTL: time.Millisecond},
-		{Cluster: "c1", Grace: -time.Second, TombstoneTTL: workflows.DefaultTombstoneTTL},
+		{Cluster: "Bad_Cluster", TombstoneTTL: workflows.Duration(workflows.DefaultTombstoneTTL)},
+		{Cluster: "c1", TombstoneTTL: workflows.Duration(time.Millisecond)},
+		{Cluster: "c1", Grace: workflows.Duration(-time.Second), TombstoneTTL: workflows.Duration(workflows.DefaultTombstoneTTL)},
 	} {
 		env := f.env(later())
 		env.ExecuteWorkflow(workflows.ReconcileWorkflow, req)

@@ -44,7 +44,7 @@ func (r *run) reconcileLane(ctx context.Context, l *lane) {
 	slots := make(chan struct{}, passesInFlight)
 	req := workflows.ReconcileRequest{
 		Cluster: l.cluster, Apply: true, QuarantineDangling: true,
-		Grace: r.cfg.ReconcileGrace, TombstoneTTL: r.cfg.TombstoneTTL, ReportLimit: reconcileReportLimit,
+		Grace: workflows.Duration(r.cfg.ReconcileGrace), TombstoneTTL: workflows.Duration(r.cfg.TombstoneTTL), ReportLimit: reconcileReportLimit,
 	}
 	for sleep(ctx, r.cfg.ReconcileEvery); ctx.Err() == nil; sleep(ctx, r.cfg.ReconcileEvery) {
 		select {

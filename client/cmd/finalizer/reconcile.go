@@ -39,8 +39,9 @@ func reconcileCommand() command {
 			fs.StringVar(&req.Cluster, "cluster", "", "cluster ID (DNS-1123 label)")
 			fs.BoolVar(&req.Apply, "apply", false, "discard orphans, collect tombstones and (with --quarantine-dangling) quarantine; without it nothing changes")
 			fs.BoolVar(&req.QuarantineDangling, "quarantine-dangling", false, "tombstone dangling references (with --apply), after confirming their state is gone")
-			fs.DurationVar(&req.Grace, "grace", workflows.DefaultReconcileGrace, "only handles older than this can be orphans")
-			fs.DurationVar(&req.TombstoneTTL, "tombstone-ttl", workflows.DefaultTombstoneTTL, fmt.Sprintf("collect tombstones older than this (at least %s)", workflows.MinTombstoneTTL))
+			// A workflows.Duration is a time.Duration written as a string in JSON.
+			fs.DurationVar((*time.Duration)(&req.Grace), "grace", workflows.DefaultReconcileGrace, "only handles older than this can be orphans")
+			fs.DurationVar((*time.Duration)(&req.TombstoneTTL), "tombstone-ttl", workflows.DefaultTombstoneTTL, fmt.Sprintf("collect tombstones older than this (at least %s)", workflows.MinTombstoneTTL))
 			fs.IntVar(&req.ReportLimit, "report-limit", workflows.DefaultReportLimit, "cap of each list in the report (the counts are complete)")
 			fs.BoolVar(&schedule, "schedule", false, "create or update the cluster's Temporal Schedule instead of running once")
 			fs.DurationVar(&interval, "interval", DefaultScheduleInterval, "with --schedule: time between runs")

@@ -124,7 +124,7 @@ func TestReconcileSchedule(t *testing.T) {
 	payload, ok := action.Args[0].(*commonpb.Payload)
 	require.True(t, ok, "%T", action.Args[0])
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayload(payload, &req))
-	assert.Equal(t, workflows.ReconcileRequest{Cluster: e.Cluster, Apply: true, Grace: time.Hour, TombstoneTTL: 48 * time.Hour, ReportLimit: workflows.DefaultReportLimit}, req)
+	assert.Equal(t, workflows.ReconcileRequest{Cluster: e.Cluster, Apply: true, Grace: workflows.Duration(time.Hour), TombstoneTTL: workflows.Duration(48 * time.Hour), ReportLimit: workflows.DefaultReportLimit}, req)
 
 	// A run the schedule starts reaches the worker and reconciles.
 	handle := e.Temporal.ScheduleClient().GetHandle(ctxMinute(t), id)
