@@ -60,6 +60,10 @@ func restoreAfterRun(t *testing.T, b backend) {
 	assert.Nil(t, rp.Fallback)
 	assert.FileExists(t, filepath.Join(e.bucket, filepath.FromSlash(last.MetadataKey)), "the restore path names the metadata file")
 	assert.Equal(t, rp, e.latest(), "the read-only answer is the claim's")
+	if b.name == onZooKeeper.name {
+		claim := workflows.ClaimRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 2}
+		record(t, e, "claim-restore-point", e.client.GetWorkflow(e.ctx(), claim.WorkflowID(), ""))
+	}
 }
 
 func restoreDangling(t *testing.T, b backend) {
@@ -140,6 +144,7 @@ func (e *env) latest() workflows.RestorePoint {
 	require.NoError(e.t, err)
 	var rp workflows.RestorePoint
 	require.NoError(e.t, run.Get(e.ctx(), &rp))
+	record(e.t, e, "latest-checkpoint", run)
 	return rp
 }
 
