@@ -68,6 +68,17 @@ func TestClaimThenFinalizeWait(t *testing.T) {
 	o = runTool(t, env, "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
 	require.Equal(t, exitOK, o.code)
 	assert.Contains(t, o.stdout, "phase:         Published")
+
+	// The restore point: what a script passes on as Flink's restore path.
+	o = runTool(t, env, "latest", "--cluster", e.Cluster, "--job", e.Job, "--json")
+	require.Equal(t, exitOK, o.code)
+	var rp workflows.RestorePoint
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &rp), "stdout holds only the JSON restore point")
+	require.Equal(t, workflows.RestoreResolved, rp.State)
+	assert.Equal(t, e.BucketURL+"/"+req.MetadataKey, rp.Latest.RestorePath)
+	o = runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "2", "--owner", "jm-2")
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, "restore from checkpoint 1\n  restore path: "+rp.Latest.RestorePath)
 }
 
 // A finalization that ends otherwise than Published exits 3: the caller
