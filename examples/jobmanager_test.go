@@ -27,7 +27,7 @@ func TestJobManagerCLI(t *testing.T) {
 	require.NoError(t, err)
 	e := newEnv(t)
 	playJobManager(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e})
-	playLeaders(driver{name: "jobmanager.sh run", argv: []string{"bash", script}, env: e})
+	playLeaders(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e})
 }
 
 // The job manager written in TypeScript with @temporalio/client.
@@ -36,7 +36,7 @@ func TestJobManagerTypeScript(t *testing.T) {
 	argv := tsDriver(t)
 	e := newEnv(t)
 	playJobManager(driver{name: "jobmanager-ts", argv: argv, env: e})
-	playLeaders(driver{name: "jobmanager-ts run", argv: argv, env: e})
+	playLeaders(driver{name: "jobmanager-ts", argv: argv, env: e})
 }
 
 // trigger is what a driver prints for `finalize`.
