@@ -146,7 +146,9 @@ func (d driver) run(args ...string) result {
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: args, stdout: stdout.Bytes(), stderr: stderr.String()}
-	defer func() { t.Logf("%s %s: exit %d (%s)", d.name, strings.Join(args, " "), r.code, time.Since(start).Round(time.Millisecond)) }()
+	defer func() {
+		t.Logf("%s %s: exit %d (%s)", d.name, strings.Join(args, " "), r.code, time.Since(start).Round(time.Millisecond))
+	}()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
