@@ -34,6 +34,7 @@ type DiscardResult struct {
 // retirement's or the reconciler's rules. Idempotent: a handle already
 // gone is success.
 func (a *Activities) Discard(ctx context.Context, handleKey string) (DiscardResult, error) {
+	defer keepAlive(ctx)()
 	g, err := a.guard(ctx, handleKey)
 	switch {
 	case err != nil:

@@ -27,6 +27,7 @@ const DefaultInventoryLimit = 1000
 // bucket holds handles of: a job whose references are all gone can still
 // have orphaned state.
 func (a *Activities) ListClusterJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+	defer keepAlive(ctx)()
 	if err := a.reconcilerWired(); err != nil {
 		return nil, err
 	}
@@ -88,6 +89,7 @@ type JobInventory struct {
 // references, orphan candidates and collectable tombstones. It writes
 // nothing.
 func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobInventory, error) {
+	defer keepAlive(ctx)()
 	if err := a.reconcilerWired(); err != nil {
 		return JobInventory{}, err
 	}

@@ -82,6 +82,7 @@ type QuarantineResult struct {
 // compare-and-set on the token (a key that changed meanwhile is Rejected).
 // A retry after an Unknown finds its own quarantine: Published.
 func (a *Activities) QuarantineDangling(ctx context.Context, in QuarantineInput) (QuarantineResult, error) {
+	defer keepAlive(ctx)()
 	problem, _, err := a.resolve(ctx, in.HandleKey)
 	if err != nil {
 		return QuarantineResult{}, err

@@ -49,6 +49,7 @@ type OrphanResult struct {
 // ID is never touched (its checkpoint directories are the new one's too).
 // Never a savepoint, never shared files. A failed fence deletes nothing.
 func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanResult, error) {
+	defer keepAlive(ctx)()
 	if want := blobstate.Key(in.CheckpointID, in.Epoch); in.HandleKey != want {
 		err := &stores.InvalidError{Field: "handleKey", Rule: fmt.Sprintf("%q is not the handle key of %s epoch %d (%s)", in.HandleKey, in.CheckpointID, in.Epoch, want)}
 		return OrphanResult{}, translate(err)

@@ -28,11 +28,17 @@ func backoff() *temporal.RetryPolicy {
 }
 
 // call is the timeouts and retries of an activity the fast path may run
-// locally: the same either way.
+// locally: the same either way (a local activity has no heartbeat).
 type call struct {
 	startToClose time.Duration
+	heartbeat    time.Duration
 	retry        *temporal.RetryPolicy
 }
+
+// heartbeatTimeout is that of the activities that heartbeat while they
+// work (activities.HeartbeatEvery): a worker that dies in one is noticed
+// within it, not after the minutes a long delete or listing may take.
+const heartbeatTimeout = 30 * time.Second
 
 // execute runs activity as a local activity when local, else as a regular one.
 func (c call) execute(ctx workflow.Context, local bool, activity any, args ...any) workflow.Future {
@@ -40,7 +46,7 @@ func (c call) execute(ctx workflow.Context, local bool, activity any, args ...an
 		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: c.startToClose, RetryPolicy: c.retry})
 		return workflow.ExecuteLocalActivity(ctx, activity, args...)
 	}
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: c.startToClose, RetryPolicy: c.retry})
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: c.startToClose, HeartbeatTimeout: c.heartbeat, RetryPolicy: c.retry})
 	return workflow.ExecuteActivity(ctx, activity, args...)
 }
 
@@ -54,7 +60,7 @@ var (
 	}}
 	storeCall = call{startToClose: 30 * time.Second, retry: backoff()}
 	// discardCall: deletes of many objects take longer than a store call.
-	discardCall = call{startToClose: 5 * time.Minute, retry: backoff()}
+	discardCall = call{startToClose: 5 * time.Minute, heartbeat: heartbeatTimeout, retry: backoff()}
 	reportCall  = call{startToClose: 30 * time.Second, retry: &temporal.RetryPolicy{
 		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
 	}}
@@ -77,7 +83,7 @@ func verifyOptions(ctx workflow.Context) workflow.Context {
 func removalOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    30 * time.Second,
+		HeartbeatTimeout:    heartbeatTimeout,
 		RetryPolicy:         backoff(),
 	})
 }
@@ -86,10 +92,11 @@ func removalOptions(ctx workflow.Context) workflow.Context {
 // up on that item, which the report lists as an error: a store or bucket
 // that does not answer must not stop the rest of the cluster, and nothing
 // is deleted without a definite answer anyway. A discard of many objects
-// or an inventory of a large job takes minutes.
+// or an inventory of a large job takes minutes; each heartbeats.
 func reconcileOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    heartbeatTimeout,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 5,
 		},
