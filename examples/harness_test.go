@@ -126,6 +126,12 @@ func (d driver) forJob(job string) driver {
 // run runs a command of the driver and returns its result, whatever its
 // exit code.
 func (d driver) run(args ...string) result {
+	d.env.t.Helper()
+	return d.runInput(nil, args...)
+}
+
+// runInput runs a command with stdin as its standard input.
+func (d driver) runInput(stdin []byte, args ...string) result {
 	t := d.env.t
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -142,7 +148,7 @@ func (d driver) run(args ...string) result {
 		"JM_JOB="+d.job,
 	)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: args, stdout: stdout.Bytes(), stderr: stderr.String()}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +27,8 @@ func TestJobManagerCLI(t *testing.T) {
 	script, err := filepath.Abs(filepath.Join("jobmanager-cli", "jobmanager.sh"))
 	require.NoError(t, err)
 	e := newEnv(t)
+	// jq holds numbers as doubles: the script takes them below 10^15.
+	checkContentHashes(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e}, big.NewInt(1e15-1))
 	playJobManager(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e})
 	playLeaders(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e})
 }
@@ -35,6 +38,8 @@ func TestJobManagerTypeScript(t *testing.T) {
 	t.Parallel()
 	argv := tsDriver(t)
 	e := newEnv(t)
+	// JavaScript numbers are exact up to 2^53-1.
+	checkContentHashes(driver{name: "jobmanager-ts", argv: argv, env: e}, big.NewInt(1<<53-1))
 	playJobManager(driver{name: "jobmanager-ts", argv: argv, env: e})
 	playLeaders(driver{name: "jobmanager-ts", argv: argv, env: e})
 }
@@ -62,6 +67,56 @@ const (
 	exitRejected        = 3
 	exitContentMismatch = 4
 )
+
+// checkContentHashes has the driver hash every request of the published
+// vectors (testdata/contenthash-vectors.json): the same canonical form and
+// hash for each whose epoch and checkpoint it can hold (up to max), a
+// refusal (never a wrong hash) for the others.
+func checkContentHashes(d driver, max *big.Int) {
+	t := d.env.t
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", "contenthash-vectors.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	var file struct {
+		Vectors []struct {
+			Name        string                     `json:"name"`
+			Request     map[string]json.RawMessage `json:"request"`
+			Canonical   string                     `json:"canonical"`
+			ContentHash string                     `json:"contentHash"`
+		} `json:"vectors"`
+	}
+	require.NoError(t, json.NewDecoder(f).Decode(&file))
+	require.NotEmpty(t, file.Vectors)
+	hashed := 0
+	for _, v := range file.Vectors {
+		input, err := json.Marshal(v.Request) // the numbers as written, digit for digit
+		require.NoError(t, err)
+		r := d.runInput(input, "hash")
+		if !fits(t, v.Request["epoch"], max) || !fits(t, v.Request["checkpoint"], max) {
+			assert.NotEqualf(t, 0, r.code, "%s: numbers beyond %s must be refused, got %s", v.Name, max, r.stdout)
+			assert.NotContainsf(t, string(r.stdout), v.ContentHash, "%s", v.Name)
+			continue
+		}
+		require.Equalf(t, 0, r.code, "%s: stdout %s stderr %s", v.Name, r.stdout, r.stderr)
+		var got struct {
+			Canonical   string `json:"canonical"`
+			ContentHash string `json:"contentHash"`
+		}
+		require.NoError(t, decodeLine(r.stdout, &got))
+		assert.Equalf(t, v.Canonical, got.Canonical, "%s", v.Name)
+		assert.Equalf(t, v.ContentHash, got.ContentHash, "%s", v.Name)
+		hashed++
+	}
+	assert.GreaterOrEqual(t, hashed, 8, "the vectors with small numbers: every field's rules")
+}
+
+func fits(t *testing.T, raw json.RawMessage, max *big.Int) bool {
+	t.Helper()
+	n, ok := new(big.Int).SetString(string(raw), 10)
+	require.Truef(t, ok, "a vector's number %s", raw)
+	return n.Cmp(max) <= 0
+}
 
 // playJobManager plays one job manager step by step: the driver decides
 // every call and builds every payload; the harness only checks what it

@@ -15,6 +15,7 @@
 #   jobmanager.sh retry-now <epoch> <checkpoint>
 #   jobmanager.sh wait <epoch> <checkpoint>    the result; exit 0 only on Published
 #   jobmanager.sh latest                       LatestCheckpoint
+#   jobmanager.sh hash < request.json          the canonical form and content hash of a request
 #
 # Environment: TEMPORAL_CLI (temporal), TEMPORAL_ADDRESS (127.0.0.1:7233),
 # TEMPORAL_NAMESPACE (default), FINALIZER_TASK_QUEUE (checkpoint-finalizer),
@@ -38,14 +39,15 @@ JOB=${JM_JOB:-}
 die() { local code=$1; shift; printf 'jobmanager: %s\n' "$*" >&2; exit "$code"; }
 usage() {
   die 2 "usage: jobmanager.sh run <epoch> | claim <epoch> <owner> | write <checkpoint> |" \
-    "finalize <epoch> <checkpoint> [maxPublishAttempts] | status|retry-now|wait <epoch> <checkpoint> | latest"
+    "finalize <epoch> <checkpoint> [maxPublishAttempts] | status|retry-now|wait <epoch> <checkpoint> | latest | hash"
 }
 
 # Cluster and job IDs are DNS-1123 labels, numbers are positive integers:
 # nothing below needs JSON escaping.
 label='^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
-[[ $CLUSTER =~ $label && $JOB =~ $label ]] || die 2 "JM_CLUSTER and JM_JOB must be DNS-1123 labels ([a-z0-9-], 1-63 characters)"
-uint() { [[ ${1:-} =~ ^[1-9][0-9]{0,15}$ ]] || die 2 "$2: want a positive integer, got '${1:-}'"; }
+labels() { [[ $1 =~ $label && $2 =~ $label ]] || die 2 "$3 must be DNS-1123 labels ([a-z0-9-], 1-63 characters)"; }
+# Numbers stay below 10^15: jq (1.6) holds JSON numbers as doubles.
+uint() { [[ ${1:-} =~ ^[1-9][0-9]{0,14}$ ]] || die 2 "$2: want a positive integer below 10^15, got '${1:-}'"; }
 
 sha256() { if command -v sha256sum >/dev/null; then sha256sum | cut -d' ' -f1; else shasum -a 256 | cut -d' ' -f1; fi; }
 
@@ -103,17 +105,44 @@ write() {
     '{metadataKey: $k, metadataSha256: $s, exclusivePrefix: $p}'
 }
 
-# request prints the canonical form of a checkpoint's request: compact JSON,
-# the fields in exactly this order, exclusivePrefix omitted when empty,
-# savepoint only when true, maxPublishAttempts always (3 when none is
-# named). It is the content hash's input, and a valid request as it stands.
+# canonical prints a request's canonical form, the content hash's input:
+# compact JSON, the fields in exactly this order, exclusivePrefix omitted
+# when empty, savepoint only when true, maxPublishAttempts always (3 when 0
+# or none). Strings go in as they are: a valid request's hold nothing JSON
+# escapes. The form is a valid request as it stands.
+#   canonical <cluster> <job> <epoch> <checkpoint> <metadataKey> <metadataSha256> <exclusivePrefix> <savepoint> <maxPublishAttempts>
+canonical() {
+  local max=${9:-3}
+  [[ $max != 0 ]] || max=3
+  printf '{"cluster":"%s","job":"%s","epoch":%s,"checkpoint":%s,"metadataKey":"%s","metadataSha256":"%s"' "$1" "$2" "$3" "$4" "$5" "$6"
+  [[ -z $7 ]] || printf ',"exclusivePrefix":"%s"' "$7"
+  [[ $8 != true ]] || printf ',"savepoint":true'
+  printf ',"maxPublishAttempts":%s}' "$max"
+}
+
+# request prints the canonical form of checkpoint n's request, from its
+# metadata in the bucket.
 request() {
   local epoch=$1 n=$2 max=${3:-3} prefix sha
   prefix="$CLUSTER/$JOB/chk-$n/"
   [[ -f "$STATE_DIR/${prefix}_metadata" ]] || die 1 "no $STATE_DIR/${prefix}_metadata: write the checkpoint first"
   sha=$(sha256 <"$STATE_DIR/${prefix}_metadata")
-  printf '{"cluster":"%s","job":"%s","epoch":%s,"checkpoint":%s,"metadataKey":"%s","metadataSha256":"%s","exclusivePrefix":"%s","maxPublishAttempts":%s}' \
-    "$CLUSTER" "$JOB" "$epoch" "$n" "${prefix}_metadata" "$sha" "$prefix" "$max"
+  canonical "$CLUSTER" "$JOB" "$epoch" "$n" "${prefix}_metadata" "$sha" "$prefix" false "$max"
+}
+
+# hash prints the canonical form and content hash of the request on stdin.
+hash_request() {
+  local fields c j e n k s p sp m form
+  fields=$(jq -r '[.cluster, .job, .epoch, .checkpoint, .metadataKey, .metadataSha256, (.exclusivePrefix // ""),
+    (.savepoint // false), (.maxPublishAttempts // 0)] | map(tostring) | join("\u001f")')
+  IFS=$'\x1f' read -r c j e n k s p sp m <<<"$fields"
+  labels "$c" "$j" "cluster and job"
+  uint "$e" epoch
+  uint "$n" checkpoint
+  [[ $m == 0 ]] || uint "$m" maxPublishAttempts
+  [[ $k =~ ^[A-Za-z0-9._/-]+$ && $p =~ ^[A-Za-z0-9._/-]*$ && $s =~ ^[0-9a-f]{64}$ ]] || die 2 "not a valid request: $fields"
+  form=$(canonical "$c" "$j" "$e" "$n" "$k" "$s" "$p" "$sp" "$m")
+  jq -cn --arg f "$form" --arg h "$(printf '%s' "$form" | sha256)" '{canonical: $f, contentHash: $h}'
 }
 
 # finalize is the idempotent trigger: start with the identity's workflow ID,
@@ -226,6 +255,7 @@ run() {
 
 command=${1:-}
 shift || true
+[[ $command == hash ]] || labels "$CLUSTER" "$JOB" "JM_CLUSTER and JM_JOB"
 case $command in
   run) uint "${1:-}" epoch; run "$1" ;;
   claim) uint "${1:-}" epoch; [[ -n ${2:-} ]] || usage; claim "$1" "$2" ;;
@@ -239,5 +269,6 @@ case $command in
   retry-now) uint "${1:-}" epoch; uint "${2:-}" checkpoint; retry_now "$1" "$2" ;;
   wait) uint "${1:-}" epoch; uint "${2:-}" checkpoint; wait_result "$1" "$2" ;;
   latest) latest ;;
+  hash) hash_request ;;
   *) usage ;;
 esac

@@ -140,13 +140,19 @@ export function summary(r: FinalizeRequest): string {
   return `${kind} ${r.checkpoint} of ${r.cluster}/${r.job} (epoch ${r.epoch})`;
 }
 
-// str encodes a JSON string the way the finalizer's hash does: JSON.stringify
-// plus the escapes Go's encoder adds (<, >, & and the two line separators).
+// str writes a JSON string. A valid request's strings hold only characters
+// JSON never escapes (DNS labels, keys of [A-Za-z0-9._/-], hex), which the
+// canonical form writes as they are; for anything else this adds the escapes
+// the finalizer's Go encoder adds (<, >, & and the two line separators), so
+// that even an invalid request (it ends Failed) hashes alike.
 function str(s: string): string {
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+// int writes a base-10 integer. The contract allows epochs and checkpoint
+// IDs up to 2^64-1; this example keeps them below 2^53, where a JavaScript
+// number is exact (beyond that: BigInt, and a JSON encoder that writes it).
 function int(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a non-negative integer: ${n}`);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${n}: not an integer from 0 to 2^53-1, which this example writes exactly`);
   return String(n);
 }

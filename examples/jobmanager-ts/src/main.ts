@@ -12,6 +12,7 @@
 //   node dist/main.js retry-now <epoch> <checkpoint>
 //   node dist/main.js wait <epoch> <checkpoint>   the result; exit 0 only on Published
 //   node dist/main.js latest                      LatestCheckpoint
+//   node dist/main.js hash < request.json         the canonical form and content hash of a request
 //
 // Environment: TEMPORAL_ADDRESS (127.0.0.1:7233), TEMPORAL_NAMESPACE
 // (default), FINALIZER_TASK_QUEUE (checkpoint-finalizer), JM_STATE_DIR (the
@@ -35,6 +36,7 @@ import {
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 import {
+  canonical,
   CLAIM_WORKFLOW,
   ClaimRequest,
   claimWorkflowId,
@@ -318,11 +320,16 @@ function uint(s: string | undefined, what: string): number {
 }
 
 const usage = `usage: main.js run <epoch> | claim <epoch> <owner> | write <checkpoint> |
-  finalize <epoch> <checkpoint> [maxPublishAttempts] | status|retry-now|wait <epoch> <checkpoint> | latest`;
+  finalize <epoch> <checkpoint> [maxPublishAttempts] | status|retry-now|wait <epoch> <checkpoint> | latest | hash`;
 
 async function main(args: string[]): Promise<number> {
   const print = (v: unknown) => process.stdout.write(JSON.stringify(v) + '\n');
   const [command, a, b, c] = args;
+  if (command === 'hash') {
+    const req = JSON.parse(fs.readFileSync(0, 'utf8')) as FinalizeRequest;
+    print({ canonical: canonical(req), contentHash: contentHash(req) });
+    return 0;
+  }
   const s = settings();
   if (command === 'write') {
     print(writeCheckpoint(s, uint(a, 'checkpoint')));
