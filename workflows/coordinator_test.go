@@ -107,7 +107,7 @@ func TestSubsumeUnknownConfirmedThenDiscarded(t *testing.T) {
 
 	require.True(t, f.env.IsWorkflowCompleted())
 	var res workflows.SubsumeResult
-	require.NoError(t, f.env.GetWorkflowResult(&res))
+	decodeChecked(t, "subsume-result.schema.json", f.env.GetWorkflowResult, &res)
 	assert.False(t, res.Deposed)
 	assert.Equal(t, 2, f.refs.Calls(storefault.OpSubsume))
 	assert.Equal(t, stores.ReasonSubsumed, f.entry(1).Tombstone.Reason)
@@ -122,7 +122,7 @@ func TestSubsumeDeposedKeepsEverything(t *testing.T) {
 	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
 
 	var res workflows.SubsumeResult
-	require.NoError(t, f.env.GetWorkflowResult(&res))
+	decodeChecked(t, "subsume-result.schema.json", f.env.GetWorkflowResult, &res)
 	assert.True(t, res.Deposed)
 	assert.NotNil(t, f.entry(1).Reference)
 	assert.True(t, f.exists("c1/j1/chk-1/data-0"))
@@ -245,6 +245,6 @@ func (f *fixture) coordinatorStatus() workflows.CoordinatorStatus {
 	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
 	require.NoError(f.t, err)
 	var st workflows.CoordinatorStatus
-	require.NoError(f.t, v.Get(&st))
+	decodeChecked(f.t, "coordinator-status.schema.json", v.Get, &st)
 	return st
 }

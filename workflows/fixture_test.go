@@ -79,7 +79,7 @@ func (f *fixture) finalize(req workflows.FinalizeRequest) workflows.FinalizeResu
 	require.True(f.t, f.env.IsWorkflowCompleted())
 	require.NoError(f.t, f.env.GetWorkflowError())
 	var res workflows.FinalizeResult
-	require.NoError(f.t, f.env.GetWorkflowResult(&res))
+	decodeChecked(f.t, "finalize-result.schema.json", f.env.GetWorkflowResult, &res)
 	return res
 }
 
@@ -88,7 +88,7 @@ func (f *fixture) status() workflows.Status {
 	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
 	require.NoError(f.t, err)
 	var st workflows.Status
-	require.NoError(f.t, v.Get(&st))
+	decodeChecked(f.t, "status.schema.json", v.Get, &st)
 	return st
 }
 

@@ -73,11 +73,11 @@ func (f *reconcileFixture) reconcile(req workflows.ReconcileRequest, at time.Tim
 	require.True(f.t, env.IsWorkflowCompleted())
 	require.NoError(f.t, env.GetWorkflowError())
 	var rep workflows.ReconcileReport
-	require.NoError(f.t, env.GetWorkflowResult(&rep))
+	decodeChecked(f.t, "reconcile-report.schema.json", env.GetWorkflowResult, &rep)
 	v, err := env.QueryWorkflow(workflows.StatusQuery)
 	require.NoError(f.t, err)
 	var status workflows.ReconcileReport
-	require.NoError(f.t, v.Get(&status))
+	decodeChecked(f.t, "reconcile-report.schema.json", v.Get, &status)
 	require.Equal(f.t, rep, status, "the status query answers the report")
 	return rep
 }

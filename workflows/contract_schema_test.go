@@ -1,0 +1,117 @@
+package workflows_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// Every payload of the recorded histories (real executions, some of an
+// earlier version) is valid against the schemas, and every contentHash in
+// their memos, written by earlier versions, is what ContentHash computes
+// from the start input today.
+func TestRecordedHistoriesMatchTheSchemas(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	total := map[string]int{}
+	hashes := 0
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			r, err := os.Open(f)
+			require.NoError(t, err)
+			defer r.Close()
+			h, err := client.HistoryFromJSON(r, client.HistoryJSONOptions{})
+			require.NoError(t, err)
+			checked := contracttest.CheckHistory(t, h)
+			require.NotEmpty(t, checked.Payloads, "the start input at least")
+			for schema, n := range checked.Payloads {
+				total[schema] += n
+			}
+			hashes += checked.ContentHashes
+		})
+	}
+	t.Logf("validated %v; %d memo content hashes recomputed", total, hashes)
+	for _, schema := range []string{
+		"finalize-request.schema.json", "finalize-result.schema.json", "abandon-signal.schema.json",
+		"coordinator-state.schema.json", "published-report.schema.json",
+		"subsume-request.schema.json", "subsume-result.schema.json",
+	} {
+		assert.NotZero(t, total[schema], "the histories hold a payload of %s", schema)
+	}
+	assert.GreaterOrEqual(t, hashes, 10, "every recorded finalization's memo hash")
+}
+
+// decodeChecked reads a workflow's answer (through get: a result's or a
+// query's Get) as the JSON the SDK carried, checks it against schema, then
+// decodes it into v. The fixtures read every answer through it, so every
+// workflow test checks the answers it sees against the contract.
+func decodeChecked(t *testing.T, schema string, get func(any) error, v any) {
+	t.Helper()
+	var raw json.RawMessage
+	require.NoError(t, get(&raw))
+	contracttest.Validate(t, schema, raw)
+	require.NoError(t, json.Unmarshal(raw, v))
+}
+
+// ClaimEpoch's and LatestCheckpoint's restore points, in each state, are
+// valid against restore-point.schema.json.
+func TestRestorePointAnswersMatchTheSchema(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		published []uint64
+		lose      uint64 // checkpoint whose metadata goes missing
+		want      workflows.RestoreState
+	}{
+		{name: "none", want: workflows.RestoreNone},
+		{name: "resolved", published: []uint64{1, 2}, want: workflows.RestoreResolved},
+		{name: "dangling with fallback", published: []uint64{1, 2}, lose: 2, want: workflows.RestoreDangling},
+		{name: "dangling alone", published: []uint64{1}, lose: 1, want: workflows.RestoreDangling},
+	} {
+		for _, wf := range []string{workflows.ClaimWorkflow, workflows.LatestWorkflow} {
+			t.Run(tc.name+"/"+wf, func(t *testing.T) {
+				f := newFixture(t, 0)
+				for _, n := range tc.published {
+					req := f.publishDirect(n, false)
+					if n == tc.lose {
+						require.NoError(t, os.Remove(filepath.Join(f.dir, req.MetadataKey)))
+					}
+				}
+				if wf == workflows.ClaimWorkflow {
+					f.env.ExecuteWorkflow(wf, workflows.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 2, Owner: "jm-2"})
+				} else {
+					f.env.ExecuteWorkflow(wf, workflows.LatestRequest{Cluster: job.Cluster, Job: job.Job})
+				}
+				require.NoError(t, f.env.GetWorkflowError())
+				var rp workflows.RestorePoint
+				decodeChecked(t, "restore-point.schema.json", f.env.GetWorkflowResult, &rp)
+				assert.Equal(t, tc.want, rp.State)
+				if tc.lose == 2 {
+					require.NotNil(t, rp.Fallback)
+					assert.Equal(t, uint64(1), rp.Fallback.Checkpoint)
+				}
+			})
+		}
+	}
+}
+
+// A subsume's status query answers its phase.
+func TestSubsumeStatusMatchesTheSchema(t *testing.T) {
+	f := newFixture(t, 1)
+	req := f.publishDirect(1, false)
+	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
+	require.NoError(t, f.env.GetWorkflowError())
+	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+	require.NoError(t, err)
+	var phase string
+	decodeChecked(t, "subsume-status.schema.json", v.Get, &phase)
+	assert.Equal(t, "Discarded", phase)
+}
