@@ -125,6 +125,15 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 		if problem == "" {
 			continue
 		}
+		// The listing is a snapshot: a reference subsumed and discarded
+		// since is gone, not dangling. Only a key that still holds it counts.
+		still, err := a.Inventory.Read(ctx, stores.CheckpointID{JobID: in.JobID, Checkpoint: e.Checkpoint})
+		if err != nil {
+			return inv, translate(err)
+		}
+		if !still.HoldsToken(e.Reference.Token) {
+			continue
+		}
 		if len(inv.Dangling) == limit {
 			inv.Truncated = true
 			continue

@@ -1,8 +1,10 @@
 package workflows_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -98,4 +101,39 @@ func TestReconcileQuarantineReconfirms(t *testing.T) {
 	assert.Equal(t, map[string]string{"c1/j1/2": workflows.ActionResolves}, danglingActions(rep))
 	assert.Zero(t, rep.Counts.Quarantined)
 	assert.True(t, f.entry(2).HoldsToken(two.Token()), "nothing written")
+}
+
+// racingStates runs a hook before each handle read: the coordinator's
+// removal racing the reconciler's inventory.
+type racingStates struct {
+	*blobstate.Store
+	before func(key string)
+}
+
+func (s racingStates) ReadKey(ctx context.Context, key string) (blobstate.Handle, error) {
+	s.before(key)
+	return s.Store.ReadKey(ctx, key)
+}
+
+// A reference subsumed and discarded between the inventory's listing and
+// its handle read is gone, not dangling: nothing is counted or logged as
+// dangling, and nothing is quarantined.
+func TestReconcileDoesNotCountASubsumedReferenceDangling(t *testing.T) {
+	f := newReconcileFixture(t)
+	f.published(1)
+	two := f.published(2)
+	f.published(3)
+	var once sync.Once
+	f.acts.States = racingStates{Store: f.states, before: func(key string) {
+		if key == two.Handle().Key() {
+			once.Do(func() {
+				f.subsume(2)
+				f.remove(key)
+			})
+		}
+	}}
+	rep := f.reconcile(apply(), later())
+	assert.Zero(t, rep.Counts.Dangling, "%+v", rep.Dangling)
+	assert.Zero(t, rep.Counts.Quarantined)
+	assert.Equal(t, stores.ReasonSubsumed, f.entry(2).Tombstone.Reason)
 }
