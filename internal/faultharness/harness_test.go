@@ -157,6 +157,9 @@ func assertLifecycle(t *testing.T, rep *faultharness.Report) {
 	assert.Positive(t, l.Continuous.Rounds, "the continuous check ran")
 	assert.Positive(t, l.Continuous.References, "the continuous check sampled live references")
 	assert.Zero(t, l.Continuous.Violations)
+	assert.Positive(t, l.RestorePoints["resolved"], "claims answered a restore point that resolves")
+	assert.Zero(t, l.RestorePoints["dangling"])
+	assert.Positive(t, l.RestoreJudged, "restore points judged against Published finalizations of older epochs")
 }
 
 // The same harness with the safety off must see what Flink users met: the

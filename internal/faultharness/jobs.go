@@ -73,13 +73,15 @@ func (r *run) claim(ctx context.Context, j *job) error {
 	epoch := j.epoch + 1
 	j.mu.Unlock()
 	req := workflows.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%s-%d", j.id.Job, epoch)}
-	err := retry(ctx, "claim epoch", func(ctx context.Context) error { _, err := j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
+	var rp workflows.RestorePoint
+	err := retry(ctx, "claim epoch", func(ctx context.Context) (err error) { rp, err = j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
 	if err != nil {
 		return fmt.Errorf("claim epoch %d of %s: %w", epoch, j.id, err)
 	}
 	j.mu.Lock()
 	j.epoch = epoch
 	j.mu.Unlock()
+	r.sawRestore(j, epoch, rp)
 	return nil
 }
 

@@ -33,6 +33,10 @@ func (r *run) recover(ctx context.Context) {
 			rec.Error = err.Error()
 			r.violation("recovery", j.id.String(), "%v", err)
 		}
+		// Nothing runs any more: the claim's answer is what the store holds.
+		if answered := r.lastRestore(j).Latest; err == nil && (answered == nil) != (n == 0) || answered != nil && answered.Checkpoint != n {
+			r.violation("recovery", j.id.String(), "the claim of epoch %d answered %+v; the store's newest reference is %d", rec.Epoch, answered, n)
+		}
 		r.rep.Recovery = append(r.rep.Recovery, rec)
 	}
 }

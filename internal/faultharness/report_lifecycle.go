@@ -33,6 +33,12 @@ type Lifecycle struct {
 	// Stuck: retired jobs never forgotten within the wait (a violation).
 	Stuck int `json:"stuck"`
 
+	// RestorePoints counts the claims' restore points by state;
+	// RestoreJudged counts the Published finalizations of an older epoch
+	// each was checked against (none may lie above it).
+	RestorePoints map[string]int `json:"restorePoints"`
+	RestoreJudged int            `json:"restoreJudged"`
+
 	Reconciler ReconcilerPasses `json:"reconciler"`
 	// Adversarial counts the adversarial requests by kind and by how each
 	// ended.
@@ -116,6 +122,8 @@ func (l *Lifecycle) writeText(w io.Writer) {
 	p("  reused job IDs: %d (claimed above the old epochs, checkpoints from 1); %d stale claims of a reused ID rejected; %d never forgotten",
 		l.ReusedIDs, l.StaleClaimsRejected, l.Stuck)
 	p("  retired until forgotten: %s on average, %s at most", avg.Round(time.Millisecond), l.ForgetWaitMax.Round(time.Millisecond))
+	p("  restore points answered by claims: %d resolved, %d none, %d dangling; judged against %d Published finalizations of older epochs",
+		l.RestorePoints["resolved"], l.RestorePoints["none"], l.RestorePoints["dangling"], l.RestoreJudged)
 	rc := l.Reconciler
 	p("  reconciler passes (apply, dangling quarantined): %d (%d failed); found %d dangling, %d quarantined, %d orphans (%d kept), %d discarded, %d tombstones collected, %d item errors",
 		rc.Passes, rc.Failed, rc.Dangling, rc.Quarantined, rc.Orphans, rc.Kept, rc.Discarded, rc.TombstonesCollected, rc.Errors)

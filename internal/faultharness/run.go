@@ -35,6 +35,8 @@ type run struct {
 	advs []*finalization
 	// kept are the handle keys the reconciler reported and kept, with why.
 	kept map[string]string
+	// restores are the restore points the claims answered.
+	restores []restoreSeen
 }
 
 func (r *run) record(f *finalization) {
@@ -135,6 +137,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.replaySweep(ctx, rand.New(rand.NewPCG(seed, 0x72706c)))
 	cfg.Logger.Info("simulated recovery")
 	r.recover(ctx)
+	r.checkRestores()
 	rep.Evidence = w.evidence()
 	rep.Duration = time.Since(began)
 	failed = errors.Is(ctx.Err(), context.Canceled) || (!cfg.Naive && len(rep.Violations) > 0)

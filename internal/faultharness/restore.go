@@ -1,0 +1,85 @@
+package faultharness
+
+import (
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// restoreSeen is the restore point one claim answered, kept to be judged
+// once every finalization has ended.
+type restoreSeen struct {
+	job   *job
+	epoch uint64 // the epoch claimed
+	// floor is the last epoch of the ID's retired incarnations at the
+	// claim: finalizations at or below it are another incarnation's.
+	floor uint64
+	rp    workflows.RestorePoint
+}
+
+func (r *run) sawRestore(j *job, epoch uint64, rp workflows.RestorePoint) {
+	seen := restoreSeen{job: j, epoch: epoch, rp: rp}
+	j.mu.Lock()
+	if n := len(j.retired); n > 0 {
+		seen.floor = j.retired[n-1].upTo
+	}
+	j.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.restores = append(r.restores, seen)
+}
+
+// checkRestores judges every claim's restore point against the outcomes:
+// it resolves (I1 at the moment of the claim), and no finalization of an
+// older epoch of the same incarnation ended Published with a checkpoint
+// above it: such a publish either landed before the claim's read, and the
+// newest reference is at least that checkpoint, or landed after the claim
+// fenced its epoch, which must never happen.
+func (r *run) checkRestores() {
+	r.mu.Lock()
+	seen := append([]restoreSeen(nil), r.restores...)
+	r.mu.Unlock()
+	fins := r.finalizations()
+	counts := map[string]int{}
+	judged := 0
+	defer func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.rep.Lifecycle.RestorePoints, r.rep.Lifecycle.RestoreJudged = counts, judged
+	}()
+	for _, s := range seen {
+		counts[string(s.rp.State)]++
+		subject := s.job.id.String()
+		if s.rp.State == workflows.RestoreDangling {
+			r.violation("I1", subject, "the claim of epoch %d answered checkpoint %d dangling: %s", s.epoch, s.rp.Latest.Checkpoint, s.rp.Dangling)
+		}
+		var latest uint64
+		if s.rp.Latest != nil {
+			latest = s.rp.Latest.Checkpoint
+		}
+		for _, f := range fins {
+			if f.req.CheckpointID().JobID != s.job.id || f.req.Epoch <= s.floor || f.req.Epoch >= s.epoch {
+				continue
+			}
+			res, _, _ := f.outcome()
+			if res.Phase != workflows.Published {
+				continue
+			}
+			judged++
+			if f.req.Checkpoint > latest {
+				r.violation("recovery", f.subject(), "ended Published under epoch %d, but the claim of epoch %d answered the restore point %d (%s): the publish landed behind the claim",
+					f.req.Epoch, s.epoch, latest, s.rp.State)
+			}
+		}
+	}
+}
+
+// lastRestore is the restore point of the job's latest claim.
+func (r *run) lastRestore(j *job) workflows.RestorePoint {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.restores) - 1; i >= 0; i-- {
+		if r.restores[i].job == j {
+			return r.restores[i].rp
+		}
+	}
+	return workflows.RestorePoint{}
+}
