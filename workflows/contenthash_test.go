@@ -1,53 +1,17 @@
 package workflows_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
-
-// contentHashVector is one entry of testdata/contenthash-vectors.json.
-type contentHashVector struct {
-	Name        string          `json:"name"`
-	Note        string          `json:"note"`
-	Request     json.RawMessage `json:"request"`
-	Canonical   string          `json:"canonical"`
-	ContentHash string          `json:"contentHash"`
-}
-
-// contentHashVectors reads the vectors callers in other languages test
-// against (shared with the client's tests).
-func contentHashVectors(t *testing.T) []contentHashVector {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "contenthash-vectors.json"))
-	require.NoError(t, err)
-	var file struct {
-		Vectors []contentHashVector `json:"vectors"`
-	}
-	require.NoError(t, json.Unmarshal(b, &file))
-	require.GreaterOrEqual(t, len(file.Vectors), 8)
-	return file.Vectors
-}
-
-// decodeRequest reads a vector's request strictly: a misspelt field in the
-// file would otherwise be dropped silently and hash as absent.
-func decodeRequest(t *testing.T, raw json.RawMessage) workflows.FinalizeRequest {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var req workflows.FinalizeRequest
-	require.NoError(t, dec.Decode(&req))
-	return req
-}
 
 // legacyContentHash is ContentHash as every earlier version computed it:
 // the hashes in running executions' memos.
@@ -64,9 +28,11 @@ func legacyContentHash(r workflows.FinalizeRequest) string {
 }
 
 func TestContentHashVectors(t *testing.T) {
-	for _, v := range contentHashVectors(t) {
+	vectors := contracttest.ContentHashVectors(t)
+	require.GreaterOrEqual(t, len(vectors), 8)
+	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {
-			req := decodeRequest(t, v.Request)
+			req := v.FinalizeRequest(t)
 			require.NoError(t, req.Validate(), "vectors are valid requests: the hash is defined for those only")
 			sum := sha256.Sum256([]byte(v.Canonical))
 			require.Equal(t, v.ContentHash, hex.EncodeToString(sum[:]), "the vector's hash is the SHA-256 of its canonical form")
@@ -82,8 +48,8 @@ func TestContentHashVectors(t *testing.T) {
 func TestContentHashVectorsCoverTheRules(t *testing.T) {
 	hashes := map[string]string{}
 	var prefixless, bigNumber bool
-	for _, v := range contentHashVectors(t) {
-		req := decodeRequest(t, v.Request)
+	for _, v := range contracttest.ContentHashVectors(t) {
+		req := v.FinalizeRequest(t)
 		hashes[v.Name] = v.ContentHash
 		prefixless = prefixless || req.Savepoint && req.ExclusivePrefix == ""
 		bigNumber = bigNumber || req.Checkpoint > 1<<53
