@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -28,6 +29,8 @@ func TestReconcileContinuesAsNewWithItsReport(t *testing.T) {
 	require.ErrorAs(t, env.GetWorkflowError(), &can)
 	var next workflows.ReconcileRequest
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	require.Len(t, can.Input.GetPayloads(), 1)
+	contracttest.Validate(t, "reconcile-request.schema.json", can.Input.GetPayloads()[0].GetData()) // the carry too
 	require.NotNil(t, next.Carry)
 	assert.Equal(t, []stores.JobID{job}, next.Carry.Jobs)
 	assert.Equal(t, workflows.ReconcileReconciling, next.Carry.Report.Phase)
