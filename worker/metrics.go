@@ -18,6 +18,8 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.temporal.io/sdk/client"
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/version"
 )
 
 // latencyBuckets are in seconds (the SDK's timers are recorded in
@@ -44,7 +46,7 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 		return &metrics{handler: client.MetricsNopHandler}, nil
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfo())
 	exporter, err := otelprom.New(
 		otelprom.WithRegisterer(reg),
 		// Prometheus-style names: counters end in _total, timers in _seconds.
@@ -113,4 +115,19 @@ func (m *metrics) close(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("meter provider: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// MetricBuildInfo is 1, labelled with the running build, so dashboards can
+// tell which version each worker runs.
+const MetricBuildInfo = "finalizer_build_info"
+
+func buildInfo() prometheus.Collector {
+	v := version.Read()
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        MetricBuildInfo,
+		Help:        "The running build of finalizer-worker (always 1).",
+		ConstLabels: prometheus.Labels{"version": v.Version, "revision": v.Revision, "goversion": v.GoVersion},
+	})
+	g.Set(1)
+	return g
 }

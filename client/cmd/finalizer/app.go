@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/version"
 )
 
 // command is one subcommand: its flags, then what it does once connected.
@@ -46,6 +47,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		_, err := fmt.Fprintln(stdout, "finalizer", version.Read())
+		return err
+	}
 	g := newGlobals(getenv, stderr)
 	top := flag.NewFlagSet("finalizer", flag.ContinueOnError)
 	top.SetOutput(stderr)
@@ -110,6 +115,7 @@ func commandNames() []string {
 
 func usage(w io.Writer, top *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: finalizer [global flags] <command> [flags]")
+	fmt.Fprintln(w, "       finalizer --version")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands()[n]().summary)

@@ -4,7 +4,8 @@
 //
 //	finalizer [global flags] <command> [flags]
 //
-//	claim     --cluster C --job J --epoch E --owner O
+//	claim     --cluster C --job J --epoch E --owner O    (prints the restore point)
+//	latest    --cluster C --job J                        (the restore point, no claim)
 //	finalize  --cluster C --job J --epoch E --checkpoint N
 //	          --metadata-key K --metadata-sha256 H --exclusive-prefix P
 //	          [--savepoint] [--max-attempts N] [--wait] [--progress-interval 500ms]
@@ -14,6 +15,7 @@
 //	reconcile --cluster C [--apply] [--quarantine-dangling] [--grace 1h]
 //	          [--tombstone-ttl 24h] [--report-limit 100]
 //	          [--schedule [--interval 10m]]
+//	--version
 //
 // Global flags, accepted before or after the command, fall back to the
 // environment variables the worker reads, so one environment configures

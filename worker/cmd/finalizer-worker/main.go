@@ -3,6 +3,7 @@
 //
 //	finalizer-worker [flags]              run the worker
 //	finalizer-worker healthcheck [flags]  exit 0 if a local worker polls
+//	finalizer-worker version              print the build (also --version)
 //	finalizer-worker -h                   list flags and environment variables
 //
 // Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration.
@@ -19,12 +20,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/version"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
+		fmt.Println("finalizer-worker", version.Read())
+		return 0
+	}
 	healthcheck := len(args) > 0 && args[0] == "healthcheck"
 	if healthcheck {
 		args = args[1:]

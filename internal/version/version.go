@@ -1,0 +1,55 @@
+// Package version says which build of the finalizer is running: the module
+// version, the commit it was built from and the Go release, read from the
+// build information the go command embeds in every binary.
+package version
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// Info is one binary's build.
+type Info struct {
+	// Version is the module version: a tag ("v0.4.0"), a pseudo-version
+	// derived from the commit, or "(devel)" when built without version
+	// control information.
+	Version string `json:"version"`
+	// Revision is the commit, with "-dirty" when the tree had changes;
+	// "unknown" when built without version control information.
+	Revision  string `json:"revision"`
+	GoVersion string `json:"goVersion"`
+}
+
+// Read returns the running binary's build.
+func Read() Info {
+	info := Info{Version: "(devel)", Revision: "unknown", GoVersion: runtime.Version()}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return info
+	}
+	if v := bi.Main.Version; v != "" {
+		info.Version = v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev != "" {
+		info.Revision = rev
+		if modified == "true" {
+			info.Revision += "-dirty"
+		}
+	}
+	return info
+}
+
+// String is what --version prints: "<program> <version> (<revision>, <go>)".
+func (i Info) String() string {
+	return fmt.Sprintf("%s (%s, %s)", i.Version, i.Revision, i.GoVersion)
+}
