@@ -29,51 +29,65 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
+// Stores a test's worker runs on.
+const (
+	// onZooKeeper: through a fault proxy (a partition is how a finalization
+	// parks in Verifying, as it does when the store stops answering).
+	onZooKeeper = "zookeeper"
+	// onEmbedded: the worker's default, as README.md has a reader start it.
+	onEmbedded = "embedded"
+)
+
 // env is one test's finalizer: a real finalizer-worker process on its own
-// task queue, reaching ZooKeeper through a fault proxy (a partition is how a
-// finalization parks in Verifying, as it does when the store stops
-// answering), and a file bucket the job manager writes and the worker reads.
+// task queue and store, and a file bucket the job manager writes and the
+// worker reads.
 type env struct {
 	t         *testing.T
 	taskQueue string
 	cluster   string
 	bucket    string
-	proxy     *zkfault.Proxy
+	// proxy stands between the worker and ZooKeeper (nil on embedded).
+	proxy *zkfault.Proxy
 	// temporal is the harness's own client, for checking what the drivers
 	// sent; the drivers never use it.
 	temporal sdkclient.Client
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, store string) *env {
 	t.Helper()
 	suffix := randomHex(t, 4)
 	e := &env{t: t, taskQueue: "examples-" + suffix, cluster: "c-" + suffix, bucket: t.TempDir()}
 	var err error
-	e.proxy, err = zkfault.Start(zk.Addr)
-	require.NoError(t, err)
-	t.Cleanup(e.proxy.Close)
 	e.temporal, err = sdkclient.Dial(sdkclient.Options{HostPort: temporal.HostPort, Namespace: temporal.Namespace,
 		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 	require.NoError(t, err)
 	t.Cleanup(e.temporal.Close)
-	e.startWorker("/examples-" + suffix)
+	storeFlags := []string{"-embedded-path=" + filepath.Join(t.TempDir(), "references.db")}
+	if store == onZooKeeper {
+		e.proxy, err = zkfault.Start(zk.Addr)
+		require.NoError(t, err)
+		t.Cleanup(e.proxy.Close)
+		storeFlags = []string{"-store=zookeeper", "-zookeeper-servers=" + e.proxy.Addr, "-zookeeper-root=/examples-" + suffix,
+			// A short session: a partitioned call is Unknown within seconds.
+			"-zookeeper-session-timeout=4s"}
+	}
+	e.startWorker(storeFlags)
 	return e
 }
 
-// startWorker runs the real worker process: the flags are the README's,
-// with ZooKeeper as the store (through the proxy) and the test's bucket.
-func (e *env) startWorker(root string) {
+// startWorker runs the real worker process: the README's flags, the
+// test's task queue, store and bucket.
+func (e *env) startWorker(storeFlags []string) {
 	t := e.t
 	t.Helper()
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "worker.log"))
 	require.NoError(t, err)
 	metrics := freeAddr(t)
-	cmd := exec.Command(workerBin,
-		"-temporal-address="+temporal.HostPort, "-temporal-namespace="+temporal.Namespace, "-task-queue="+e.taskQueue,
-		"-store=zookeeper", "-zookeeper-servers="+e.proxy.Addr, "-zookeeper-root="+root,
-		// A short session: a partitioned call is Unknown within seconds.
-		"-zookeeper-session-timeout=4s",
-		"-state-bucket=file://"+e.bucket, "-metrics-address="+metrics)
+	args := append([]string{
+		"-temporal-address=" + temporal.HostPort, "-temporal-namespace=" + temporal.Namespace, "-task-queue=" + e.taskQueue,
+		"-state-bucket=file://" + e.bucket, "-metrics-address=" + metrics,
+	}, storeFlags...)
+	cmd := exec.Command(workerBin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	require.NoError(t, cmd.Start())

@@ -26,22 +26,23 @@ func TestJobManagerCLI(t *testing.T) {
 	t.Parallel()
 	script, err := filepath.Abs(filepath.Join("jobmanager-cli", "jobmanager.sh"))
 	require.NoError(t, err)
-	e := newEnv(t)
+	argv := []string{"bash", script}
+	zk := newEnv(t, onZooKeeper)
 	// jq holds numbers as doubles: the script takes them below 10^15.
-	checkContentHashes(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e}, big.NewInt(1e15-1))
-	playJobManager(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e})
-	playLeaders(driver{name: "jobmanager.sh", argv: []string{"bash", script}, env: e})
+	checkContentHashes(driver{name: "jobmanager.sh", argv: argv, env: zk}, big.NewInt(1e15-1))
+	playJobManager(driver{name: "jobmanager.sh", argv: argv, env: zk})
+	playLeaders(driver{name: "jobmanager.sh", argv: argv, env: newEnv(t, onEmbedded)})
 }
 
 // The job manager written in TypeScript with @temporalio/client.
 func TestJobManagerTypeScript(t *testing.T) {
 	t.Parallel()
 	argv := tsDriver(t)
-	e := newEnv(t)
+	zk := newEnv(t, onZooKeeper)
 	// JavaScript numbers are exact up to 2^53-1.
-	checkContentHashes(driver{name: "jobmanager-ts", argv: argv, env: e}, big.NewInt(1<<53-1))
-	playJobManager(driver{name: "jobmanager-ts", argv: argv, env: e})
-	playLeaders(driver{name: "jobmanager-ts", argv: argv, env: e})
+	checkContentHashes(driver{name: "jobmanager-ts", argv: argv, env: zk}, big.NewInt(1<<53-1))
+	playJobManager(driver{name: "jobmanager-ts", argv: argv, env: zk})
+	playLeaders(driver{name: "jobmanager-ts", argv: argv, env: newEnv(t, onEmbedded)})
 }
 
 // trigger is what a driver prints for `finalize`.
@@ -232,9 +233,9 @@ func playJobManager(d driver) {
 }
 
 // playLeaders runs the drivers' own loop (`run <epoch>`, what README.md
-// tells a reader to paste) twice: a first leader on a new job, then a new
-// leader that recovers from the first one's newest checkpoint and goes on
-// from there.
+// tells a reader to paste, on the worker's default store) twice: a first
+// leader on a new job, then a new leader that recovers from the first one's
+// newest checkpoint and goes on from there.
 func playLeaders(d driver) {
 	e, t := d.env, d.env.t
 	jm := d.forJob("loop")
