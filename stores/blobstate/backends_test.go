@@ -12,6 +12,8 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/require"
+
+	_ "github.com/checkpoint-finalizer/finalizer/stores/blobstate/cloud" // s3://
 )
 
 func TestFileblob(t *testing.T) {
