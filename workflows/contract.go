@@ -109,7 +109,9 @@ const (
 	Published  Phase = "Published"
 	Discarding Phase = "Discarding"
 	Discarded  Phase = "Discarded"
-	// Abandoned: an operator ended it; its state is kept.
+	// Abandoned: its state is kept and an operator decides: they ended it
+	// (the abandon signal), or its discard was refused because the handle
+	// read back could not be trusted (corrupt, or outside the layout).
 	Abandoned Phase = "Abandoned"
 	// Failed: the request was invalid or its data missing; nothing was published.
 	Failed Phase = "Failed"
