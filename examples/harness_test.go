@@ -25,6 +25,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -188,6 +189,17 @@ func (d driver) ok(v any, args ...string) {
 	if v != nil {
 		require.NoErrorf(t, decodeLine(r.stdout, v), "%s %v printed %q", d.name, args, r.stdout)
 	}
+}
+
+// okAs is ok for a command that prints a contract payload: the line must
+// be valid against schema (a file under schemas/) as well.
+func (d driver) okAs(schema string, v any, args ...string) {
+	t := d.env.t
+	t.Helper()
+	r := d.run(args...)
+	require.Equalf(t, 0, r.code, "%s %v: stdout %s stderr %s", d.name, args, r.stdout, r.stderr)
+	contracttest.Validate(t, schema, bytes.TrimSpace(r.stdout))
+	require.NoErrorf(t, decodeLine(r.stdout, v), "%s %v printed %q", d.name, args, r.stdout)
 }
 
 // decodeLine decodes one JSON line.

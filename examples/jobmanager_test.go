@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -76,25 +78,14 @@ const (
 func checkContentHashes(d driver, max *big.Int) {
 	t := d.env.t
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "contenthash-vectors.json"))
-	require.NoError(t, err)
-	defer f.Close()
-	var file struct {
-		Vectors []struct {
-			Name        string                     `json:"name"`
-			Request     map[string]json.RawMessage `json:"request"`
-			Canonical   string                     `json:"canonical"`
-			ContentHash string                     `json:"contentHash"`
-		} `json:"vectors"`
-	}
-	require.NoError(t, json.NewDecoder(f).Decode(&file))
-	require.NotEmpty(t, file.Vectors)
+	vectors := contracttest.ContentHashVectors(t)
+	require.NotEmpty(t, vectors)
 	hashed := 0
-	for _, v := range file.Vectors {
-		input, err := json.Marshal(v.Request) // the numbers as written, digit for digit
-		require.NoError(t, err)
-		r := d.runInput(input, "hash")
-		if !fits(t, v.Request["epoch"], max) || !fits(t, v.Request["checkpoint"], max) {
+	for _, v := range vectors {
+		var numbers struct{ Epoch, Checkpoint json.Number }
+		require.NoError(t, json.Unmarshal(v.Request, &numbers))
+		r := d.runInput(v.Request, "hash")
+		if !fits(t, numbers.Epoch, max) || !fits(t, numbers.Checkpoint, max) {
 			assert.NotEqualf(t, 0, r.code, "%s: numbers beyond %s must be refused, got %s", v.Name, max, r.stdout)
 			assert.NotContainsf(t, string(r.stdout), v.ContentHash, "%s", v.Name)
 			continue
@@ -112,11 +103,11 @@ func checkContentHashes(d driver, max *big.Int) {
 	assert.GreaterOrEqual(t, hashed, 8, "the vectors with small numbers: every field's rules")
 }
 
-func fits(t *testing.T, raw json.RawMessage, max *big.Int) bool {
+func fits(t *testing.T, n json.Number, max *big.Int) bool {
 	t.Helper()
-	n, ok := new(big.Int).SetString(string(raw), 10)
-	require.Truef(t, ok, "a vector's number %s", raw)
-	return n.Cmp(max) <= 0
+	v, ok := new(big.Int).SetString(n.String(), 10)
+	require.Truef(t, ok, "a vector's number %q", n)
+	return v.Cmp(max) <= 0
 }
 
 // playJobManager plays one job manager step by step: the driver decides
@@ -129,7 +120,7 @@ func playJobManager(d driver) {
 
 	// A new job: the claim answers that there is nothing to recover from.
 	var restore workflows.RestorePoint
-	jm.ok(&restore, "claim", "1", "leader-1")
+	jm.okAs(restorePoint, &restore, "claim", "1", "leader-1")
 	assert.Equal(t, workflows.RestoreNone, restore.State, "a new job")
 	assert.Equal(t, uint64(1), restore.Epoch)
 	assert.Nil(t, restore.Latest)
@@ -142,6 +133,7 @@ func playJobManager(d driver) {
 	assert.Equal(t, req.WorkflowID(), first.WorkflowID)
 	assert.Equal(t, req.ContentHash(), first.ContentHash, "the driver's canonical form hashes as the finalizer's")
 	e.checkStart(req)
+	e.checkExecution(claimID(req, 1))
 
 	// Triggered again (the job manager lost the answer): the same execution.
 	var again trigger
@@ -164,16 +156,17 @@ func playJobManager(d driver) {
 
 	// Published: only now may the job manager acknowledge it to sinks.
 	var res workflows.FinalizeResult
-	jm.ok(&res, "wait", "1", "1")
+	jm.okAs(finalizeResult, &res, "wait", "1", "1")
 	assert.Equal(t, workflows.Published, res.Phase)
 	var st workflows.Status
-	jm.ok(&st, "status", "1", "1")
+	jm.okAs(status, &st, "status", "1", "1")
 	assert.Equal(t, workflows.Published, st.Phase)
 	assert.Equal(t, res.HandleKey, st.HandleKey)
 	assert.Equal(t, "zookeeper", st.StoreKind)
+	e.checkExecution(req.WorkflowID())
 
 	// A new leader claims epoch 2 and is told what to recover from.
-	jm.ok(&restore, "claim", "2", "leader-2")
+	jm.okAs(restorePoint, &restore, "claim", "2", "leader-2")
 	assert.Equal(t, uint64(2), restore.Epoch)
 	e.checkRestore(restore, req, res.HandleKey)
 
@@ -187,6 +180,8 @@ func playJobManager(d driver) {
 	require.NoError(t, decodeLine(r.stdout, &rejected))
 	assert.Equal(t, "Rejected.StaleEpoch", rejected.Rejected)
 	assert.Contains(t, rejected.Message, "stale epoch")
+	e.checkExecution(claimID(req, 1)) // the refused claim's run
+	e.checkExecution(claimID(req, 2))
 
 	// Checkpoint 2 while the worker cannot reach ZooKeeper: the publish's
 	// outcome is unknown and the finalization parks in Verifying.
@@ -219,15 +214,16 @@ func playJobManager(d driver) {
 	// The store answers again: Verify resolves it, and it ends Published.
 	e.proxy.Heal()
 	jm.ok(nil, "retry-now", "2", "2") // signalled, or it had ended already: both fine
-	jm.ok(&res, "wait", "2", "2")
+	jm.okAs(finalizeResult, &res, "wait", "2", "2")
 	assert.Equal(t, workflows.Published, res.Phase)
-	jm.ok(&st, "status", "2", "2")
+	jm.okAs(status, &st, "status", "2", "2")
 	assert.Equal(t, workflows.Published, st.Phase)
 	assert.Greater(t, st.Verifications, before, "the verifications retry-now started are counted")
 	e.checkStart(req2)
+	e.checkExecution(req2.WorkflowID()) // retry-now included: a signal with no payload
 
 	// The read-only question gives the same answer a claim would.
-	jm.ok(&restore, "latest")
+	jm.okAs(restorePoint, &restore, "latest")
 	assert.Equal(t, uint64(2), restore.Epoch)
 	e.checkRestore(restore, req2, res.HandleKey)
 }
@@ -249,6 +245,7 @@ func playLeaders(d driver) {
 			Restore workflows.RestorePoint `json:"restore"`
 		}
 		require.NoError(t, json.Unmarshal(out[0], &claimed))
+		validateMember(t, out[0], "restore", restorePoint)
 		assert.Equal(t, leader.epoch, claimed.Claimed)
 		var recoverFrom struct {
 			RecoverFrom *string `json:"recoverFrom"`
@@ -283,6 +280,7 @@ func playLeaders(d driver) {
 				continue
 			}
 			acknowledged++
+			validateMember(t, line, "result", finalizeResult)
 			assert.Equal(t, leader.from+uint64(acknowledged), l.Checkpoint, "checkpoint IDs go on from the restore point")
 			assert.True(t, l.Acknowledged)
 			require.NotNil(t, l.Result)
@@ -295,12 +293,48 @@ func playLeaders(d driver) {
 			Latest workflows.RestorePoint `json:"latest"`
 		}
 		require.NoError(t, json.Unmarshal(out[6], &latest))
+		validateMember(t, out[6], "latest", restorePoint)
 		assert.Equal(t, workflows.RestoreResolved, latest.Latest.State)
 		require.NotNil(t, latest.Latest.Latest)
 		assert.Equal(t, leader.from+3, latest.Latest.Latest.Checkpoint)
 		assert.Equal(t, leader.epoch, latest.Latest.Latest.Epoch)
 		assert.Equal(t, e.restorePath(latest.Latest.Latest.MetadataKey), latest.Latest.Latest.RestorePath)
 	}
+}
+
+// Schemas of what the drivers print (schemas/).
+const (
+	restorePoint   = "restore-point.schema.json"
+	finalizeResult = "finalize-result.schema.json"
+	status         = "status.schema.json"
+)
+
+func claimID(req workflows.FinalizeRequest, epoch uint64) string {
+	return workflows.ClaimRequest{Cluster: req.Cluster, Job: req.Job, Epoch: epoch}.WorkflowID()
+}
+
+// checkExecution validates every payload of the execution's history that
+// a driver sent or received against the schemas, and for a finalization
+// the memo's content hash against its start input.
+func (e *env) checkExecution(workflowID string) {
+	t := e.t
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	checked := contracttest.CheckExecution(ctx, t, e.temporal, workflowID)
+	assert.NotEmptyf(t, checked.Payloads, "%s: payloads checked", workflowID)
+	if strings.HasPrefix(workflowID, "finalize/") {
+		assert.Positivef(t, checked.ContentHashes, "%s: the start memo's content hash is its input's", workflowID)
+	}
+}
+
+// validateMember validates one member of a JSON line against schema.
+func validateMember(t *testing.T, line []byte, member, schema string) {
+	t.Helper()
+	var members map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(line, &members))
+	require.Containsf(t, members, member, "%s", line)
+	contracttest.Validate(t, schema, members[member])
 }
 
 // checkWritten has the driver write checkpoint n's files and returns the
@@ -409,7 +443,7 @@ func (d driver) awaitStatus(epoch, n uint64, what string, done func(workflows.St
 	var st workflows.Status
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		d.ok(&st, "status", jsonNumber(epoch), jsonNumber(n))
+		d.okAs(status, &st, "status", jsonNumber(epoch), jsonNumber(n))
 		if done(st) {
 			return st
 		}
