@@ -37,7 +37,7 @@ type Config struct {
 	// Retain is how many references per job retention keeps, like Flink's
 	// state.checkpoints.num-retained; 0 keeps every reference.
 	Retain int
-	// MetricsAddress is where /metrics and /healthz are served; empty
+	// MetricsAddress is where /metrics, /livez and /readyz (/healthz) are served; empty
 	// disables the endpoint.
 	MetricsAddress string
 	// LogLevel is debug, info, warn or error; LogFormat json or text.

@@ -9,8 +9,8 @@ import (
 	"net/http"
 )
 
-// Healthcheck asks a running worker's /healthz at its metrics address and
-// returns nil when it polls. It exists for container healthchecks in
+// Healthcheck asks a running worker's /healthz (its readiness) at its
+// metrics address and returns nil when it is ready. It exists for container healthchecks in
 // images without a shell or curl (`finalizer-worker healthcheck`).
 func Healthcheck(ctx context.Context, metricsAddress string) error {
 	if metricsAddress == "" {

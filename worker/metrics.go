@@ -35,11 +35,14 @@ type metrics struct {
 	provider *sdkmetric.MeterProvider
 	server   *http.Server
 	addr     string // bound address, "" when disabled
-	ready    atomic.Bool
+	// ready: the pollers run. probes: what else readiness needs, set once
+	// the dependencies are open.
+	ready  atomic.Bool
+	probes atomic.Pointer[[]probe]
 	served   chan error
 }
 
-// startMetrics serves /metrics and /healthz on addr; with addr empty the
+// startMetrics serves /metrics and the health endpoints on addr; with addr empty the
 // handler discards everything and nothing listens.
 func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 	if addr == "" {
@@ -84,20 +87,16 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 	m.addr = ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}))
-	mux.HandleFunc("GET /healthz", m.health)
+	mux.HandleFunc("GET /livez", live)
+	mux.HandleFunc("GET /readyz", m.readyz)
+	// /healthz is /readyz under the name the compose file and the
+	// healthcheck command have always asked.
+	mux.HandleFunc("GET /healthz", m.readyz)
 	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { m.served <- m.server.Serve(ln) }()
 	return m, nil
 }
 
-// health answers 200 while the worker polls, 503 while it starts or stops.
-func (m *metrics) health(w http.ResponseWriter, _ *http.Request) {
-	if !m.ready.Load() {
-		http.Error(w, "not polling", http.StatusServiceUnavailable)
-		return
-	}
-	_, _ = w.Write([]byte("ok\n"))
-}
 
 // close stops the endpoint and the meter provider.
 func (m *metrics) close(ctx context.Context) error {

@@ -102,6 +102,13 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
+	m.probes.Store(&[]probe{
+		{"temporal", func(ctx context.Context) error {
+			_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
+			return err
+		}},
+		{"store", refs.Probe},
+	})
 	m.ready.Store(true)
 	logger.Info("worker polling", "taskQueue", cfg.Temporal.TaskQueue, "namespace", cfg.Temporal.Namespace,
 		"store", cfg.Store.Kind, "metrics", m.addr)

@@ -60,6 +60,7 @@ func TestRunRefusesBadConfigurationBeforeConnecting(t *testing.T) {
 // Temporal dev server, on the embedded store and a file bucket.
 type devWorker struct {
 	t      *testing.T
+	srv    *temporaltest.Server
 	cfg    Config
 	bucket string
 	client client.Client // the test's own, outliving any Run
@@ -69,7 +70,7 @@ func newDevWorker(t *testing.T) *devWorker {
 	t.Helper()
 	srv := temporaltest.Start(t, temporaltest.Options{SearchAttributes: workflows.SearchAttributes()})
 	dir := t.TempDir()
-	d := &devWorker{t: t, cfg: DefaultConfig(), bucket: filepath.Join(dir, "bucket")}
+	d := &devWorker{t: t, srv: srv, cfg: DefaultConfig(), bucket: filepath.Join(dir, "bucket")}
 	d.cfg.Temporal.Address = srv.HostPort
 	d.cfg.Store.Embedded.Path = filepath.Join(dir, "refs", "references.db")
 	d.cfg.StateBucket = "file://" + d.bucket + "?create_dir=true"

@@ -20,10 +20,13 @@ import (
 const storeOpenTimeout = time.Minute
 
 // referenceStore is what every backend implements: the store the
-// finalization uses and the inventory the reconciler reads.
+// finalization uses, the inventory the reconciler reads and the probe
+// readiness asks.
 type referenceStore interface {
 	stores.ReferenceStore
 	stores.Inventory
+	// Probe reports whether the store can serve calls now.
+	Probe(ctx context.Context) error
 }
 
 // openReferences opens the configured HA reference store.

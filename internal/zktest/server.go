@@ -54,6 +54,23 @@ func StartServer() (*Server, error) {
 // Stop terminates the server and waits for it.
 func (s *Server) Stop() { s.proc.stop(10 * time.Second) }
 
+// Restart stops the server if it runs and starts it again on the same
+// data and port, so clients reconnect to the same Addr (their sessions
+// survive if they come back within the session timeout).
+func (s *Server) Restart() error {
+	s.Stop()
+	cfgPath, logPath := filepath.Join(s.Dir, "zoo.cfg"), filepath.Join(s.Dir, "zookeeper.log")
+	proc, err := launch(cfgPath, logPath)
+	if err != nil {
+		return err
+	}
+	s.proc = proc
+	if err := proc.waitMode(s.Addr, 30*time.Second); err != nil {
+		return fmt.Errorf("restart zookeeper (log %s): %w", logPath, err)
+	}
+	return nil
+}
+
 // Cleanup stops the server and removes its directory unless keep is set,
 // in which case it prints where the log is.
 func (s *Server) Cleanup(keep bool) {

@@ -15,6 +15,7 @@ import (
 // Store is the ZooKeeper reference store. It is safe for concurrent use.
 type Store struct {
 	conn     *zk.Conn
+	servers  []string
 	root     string
 	acl      []zk.ACL
 	maxValue int
@@ -33,7 +34,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to zookeeper %v: %w", cfg.Servers, err)
 	}
-	s := &Store{conn: conn, root: cfg.Root, acl: zk.WorldACL(zk.PermAll), maxValue: cfg.MaxValueSize, now: time.Now}
+	s := &Store{conn: conn, servers: cfg.Servers, root: cfg.Root, acl: zk.WorldACL(zk.PermAll), maxValue: cfg.MaxValueSize, now: time.Now}
 	if s.maxValue == 0 {
 		s.maxValue = DefaultMaxValueSize
 	}
