@@ -10,8 +10,9 @@ import (
 )
 
 // Healthcheck asks a running worker's /healthz (its readiness) at its
-// metrics address and returns nil when it is ready. It exists for container healthchecks in
-// images without a shell or curl (`finalizer-worker healthcheck`).
+// metrics address and returns nil when it is ready. It exists for
+// container healthchecks in images without a shell or curl
+// (`finalizer-worker healthcheck`).
 func Healthcheck(ctx context.Context, metricsAddress string) error {
 	if metricsAddress == "" {
 		return errors.New("healthcheck needs the metrics address (-metrics-address / FINALIZER_METRICS_ADDRESS)")

@@ -39,7 +39,7 @@ type metrics struct {
 	// the dependencies are open.
 	ready  atomic.Bool
 	probes atomic.Pointer[[]probe]
-	served   chan error
+	served chan error
 }
 
 // startMetrics serves /metrics and the health endpoints on addr; with addr empty the
@@ -96,7 +96,6 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 	go func() { m.served <- m.server.Serve(ln) }()
 	return m, nil
 }
-
 
 // close stops the endpoint and the meter provider.
 func (m *metrics) close(ctx context.Context) error {
