@@ -318,7 +318,7 @@ func npmCI(t *testing.T, src string) string {
 	out, err := cmd.CombinedOutput()
 	require.NoErrorf(t, err, "npm ci:\n%s", out)
 	t.Logf("npm ci into %s: %s", dir, time.Since(start).Round(time.Second))
-	_ = os.RemoveAll(dir) // a previous, incomplete install
+	_ = os.RemoveAll(dir)                        // a previous, incomplete install
 	require.NoError(t, os.Chmod(staging, 0o755)) // MkdirTemp's 0700: other users of the cache read it too
 	require.NoError(t, os.Rename(staging, dir))
 	require.True(t, installed(), "npm ci left no %s", filepath.Join(modules, ".package-lock.json"))
