@@ -318,8 +318,10 @@ func npmCI(t *testing.T, src string) string {
 	out, err := cmd.CombinedOutput()
 	require.NoErrorf(t, err, "npm ci:\n%s", out)
 	t.Logf("npm ci into %s: %s", dir, time.Since(start).Round(time.Second))
-	_ = os.RemoveAll(dir)                        // a previous, incomplete install
-	require.NoError(t, os.Chmod(staging, 0o755)) // MkdirTemp's 0700: other users of the cache read it too
+	// A previous, incomplete install goes; MkdirTemp's 0700 becomes the
+	// cache's usual 0755.
+	_ = os.RemoveAll(dir)
+	require.NoError(t, os.Chmod(staging, 0o755))
 	require.NoError(t, os.Rename(staging, dir))
 	require.True(t, installed(), "npm ci left no %s", filepath.Join(modules, ".package-lock.json"))
 	return modules
