@@ -37,8 +37,12 @@ type Config struct {
 	// Retain is how many references per job retention keeps, like Flink's
 	// state.checkpoints.num-retained; 0 keeps every reference.
 	Retain int
-	// MetricsAddress is where /metrics, /livez and /readyz (/healthz) are served; empty
-	// disables the endpoint.
+	// RegisterSearchAttributes registers the search attributes the
+	// workflows set when the namespace lacks them; without it, a namespace
+	// that lacks one fails the start with the command that adds them.
+	RegisterSearchAttributes bool
+	// MetricsAddress is where /metrics, /livez and /readyz (/healthz) are
+	// served; empty disables the endpoint.
 	MetricsAddress string
 	// LogLevel is debug, info, warn or error; LogFormat json or text.
 	LogLevel  string

@@ -74,6 +74,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		return fmt.Errorf("dial temporal at %s (namespace %s): %w", cfg.Temporal.Address, cfg.Temporal.Namespace, err)
 	}
 	defer c.Close()
+	if err := checkSearchAttributes(ctx, c, cfg.Temporal.Namespace, cfg.RegisterSearchAttributes, logger); err != nil {
+		return err
+	}
 
 	fatal := make(chan error, 1)
 	sdkworker.SetStickyWorkflowCacheSize(cfg.WorkflowCache) // read when the process's first worker starts

@@ -130,6 +130,8 @@ var settings = []setting{
 		func(c *Config) *string { return &c.Temporal.TLS.KeyFile }),
 	text("temporal-tls-server-name", "server name to verify Temporal's certificate against",
 		func(c *Config) *string { return &c.Temporal.TLS.ServerName }),
+	boolean("register-search-attributes", "register the finalizer's search attributes in the namespace if missing (else a namespace without them fails the start)",
+		func(c *Config) *bool { return &c.RegisterSearchAttributes }),
 	secret("temporal-api-key", "Temporal API key (environment only; or -temporal-api-key-file)",
 		func(c *Config) *Secret { return &c.Temporal.APIKey }),
 	text("temporal-api-key-file", "file holding the Temporal API key",
@@ -167,7 +169,7 @@ var settings = []setting{
 		func(c *Config) *string { return &c.Clusters }),
 	integer("retain", "references kept per job by retention (0 keeps all)",
 		func(c *Config) *int { return &c.Retain }),
-	{name: "metrics-address", usage: "host:port serving /metrics and /healthz; empty or \"off\" disables",
+	{name: "metrics-address", usage: "host:port serving /metrics, /livez and /readyz (also /healthz); empty or \"off\" disables",
 		get: func(c *Config) string { return c.MetricsAddress },
 		set: func(c *Config, v string) error {
 			// An environment variable cannot be set to "empty" through

@@ -6,7 +6,8 @@
 //	finalizer-worker version              print the build (also --version)
 //	finalizer-worker -h                   list flags and environment variables
 //
-// Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration.
+// Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration
+// (flags, environment, or a namespace without the search attributes).
 package main
 
 import (
@@ -70,6 +71,11 @@ func run(args []string) int {
 	}()
 	if err := worker.Run(ctx, cfg, logger); err != nil {
 		logger.Error("worker failed", "error", err)
+		if errors.Is(err, worker.ErrSearchAttributes) {
+			// Restarting does not help; registering them does.
+			fmt.Fprintf(os.Stderr, "finalizer-worker: %v\n", err)
+			return 2
+		}
 		return 1
 	}
 	return 0
