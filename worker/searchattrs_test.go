@@ -40,7 +40,9 @@ func TestStartChecksSearchAttributes(t *testing.T) {
 	ready := make(chan struct{})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- Run(runCtx, cfg, slog.New(slog.DiscardHandler), WithReady(func(Ready) { close(ready) })) }()
+	go func() {
+		done <- Run(runCtx, cfg, slog.New(slog.DiscardHandler), WithReady(func(Ready) { close(ready) }))
+	}()
 	select {
 	case <-ready:
 	case err := <-done:
