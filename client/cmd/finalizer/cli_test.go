@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,10 +61,17 @@ func TestClaimThenFinalizeWait(t *testing.T) {
 
 	o = runTool(t, env, "--json", "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
 	require.Equal(t, exitOK, o.code)
-	var st workflows.Status
+	var st struct {
+		Phase     workflows.Phase            `json:"phase"`
+		HandleKey string                     `json:"handleKey"`
+		Timings   map[workflows.Phase]string `json:"timings"`
+	}
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &st))
 	assert.Equal(t, workflows.Published, st.Phase)
 	assert.Equal(t, got.Result.HandleKey, st.HandleKey)
+	require.Contains(t, st.Timings, workflows.Publishing)
+	_, err := time.ParseDuration(st.Timings[workflows.Publishing])
+	assert.NoError(t, err, "timings are duration strings, not nanoseconds: %s", o.stdout)
 
 	o = runTool(t, env, "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
 	require.Equal(t, exitOK, o.code)

@@ -27,7 +27,23 @@ func statusCommand() command {
 				return err
 			}
 			wid := workflows.FinalizeRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Checkpoint: id.checkpoint}.WorkflowID()
-			return out.result(st, statusText(wid, st))
+			return out.result(statusJSON(st), statusText(wid, st))
 		},
 	}
+}
+
+// statusOutput is the status answer as --json prints it: its timings as
+// duration strings ("1.5s"), as every duration the tool prints, where the
+// query answers nanoseconds.
+type statusOutput struct {
+	workflows.Status
+	Timings map[workflows.Phase]string `json:"timings"`
+}
+
+func statusJSON(st workflows.Status) statusOutput {
+	o := statusOutput{Status: st, Timings: make(map[workflows.Phase]string, len(st.Timings))}
+	for p, d := range st.Timings {
+		o.Timings[p] = d.String()
+	}
+	return o
 }
