@@ -228,15 +228,15 @@ func playJobManager(d driver) {
 	e.checkRestore(restore, req2, res.HandleKey)
 }
 
-// playLeaders runs the drivers' own loop (`run <epoch>`, what README.md
-// tells a reader to paste, on the worker's default store) twice: a first
-// leader on a new job, then a new leader that recovers from the first one's
-// newest checkpoint and goes on from there.
+// playLeaders runs the drivers' own loop (`run`, what README.md tells a
+// reader to paste, on the worker's default store) twice: a first leader on
+// a new job, then a new leader that claims the epoch above the first one's,
+// recovers from its newest checkpoint and goes on from there.
 func playLeaders(d driver) {
 	e, t := d.env, d.env.t
 	jm := d.forJob("loop")
 	for _, leader := range []struct{ epoch, from uint64 }{{1, 0}, {2, 3}} {
-		r := jm.run("run", jsonNumber(leader.epoch))
+		r := jm.run("run")
 		require.Equalf(t, 0, r.code, "run %d: stdout %s stderr %s", leader.epoch, r.stdout, r.stderr)
 		out := lines(r.stdout)
 		require.Lenf(t, out, 7, "run %d: claimed, recoverFrom, 3 checkpoints, again, latest:\n%s", leader.epoch, r.stdout)

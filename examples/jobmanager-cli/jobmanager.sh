@@ -7,7 +7,7 @@
 # built here, from README.md's "The workflow contract"; see also "Job
 # managers in other languages".
 #
-#   jobmanager.sh run <epoch>                  the whole loop: claim, 3 checkpoints, latest
+#   jobmanager.sh run [epoch]                  the whole loop: claim, 3 checkpoints, latest
 #   jobmanager.sh claim <epoch> <owner>        ClaimEpoch; prints the restore point
 #   jobmanager.sh write <checkpoint>           the checkpoint's files into the bucket
 #   jobmanager.sh finalize <epoch> <checkpoint> [maxPublishAttempts]
@@ -38,7 +38,7 @@ JOB=${JM_JOB:-}
 
 die() { local code=$1; shift; printf 'jobmanager: %s\n' "$*" >&2; exit "$code"; }
 usage() {
-  die 2 "usage: jobmanager.sh run <epoch> | claim <epoch> <owner> | write <checkpoint> |" \
+  die 2 "usage: jobmanager.sh run [epoch] | claim <epoch> <owner> | write <checkpoint> |" \
     "finalize <epoch> <checkpoint> [maxPublishAttempts] | status|retry-now|wait <epoch> <checkpoint> | latest | hash"
 }
 
@@ -222,11 +222,13 @@ latest() {
   jq -c .result <<<"$out"
 }
 
-# run is a job manager's life as a leader: claim, recover from what the
-# claim answers, then take three checkpoints, acknowledging each only on
-# Published (the last one triggered twice, as after a lost answer).
+# run is a job manager's life as a leader: claim (without an epoch, the one
+# above the job's standing epoch), recover from what the claim answers, then
+# take three checkpoints, acknowledging each only on Published (the last
+# one triggered twice, as after a lost answer).
 run() {
-  local epoch=$1 restore from next last result again
+  local epoch=${1:-} restore from next last result again
+  [[ -n $epoch ]] || epoch=$(($(latest | jq -r .epoch) + 1))
   restore=$(claim "$epoch" "jobmanager-cli-$$")
   jq -c --argjson e "$epoch" '{claimed: $e, restore: .}' <<<"$restore"
   case $(jq -r .state <<<"$restore") in
@@ -257,7 +259,7 @@ command=${1:-}
 shift || true
 [[ $command == hash ]] || labels "$CLUSTER" "$JOB" "JM_CLUSTER and JM_JOB"
 case $command in
-  run) uint "${1:-}" epoch; run "$1" ;;
+  run) [[ -z ${1:-} ]] || uint "$1" epoch; run "${1:-}" ;;
   claim) uint "${1:-}" epoch; [[ -n ${2:-} ]] || usage; claim "$1" "$2" ;;
   write) uint "${1:-}" checkpoint; write "$1" ;;
   finalize)

@@ -4,7 +4,7 @@
 // bucket, triggers its finalization idempotently and acknowledges it only
 // once Published. See README.md, "Job managers in other languages".
 //
-//   node dist/main.js run <epoch>                 the whole loop: claim, 3 checkpoints, latest
+//   node dist/main.js run [epoch]                 the whole loop: claim, 3 checkpoints, latest
 //   node dist/main.js claim <epoch> <owner>       ClaimEpoch; prints the restore point
 //   node dist/main.js write <checkpoint>          the checkpoint's files into the bucket
 //   node dist/main.js finalize <epoch> <checkpoint> [maxPublishAttempts]
@@ -260,10 +260,12 @@ class JobManager {
     })) as RestorePoint;
   }
 
-  // run is a job manager's life as a leader: claim, recover from what the
-  // claim answers, then take three checkpoints, acknowledging each only on
+  // run is a job manager's life as a leader: claim (without an epoch, the
+  // one above the job's standing epoch), recover from what the claim
+  // answers, then take three checkpoints, acknowledging each only on
   // Published (the last one triggered twice, as after a lost answer).
-  async run(epoch: number, log: (line: unknown) => void) {
+  async run(epoch: number | undefined, log: (line: unknown) => void) {
+    if (epoch === undefined) epoch = (await this.latest()).epoch + 1;
     const restore = await this.claim(epoch, `jobmanager-ts-${process.pid}`);
     log({ claimed: epoch, restore });
     if (restore.state === 'dangling' && !restore.fallback) {
@@ -319,7 +321,7 @@ function uint(s: string | undefined, what: string): number {
   return Number(s);
 }
 
-const usage = `usage: main.js run <epoch> | claim <epoch> <owner> | write <checkpoint> |
+const usage = `usage: main.js run [epoch] | claim <epoch> <owner> | write <checkpoint> |
   finalize <epoch> <checkpoint> [maxPublishAttempts] | status|retry-now|wait <epoch> <checkpoint> | latest | hash`;
 
 async function main(args: string[]): Promise<number> {
@@ -342,7 +344,7 @@ async function main(args: string[]): Promise<number> {
     const jm = new JobManager(new Client({ connection, namespace: s.namespace }), s);
     switch (command) {
       case 'run':
-        await jm.run(uint(a, 'epoch'), print);
+        await jm.run(a === undefined ? undefined : uint(a, 'epoch'), print);
         break;
       case 'claim':
         if (!b) throw new ExitError(EXIT_USAGE, usage);
