@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -30,7 +31,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	conn, _, err := zk.Connect(cfg.Servers, cfg.SessionTimeout, zk.WithLogger(zkLogger{log}))
+	zlog := &zkLogger{log: log}
+	conn, _, err := zk.Connect(cfg.Servers, cfg.SessionTimeout, zk.WithLogger(zlog))
 	if err != nil {
 		return nil, fmt.Errorf("connect to zookeeper %v: %w", cfg.Servers, err)
 	}
@@ -45,12 +47,21 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 			return nil, fmt.Errorf("authenticate to zookeeper as %q: %w", cfg.DigestUser, err)
 		}
 	}
+	// An ensemble that does not answer is reported every few seconds, with
+	// what the client last said (it logs its own failures at debug only),
+	// while Open keeps waiting.
+	begin, nextReport := time.Now(), time.Now().Add(sessionWaitReport)
 	for conn.State() != zk.StateHasSession {
 		select {
 		case <-ctx.Done():
 			conn.Close()
-			return nil, fmt.Errorf("connect to zookeeper %v: %w", cfg.Servers, ctx.Err())
+			return nil, fmt.Errorf("connect to zookeeper %v (%s): %w", cfg.Servers, zlog.lastMessage(), ctx.Err())
 		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(nextReport) {
+			log.Warn("no zookeeper session yet, still trying", "servers", cfg.Servers, "state", conn.State().String(),
+				"waited", time.Since(begin).Round(time.Second).String(), "last", zlog.lastMessage())
+			nextReport = time.Now().Add(sessionWaitReport)
 		}
 	}
 	if err := s.ensurePath(ctx, s.root); err != nil {
@@ -137,8 +148,25 @@ func readError(err error) error {
 	return err
 }
 
-type zkLogger struct{ log *slog.Logger }
+// sessionWaitReport is how often Open reports a session not yet there.
+const sessionWaitReport = 5 * time.Second
 
-func (l zkLogger) Printf(format string, args ...any) {
-	l.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)), "component", "go-zookeeper")
+// zkLogger passes the client library's messages on at debug and keeps the
+// last one, for Open's report of a session that does not come.
+type zkLogger struct {
+	log  *slog.Logger
+	last atomic.Value // string
+}
+
+func (l *zkLogger) Printf(format string, args ...any) {
+	msg := strings.TrimSpace(fmt.Sprintf(format, args...))
+	l.last.Store(msg)
+	l.log.Debug(msg, "component", "go-zookeeper")
+}
+
+func (l *zkLogger) lastMessage() string {
+	if s, ok := l.last.Load().(string); ok {
+		return s
+	}
+	return "no message from the client"
 }
