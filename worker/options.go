@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -12,6 +14,15 @@ type Option func(*options)
 type options struct {
 	wrapReferences func(stores.ReferenceStore) stores.ReferenceStore
 	ready          func(Ready)
+	// verifying: how often MetricVerifying is read; 0 is verifyingEvery.
+	verifying time.Duration
+}
+
+func (o options) verifyingEvery() time.Duration {
+	if o.verifying > 0 {
+		return o.verifying
+	}
+	return verifyingEvery
 }
 
 // WithReferenceStore wraps the HA reference store the activities use, for
@@ -25,7 +36,7 @@ func WithReferenceStore(wrap func(stores.ReferenceStore) stores.ReferenceStore) 
 type Ready struct {
 	// Client is the worker's Temporal client; it is closed when Run returns.
 	Client client.Client
-	// MetricsAddress is the address /metrics and /healthz are served on
+	// MetricsAddress is the address /metrics and the health endpoints are served on
 	// (with a port of 0 configured, the one picked); empty when disabled.
 	MetricsAddress string
 }

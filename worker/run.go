@@ -112,6 +112,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		}},
 		{"store", refs.Probe},
 	})
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go watchVerifying(watchCtx, c, cfg.Temporal.Namespace, m.handler, o.verifyingEvery(), logger)
 	m.ready.Store(true)
 	logger.Info("worker polling", "taskQueue", cfg.Temporal.TaskQueue, "namespace", cfg.Temporal.Namespace,
 		"store", cfg.Store.Kind, "metrics", m.addr)

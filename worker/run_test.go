@@ -163,6 +163,8 @@ func TestRunFinalizesAgainstDevServer(t *testing.T) {
 	metrics := get(t, "http://"+r.MetricsAddress+"/metrics", 200)
 	assert.Equal(t, []string{"1"}, samples(metrics, "finalizer_finalizations_total", `outcome="Published"`))
 	assert.Equal(t, []string{"1"}, samples(metrics, "finalizer_store_calls_total", `op="publish"`, `outcome="Published"`))
+	assert.Equal(t, []string{"1"}, samples(metrics, "finalizer_finalization_latency_seconds_count", `outcome="Published"`, `store="embedded"`),
+		"trigger-to-outcome latency")
 	// The SDK counts a completion after the server acknowledged it, which
 	// can be after the result reached us.
 	assert.Eventually(t, func() bool {

@@ -124,9 +124,23 @@ func (f *finalization) unlisted(p Phase) bool {
 // end records the terminal phase and the outcome metric.
 func (f *finalization) end(p Phase, reason string) FinalizeResult {
 	f.setPhase(p)
-	workflow.GetMetricsHandler(f.ctx).WithTags(map[string]string{"outcome": string(p)}).Counter(MetricFinalizations).Inc(1)
+	metrics := workflow.GetMetricsHandler(f.ctx)
+	metrics.WithTags(map[string]string{"outcome": string(p)}).Counter(MetricFinalizations).Inc(1)
+	store := f.status.StoreKind
+	if store == "" {
+		store = "none" // ended before it reached a store (Failed)
+	}
+	// From the trigger: the execution's start, not this run's first task.
+	latency := workflow.Now(f.ctx).Sub(workflow.GetInfo(f.ctx).WorkflowStartTime)
+	metrics.WithTags(map[string]string{"outcome": string(p), "store": store}).Timer(MetricFinalizationLatency).Record(latency)
 	return FinalizeResult{Phase: p, Attempts: f.status.Attempts, Reason: reason, HandleKey: f.status.HandleKey}
 }
 
-// MetricFinalizations counts finished finalizations by outcome.
-const MetricFinalizations = "finalizer_finalizations"
+const (
+	// MetricFinalizations counts finished finalizations by outcome.
+	MetricFinalizations = "finalizer_finalizations"
+	// MetricFinalizationLatency is the time from the trigger (the
+	// execution's start) to the outcome, by outcome and store: a
+	// histogram in seconds.
+	MetricFinalizationLatency = "finalizer_finalization_latency"
+)

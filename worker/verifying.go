@@ -1,0 +1,53 @@
+package worker
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	finalizerclient "github.com/checkpoint-finalizer/finalizer/client"
+)
+
+// MetricVerifying is the number of the namespace's finalizations parked in
+// Verifying for longer than the older_than label ("0s": all of them), read
+// from visibility: what on-call alerts on. Every worker of a namespace
+// reports the same numbers.
+const MetricVerifying = "finalizer_verifying"
+
+// verifyingAges are the older_than buckets of MetricVerifying.
+var verifyingAges = []time.Duration{0, time.Minute, 5 * time.Minute, time.Hour}
+
+// verifyingEvery is how often the counts are read (a visibility count
+// query per bucket).
+const verifyingEvery = 30 * time.Second
+
+// watchVerifying updates MetricVerifying now and every verifyingEvery
+// until ctx ends. A count that fails leaves the gauge as it was and is
+// logged: visibility lagging is no reason to stop the worker.
+func watchVerifying(ctx context.Context, c client.Client, namespace string, m client.MetricsHandler, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		for _, age := range verifyingAges {
+			resp, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+				Namespace: namespace, Query: finalizerclient.StuckQuery(now.Add(-age)),
+			})
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Warn("count finalizations in Verifying", "olderThan", age.String(), "error", err)
+				}
+				continue
+			}
+			m.WithTags(map[string]string{"older_than": age.String()}).Gauge(MetricVerifying).Update(float64(resp.GetCount()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

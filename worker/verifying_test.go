@@ -1,0 +1,50 @@
+package worker
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// A finalization parked in Verifying (the store unreachable) shows in
+// finalizer_verifying, read from the dev server's visibility; once the
+// store is back and it ends, the gauge falls back to 0.
+func TestVerifyingGauge(t *testing.T) {
+	d := newDevWorker(t)
+	var faults *storefault.Store
+	r, _ := d.start(
+		WithReferenceStore(func(s stores.ReferenceStore) stores.ReferenceStore {
+			faults = storefault.Wrap(s)
+			return faults
+		}),
+		func(o *options) { o.verifying = 200 * time.Millisecond },
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req := writeCheckpoint(t, d.bucket, d.claim(ctx), 3)
+	faults.SetUnreachable(true)
+	run := d.execute(ctx, req.WorkflowID(), workflows.FinalizeWorkflow, req)
+
+	gauge := func() []string {
+		return samples(get(t, "http://"+r.MetricsAddress+"/metrics", 200), "finalizer_verifying", `older_than="0s"`)
+	}
+	require.Eventually(t, func() bool {
+		g := gauge()
+		return len(g) == 1 && g[0] == "1"
+	}, 30*time.Second, 100*time.Millisecond, "one finalization in Verifying")
+
+	faults.SetUnreachable(false)
+	require.NoError(t, d.client.SignalWorkflow(ctx, run.GetID(), "", workflows.RetryNowSignal, nil))
+	var res workflows.FinalizeResult
+	require.NoError(t, run.Get(ctx, &res))
+	require.Eventually(t, func() bool {
+		g := gauge()
+		return len(g) == 1 && g[0] == "0"
+	}, 30*time.Second, 100*time.Millisecond, "none left")
+}
