@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
@@ -47,4 +48,18 @@ func TestVerifyingGauge(t *testing.T) {
 		g := gauge()
 		return len(g) == 1 && g[0] == "0"
 	}, 30*time.Second, 100*time.Millisecond, "none left")
+
+	// A deposed leader's checkpoint: rejected, then discarded.
+	deposed := writeCheckpoint(t, d.bucket, d.claim(ctx), 4)
+	next := workflows.ClaimRequest{Cluster: deposed.Cluster, Job: deposed.Job, Epoch: 2, Owner: "jm-2"}
+	require.NoError(t, d.execute(ctx, next.WorkflowID(), workflows.ClaimWorkflow, next).Get(ctx, nil))
+	require.NoError(t, d.execute(ctx, deposed.WorkflowID(), workflows.FinalizeWorkflow, deposed).Get(ctx, &res))
+	require.Equal(t, workflows.Discarded, res.Phase)
+
+	// What this run exported is what the alert rules and the dashboard
+	// in deploy/ may name.
+	exported := get(t, "http://"+r.MetricsAddress+"/metrics", 200)
+	for _, name := range deployedSeries(t) {
+		assert.NotEmpty(t, samples(exported, name), "deploy/ names %s, which the worker does not export", name)
+	}
 }
