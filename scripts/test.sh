@@ -12,9 +12,13 @@ go vet ./...
 
 # Heavy real servers, built once per machine and cached outside the repo,
 # keyed by version (cold: ~15 min for the Temporal CLI, ~20 min for
-# kube-apiserver on 2 cores; warm: instant). Done here first so that their
-# progress shows; the test harnesses would build them too.
+# kube-apiserver on 2 cores, ~8 min for the Temporal server and its SQL tool
+# once the CLI's packages are in the Go build cache; warm: instant). Done here
+# first so that their progress shows; the test harnesses would build them too
+# (internal/topologytest runs the server on PostgreSQL, see README "Running in
+# production").
 bash scripts/temporal-cli.sh
 bash scripts/kube-apiserver.sh
+bash scripts/temporal-server.sh
 
 go test -count=1 -timeout 60m ./...

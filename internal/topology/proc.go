@@ -1,0 +1,148 @@
+package topology
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A process the topology runs: detached in a session of its own (so that
+// it outlives `topology up` and a signal to the group reaches all of it),
+// its output appended to Log, its pid in PIDFile. Marker is a string its
+// command line contains (a path under the topology's directory), so that a
+// recycled pid is never taken for it.
+type process struct {
+	Name    string   `json:"name"`
+	Args    []string `json:"args"`
+	Env     []string `json:"env,omitempty"`
+	Log     string   `json:"log"`
+	PIDFile string   `json:"pidFile"`
+	Marker  string   `json:"marker"`
+}
+
+// children reaps the processes this process started, so that a killed one
+// does not linger as a zombie that kill(pid, 0) still finds.
+var children = struct {
+	sync.Mutex
+	exited map[int]chan struct{}
+}{exited: map[int]chan struct{}{}}
+
+// start launches the process unless it runs already.
+func (p *process) start() error {
+	if p.pid() != 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p.Log), 0o755); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "=== topology: starting %s at %s\n", p.Name, time.Now().UTC().Format(time.RFC3339))
+	cmd := exec.Command(p.Args[0], p.Args[1:]...)
+	cmd.Env = append(os.Environ(), p.Env...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", p.Name, err)
+	}
+	pid := cmd.Process.Pid
+	exited := make(chan struct{})
+	children.Lock()
+	children.exited[pid] = exited
+	children.Unlock()
+	go func() { _ = cmd.Wait(); close(exited) }()
+	return os.WriteFile(p.PIDFile, []byte(strconv.Itoa(pid)+"\n"), 0o644)
+}
+
+// pid is the running process's id, 0 when it does not run.
+func (p *process) pid() int {
+	b, err := os.ReadFile(p.PIDFile)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	if !alive(pid, p.Marker) {
+		return 0
+	}
+	return pid
+}
+
+// alive: the pid runs (not a zombie) and its command line holds marker.
+func alive(pid int, marker string) bool {
+	children.Lock()
+	exited, ours := children.exited[pid]
+	children.Unlock()
+	if ours {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+		return false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && bytes.Contains(cmdline, []byte(marker))
+}
+
+// kill sends SIGKILL to the process group, a crash, and waits for the exit.
+func (p *process) kill() error { return p.signal(syscall.SIGKILL, 0) }
+
+// stop sends SIGTERM to the process group and, after grace, SIGKILL.
+func (p *process) stop(grace time.Duration) error { return p.signal(syscall.SIGTERM, grace) }
+
+func (p *process) signal(sig syscall.Signal, grace time.Duration) error {
+	pid := p.pid()
+	if pid == 0 {
+		return nil
+	}
+	_ = syscall.Kill(-pid, sig)
+	if err := waitExit(pid, p.Marker, grace+10*time.Second); err != nil && sig != syscall.SIGKILL {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		if err := waitExit(pid, p.Marker, 10*time.Second); err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	_ = os.Remove(p.PIDFile)
+	return nil
+}
+
+func waitExit(pid int, marker string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for alive(pid, marker) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pid %d still runs after %s", pid, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
+}
+
+// run runs a short command to completion, its output in the error.
+func run(name string, args ...string) error {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}

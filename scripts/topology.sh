@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# topology.sh up|status|down [-dir DIR] [-workers N] [-retain N]
+#
+# The production topology on this machine, natively, on loopback: a private
+# PostgreSQL 15 cluster (Debian's package, installed when missing), the
+# Temporal server (scripts/temporal-server.sh, the version docker-compose.yml
+# pins) on it with SQL advanced visibility, a 3-node ZooKeeper ensemble
+# (Debian's package), finalizer-worker processes on one task queue and the
+# finalizer CLI. `up` prints every address and the state directory
+# (default finalizer-data/topology); `down` stops everything `up` started.
+# See README "Running in production" and internal/topology.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ "${1:-}" == up ]]; then
+  # Its progress shows here; cached after the first build.
+  bash scripts/temporal-server.sh >/dev/null
+fi
+exec go run ./worker/cmd/finalizer-topology "$@"
