@@ -44,6 +44,19 @@ if usable; then
   exit 0
 fi
 
+# $TEMPORALTEST_CLI, or a `temporal` on PATH embedding server 1.29 or newer
+# (what internal/temporaltest accepts too), saves the build.
+if [[ -n "${TEMPORALTEST_CLI:-}" ]]; then
+  log "using \$TEMPORALTEST_CLI=$TEMPORALTEST_CLI"
+  echo "$TEMPORALTEST_CLI"
+  exit 0
+fi
+if onpath=$(command -v temporal) && [[ "$("$onpath" --version 2>/dev/null)" =~ \(Server\ 1\.([0-9]+)\. ]] && (( BASH_REMATCH[1] >= 29 )); then
+  log "using $onpath from PATH ($("$onpath" --version))"
+  echo "$onpath"
+  exit 0
+fi
+
 mkdir -p "$DIR"
 exec 9>"$LOCK"
 if ! flock -n 9; then

@@ -7,6 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,13 +104,53 @@ func checkCLI(ctx context.Context, path string) error {
 	return nil
 }
 
-// cliPath is $TEMPORALTEST_CLI, or the binary in the cache folder shared
-// with scripts/temporal-cli.sh.
+// cliPath is $TEMPORALTEST_CLI; else the binary in the cache folder shared
+// with scripts/temporal-cli.sh when it is there; else a `temporal` on PATH
+// that embeds a supported server; else the cache folder's path, where
+// EnsureCLI installs it.
 func cliPath() string {
 	if p := os.Getenv(EnvCLI); p != "" {
 		return p
 	}
-	return filepath.Join(cachedir.Root(), "temporal", CLIVersion, "temporal")
+	cached := filepath.Join(cachedir.Root(), "temporal", CLIVersion, "temporal")
+	if executable(cached) {
+		return cached
+	}
+	if p, err := exec.LookPath("temporal"); err == nil && supportedCLI(p) == nil {
+		return p
+	}
+	return cached
+}
+
+// MinServer is the oldest Temporal server a CLI on PATH may embed: the one
+// CLIVersion embeds, which the tests and the compose file run.
+const MinServer = "1.29"
+
+var serverVersion = regexp.MustCompile(`\(Server (\d+)\.(\d+)\.\d+`)
+
+// supportedCLI reports whether path is a Temporal CLI whose embedded dev
+// server is at least MinServer ("temporal version 1.5.1 (Server 1.29.1,
+// UI 2.42.1)"; a go-installed one says 0.0.0-DEV for itself).
+func supportedCLI(path string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w", path, err)
+	}
+	m := serverVersion.FindSubmatch(out)
+	if m == nil {
+		return fmt.Errorf("%s --version names no server: %q", path, out)
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	minor, _ := strconv.Atoi(string(m[2]))
+	wantMajor, wantMinor, _ := strings.Cut(MinServer, ".")
+	wm, _ := strconv.Atoi(wantMajor)
+	wn, _ := strconv.Atoi(wantMinor)
+	if major < wm || major == wm && minor < wn {
+		return fmt.Errorf("%s embeds server %s.%s, older than %s", path, m[1], m[2], MinServer)
+	}
+	return nil
 }
 
 func executable(path string) bool {

@@ -37,3 +37,21 @@ func TestEnsureCLIRejectsBrokenOverride(t *testing.T) {
 	_, err := EnsureCLI(context.Background(), nil)
 	assert.ErrorContains(t, err, "--version")
 }
+
+// With nothing cached, a `temporal` on PATH that embeds a supported server
+// is used instead of a ~15 min build; an older one is not.
+func TestEnsureCLIUsesSupportedCLIOnPath(t *testing.T) {
+	t.Setenv("FINALIZER_CACHE", t.TempDir()) // nothing cached
+	t.Setenv(EnvCLI, "")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "temporal")
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho 'temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)'\n"), 0o755))
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	got, err := EnsureCLI(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, bin, got)
+
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho 'temporal version 1.1.0 (Server 1.25.0, UI 2.30.0)'\n"), 0o755))
+	assert.NotEqual(t, bin, cliPath(), "a CLI embedding server 1.25 is not used")
+	assert.ErrorContains(t, supportedCLI(bin), "older than "+MinServer)
+}
