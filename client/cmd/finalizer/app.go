@@ -15,8 +15,13 @@ import (
 // command is one subcommand: its flags, then what it does once connected.
 type command struct {
 	summary string
+	// required are the flags without which the command refuses to run;
+	// its help marks them.
+	required []string
+	// example is a typical invocation, shown in the command's help.
+	example string
 	// flags registers the command's own flags and returns the check to run
-	// after parsing (required flags, ranges).
+	// after parsing (ranges, combinations).
 	flags func(fs *flag.FlagSet) func() error
 	run   func(ctx context.Context, c *client.Client, out *printer) error
 }
@@ -34,7 +39,8 @@ func commands() map[string]func() command {
 }
 
 // run is the whole tool, apart from the process: arguments, environment
-// and output are passed in so tests run it in-process.
+// and output are passed in so tests run it in-process. Help goes to
+// stdout; an error is printed once, on stderr.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	err := dispatch(ctx, args, getenv, stdout, stderr)
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errNotPublished) {
@@ -47,37 +53,51 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		_, err := fmt.Fprintln(stdout, "finalizer", version.Read())
 		return err
 	}
 	g := newGlobals(getenv, stderr)
-	top := flag.NewFlagSet("finalizer", flag.ContinueOnError)
-	top.SetOutput(stderr)
+	top := newFlagSet("finalizer")
 	g.register(top)
-	top.Usage = func() { usage(stderr, top) }
 	if err := top.Parse(args); err != nil {
-		return flagError(err)
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, top)
+		}
+		return flagError("", err)
 	}
 	if top.NArg() == 0 {
-		usage(stderr, top)
-		return usagef("no command given")
+		return usagef("no command given (see 'finalizer --help')")
 	}
 	name := top.Arg(0)
+	switch name {
+	case "version":
+		_, err := fmt.Fprintln(stdout, "finalizer", version.Read())
+		return err
+	case "help":
+		return help(stdout, top, top.Args()[1:])
+	case "completion":
+		return completion(stdout, top.Args()[1:])
+	}
 	mk, ok := commands()[name]
 	if !ok {
-		return usagef("unknown command %q (want one of %v)", name, commandNames())
+		return usagef("unknown command %q (want one of %v; see 'finalizer --help')", name, commandNames())
 	}
 	cmd := mk()
-	fs := flag.NewFlagSet("finalizer "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("finalizer " + name)
 	check := cmd.flags(fs)
 	g.register(fs)
 	if err := fs.Parse(top.Args()[1:]); err != nil {
-		return flagError(err)
+		if errors.Is(err, flag.ErrHelp) {
+			commandUsage(stdout, name, cmd, fs)
+		}
+		return flagError(name, err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", name, fs.Arg(0))
+	}
+	if err := requireFlags(fs, cmd.required...); err != nil {
+		return err
 	}
 	if err := check(); err != nil {
 		return err
@@ -96,12 +116,25 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	return cmd.run(ctx, c, &printer{out: stdout, progress: stderr, json: g.json})
 }
 
-// flagError: the flag package has printed the problem and the usage.
-func flagError(err error) error {
+// newFlagSet parses silently: the tool prints the one error, and help on
+// stdout, itself.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// flagError: help asked for (printed already), or a flag the parser
+// refused, named with where to find the usage.
+func flagError(name string, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	return &usageError{err.Error()}
+	if name == "" {
+		return usagef("%v (see 'finalizer --help')", err)
+	}
+	return usagef("%s: %v (see 'finalizer %s --help')", name, err, name)
 }
 
 func commandNames() []string {
@@ -111,17 +144,4 @@ func commandNames() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func usage(w io.Writer, top *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: finalizer [global flags] <command> [flags]")
-	fmt.Fprintln(w, "       finalizer --version")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands()[n]().summary)
-	}
-	fmt.Fprintln(w, "\nglobal flags (also accepted after the command):")
-	top.PrintDefaults()
-	fmt.Fprintln(w, "\nexit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,")
-	fmt.Fprintln(w, "3 ended but not Published, 4 refused (stale epoch, retired, different content)")
 }

@@ -16,14 +16,13 @@ func claimCommand() command {
 		owner string
 	)
 	return command{
-		summary: "claim a job's leadership epoch (fences every older one); prints the restore point",
+		summary:  "claim a job's leadership epoch (fences every older one); prints the restore point",
+		required: []string{"cluster", "job", "epoch", "owner"},
+		example:  "finalizer claim --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --owner jm-4",
 		flags: func(fs *flag.FlagSet) func() error {
 			id.register(fs, false)
 			fs.StringVar(&owner, "owner", "", "the claimant, e.g. the job manager's leader session ID")
 			return func() error {
-				if err := requireFlags(fs, "cluster", "job", "epoch", "owner"); err != nil {
-					return err
-				}
 				if err := stores.ValidateClaim(stores.JobID{Cluster: id.cluster, Job: id.job}, id.epoch, owner); err != nil {
 					return invalid(err)
 				}

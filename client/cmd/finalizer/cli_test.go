@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,14 +196,52 @@ func TestUsageErrors(t *testing.T) {
 
 func TestHelpExitsZero(t *testing.T) {
 	t.Parallel()
-	o := runTool(t, nil, "--help")
-	assert.Equal(t, exitOK, o.code)
-	assert.Contains(t, o.stderr, "usage: finalizer")
-	assert.Contains(t, o.stderr, envAddress)
-	o = runTool(t, map[string]string{envAPIKey: "s3cret"}, "finalize", "--help")
-	assert.Equal(t, exitOK, o.code)
-	assert.Contains(t, o.stderr, "-metadata-sha256")
-	assert.NotContains(t, o.stderr, "s3cret", "--help never shows the API key")
+	for _, args := range [][]string{{"--help"}, {"help"}, {"-h"}} {
+		o := runTool(t, nil, args...)
+		assert.Equal(t, exitOK, o.code)
+		assert.Contains(t, o.stdout, "usage: finalizer", "help goes to stdout")
+		assert.Contains(t, o.stdout, envAddress)
+		assert.Empty(t, o.stderr)
+	}
+	for _, args := range [][]string{{"finalize", "--help"}, {"help", "finalize"}} {
+		o := runTool(t, map[string]string{envAPIKey: "s3cret"}, args...)
+		assert.Equal(t, exitOK, o.code)
+		assert.Contains(t, o.stdout, "--metadata-sha256 string\n      hex SHA-256")
+		assert.Contains(t, o.stdout, "(required)")
+		assert.Contains(t, o.stdout, "example:\n  finalizer finalize --cluster prod-eu")
+		assert.NotContains(t, o.stdout, "s3cret", "--help never shows the API key")
+		assert.NotContains(t, o.stdout, "--address", "the global flags are listed once, by finalizer --help")
+	}
+}
+
+// A flag the parser refuses is reported once, with where to find the
+// usage, not followed by the whole usage.
+func TestFlagErrorPrintedOnce(t *testing.T) {
+	t.Parallel()
+	o := runTool(t, nil, "claim", "--bogus")
+	assert.Equal(t, exitUsage, o.code)
+	assert.Equal(t, "finalizer: claim: flag provided but not defined: -bogus (see 'finalizer claim --help')\n", o.stderr)
+	assert.Empty(t, o.stdout)
+}
+
+// The completion scripts name every command and, per command, its flags;
+// bash accepts the script.
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		o := runTool(t, nil, "completion", shell)
+		require.Equal(t, exitOK, o.code, shell)
+		for _, name := range commandNames() {
+			assert.Contains(t, o.stdout, name, shell)
+		}
+		assert.Contains(t, o.stdout, "metadata-sha256", shell)
+	}
+	o := runTool(t, nil, "completion", "bash")
+	out, err := exec.Command("bash", "-c", o.stdout+"\nCOMP_WORDS=(finalizer lat); COMP_CWORD=1; _finalizer; echo ${COMPREPLY[@]}\n"+
+		"COMP_WORDS=(finalizer latest --js); COMP_CWORD=2; _finalizer; echo ${COMPREPLY[@]}").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "latest\n--json\n", string(out))
+	assert.Equal(t, exitUsage, runTool(t, nil, "completion", "tcsh").code)
 }
 
 func TestAPIKeySources(t *testing.T) {

@@ -27,7 +27,9 @@ func finalizeCommand() command {
 		interval time.Duration
 	)
 	return command{
-		summary: "trigger a checkpoint's finalization (idempotent); --wait for its outcome",
+		summary:  "trigger a checkpoint's finalization (idempotent); --wait for its outcome",
+		required: []string{"cluster", "job", "epoch", "checkpoint", "metadata-key", "metadata-sha256", "exclusive-prefix"},
+		example:  "finalizer finalize --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --metadata-key prod-eu/0a1b2c3d4e5f60718293a4b5c6d7e8f9/chk-42/_metadata --metadata-sha256 <64 hex> --exclusive-prefix prod-eu/0a1b2c3d4e5f60718293a4b5c6d7e8f9/chk-42/ --wait",
 		flags: func(fs *flag.FlagSet) func() error {
 			id.register(fs, true)
 			fs.StringVar(&req.MetadataKey, "metadata-key", "", "bucket key of the checkpoint's metadata file")
@@ -38,9 +40,6 @@ func finalizeCommand() command {
 			fs.BoolVar(&wait, "wait", false, "wait for the outcome, showing progress on stderr; exit 0 only if Published")
 			fs.DurationVar(&interval, "progress-interval", client.DefaultProgressInterval, "how often --wait polls the status")
 			return func() error {
-				if err := requireFlags(fs, "cluster", "job", "epoch", "checkpoint", "metadata-key", "metadata-sha256", "exclusive-prefix"); err != nil {
-					return err
-				}
 				if attempts > 1<<32-1 {
 					return usagef("--max-attempts %d is out of range", attempts)
 				}

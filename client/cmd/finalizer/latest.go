@@ -14,14 +14,13 @@ import (
 func latestCommand() command {
 	var id identity
 	return command{
-		summary: "show a job's restore point (newest published checkpoint) without claiming",
+		summary:  "show a job's restore point (newest published checkpoint) without claiming",
+		required: []string{"cluster", "job"},
+		example:  "finalizer latest --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --json | jq -r .latest.restorePath",
 		flags: func(fs *flag.FlagSet) func() error {
 			fs.StringVar(&id.cluster, "cluster", "", "cluster ID (DNS-1123 label)")
 			fs.StringVar(&id.job, "job", "", "job ID (DNS-1123 label)")
 			return func() error {
-				if err := requireFlags(fs, "cluster", "job"); err != nil {
-					return err
-				}
 				if err := (stores.JobID{Cluster: id.cluster, Job: id.job}).Validate(); err != nil {
 					return invalid(err)
 				}

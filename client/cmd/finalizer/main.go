@@ -15,7 +15,9 @@
 //	reconcile --cluster C [--apply] [--quarantine-dangling] [--grace 1h]
 //	          [--tombstone-ttl 24h] [--report-limit 100]
 //	          [--schedule [--interval 10m]]
-//	--version
+//	help [command]                   (also --help, on stdout)
+//	completion bash|zsh|fish         (e.g. source <(finalizer completion bash))
+//	version                          (also --version)
 //
 // Global flags, accepted before or after the command, fall back to the
 // environment variables the worker reads, so one environment configures

@@ -34,7 +34,9 @@ func reconcileCommand() command {
 		interval time.Duration
 	)
 	return command{
-		summary: "compare the HA store with the state bucket once (dry run unless --apply), or --schedule it",
+		summary:  "compare the HA store with the state bucket once (dry run unless --apply), or --schedule it",
+		required: []string{"cluster"},
+		example:  "finalizer reconcile --cluster prod-eu --apply --quarantine-dangling --schedule --interval 10m",
 		flags: func(fs *flag.FlagSet) func() error {
 			fs.StringVar(&req.Cluster, "cluster", "", "cluster ID (DNS-1123 label)")
 			fs.BoolVar(&req.Apply, "apply", false, "discard orphans, collect tombstones and (with --quarantine-dangling) quarantine; without it nothing changes")
@@ -46,9 +48,6 @@ func reconcileCommand() command {
 			fs.BoolVar(&schedule, "schedule", false, "create or update the cluster's Temporal Schedule instead of running once")
 			fs.DurationVar(&interval, "interval", DefaultScheduleInterval, "with --schedule: time between runs")
 			return func() error {
-				if err := requireFlags(fs, "cluster"); err != nil {
-					return err
-				}
 				set := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 				if set["interval"] && !schedule {

@@ -11,13 +11,12 @@ import (
 func statusCommand() command {
 	var id identity
 	return command{
-		summary: "show a finalization's phase, attempts and verifications",
+		summary:  "show a finalization's phase, attempts and verifications",
+		required: []string{"cluster", "job", "epoch", "checkpoint"},
+		example:  "finalizer status --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --json",
 		flags: func(fs *flag.FlagSet) func() error {
 			id.register(fs, true)
 			return func() error {
-				if err := requireFlags(fs, "cluster", "job", "epoch", "checkpoint"); err != nil {
-					return err
-				}
 				return id.validateCheckpoint()
 			}
 		},
