@@ -10,6 +10,13 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 
+# The module is tidy: every requirement used, none missing, none marked
+# indirect that the code imports. go mod tidy -diff changes nothing and
+# prints what it would change.
+if ! tidy=$(go mod tidy -diff 2>&1); then
+  echo "go mod tidy would change go.mod/go.sum:"; echo "$tidy"; exit 1
+fi
+
 # Heavy real servers, built once per machine and cached outside the repo,
 # keyed by version (cold: ~15 min for the Temporal CLI, ~20 min for
 # kube-apiserver on 2 cores, ~8 min for the Temporal server and its SQL tool
