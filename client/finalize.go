@@ -84,6 +84,9 @@ func (c *Client) startOptions(req workflows.FinalizeRequest) client.StartWorkflo
 			MemoSummary:     workflows.Summary(req),
 			MemoContentHash: req.ContentHash(),
 		},
+		// What the Web UI lists and shows on the execution's page.
+		StaticSummary: workflows.Summary(req),
+		StaticDetails: workflows.StaticDetails(req),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.AttrCluster.ValueSet(req.Cluster),
 			workflows.AttrJob.ValueSet(req.Job),

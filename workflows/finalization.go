@@ -86,6 +86,7 @@ func (f *finalization) setPhase(p Phase) {
 		f.status.Timings[f.status.Phase] += now.Sub(f.status.PhaseSince)
 	}
 	f.status.Phase, f.status.PhaseSince = p, now
+	f.showDetails()
 	workflow.GetLogger(f.ctx).Info("phase", "phase", p, "attempt", f.status.Attempts)
 	if f.unlisted(p) {
 		return

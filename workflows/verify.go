@@ -26,6 +26,7 @@ func (f *finalization) verify(ctx workflow.Context) (stores.Verdict, string) {
 		actx, cancel := workflow.WithCancel(verifyOptions(ctx))
 		future := workflow.ExecuteActivity(actx, a.Verify, in)
 		f.status.Verifications++
+		f.showDetails()
 
 		var (
 			verdict stores.Verdict
@@ -48,9 +49,11 @@ func (f *finalization) verify(ctx workflow.Context) (stores.Verdict, string) {
 			// Waiting cannot fix invalid input, and nothing may be
 			// discarded: park until an operator acts.
 			f.status.LastError = message(err)
+			f.showDetails()
 			f.operatorSelector(ctx).Select(ctx)
 		default:
 			f.status.LastError = message(err)
+			f.showDetails()
 			sel := f.operatorSelector(ctx)
 			sel.AddFuture(workflow.NewTimer(ctx, verifyPause), func(workflow.Future) {})
 			sel.Select(ctx)
