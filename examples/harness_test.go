@@ -26,6 +26,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/debian"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -223,37 +224,7 @@ func lines(b []byte) [][]byte {
 
 // ensureJQ installs Debian's jq when missing: the CLI driver reads the
 // temporal CLI's JSON with it.
-func ensureJQ() error {
-	if _, err := exec.LookPath("jq"); err == nil {
-		return nil
-	}
-	return aptInstall("jq")
-}
-
-func aptInstall(pkg string) error {
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "examples-apt.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	if _, err := exec.LookPath(pkg); err == nil {
-		return nil
-	}
-	fmt.Fprintf(os.Stderr, "examples: installing Debian package %s\n", pkg)
-	script := "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends " + pkg
-	if os.Geteuid() != 0 {
-		script = "sudo -n sh -c '" + script + "'"
-	}
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("install %s with apt-get: %w", pkg, err)
-	}
-	return nil
-}
+func ensureJQ() error { return debian.Ensure(debian.Command("jq"), "jq") }
 
 // tsDriver installs the TypeScript example's dependencies (npm ci, into a
 // cache outside the repository keyed by the lockfile's hash), compiles it
