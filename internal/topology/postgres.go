@@ -2,7 +2,6 @@ package topology
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/debian"
 )
 
 // PostgresBin holds Debian's PostgreSQL 15 server programs.
@@ -31,36 +32,12 @@ type Postgres struct {
 func (pg *Postgres) Addr() string { return fmt.Sprintf("127.0.0.1:%d", pg.Port) }
 
 // EnsurePostgres installs Debian's postgresql package when initdb is
-// missing (serialized across processes, like zktest's install).
-func EnsurePostgres(progress io.Writer) error {
-	if _, err := os.Stat(filepath.Join(PostgresBin, "initdb")); err == nil {
-		return nil
-	}
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "topology-postgresql-install.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return fmt.Errorf("install postgresql: %w", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("install postgresql: lock: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(PostgresBin, "initdb")); err == nil {
-		return nil
-	}
-	fmt.Fprintln(progress, "topology: installing Debian package postgresql (once per machine)")
-	script := "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql"
-	if os.Geteuid() != 0 {
-		script = "sudo -n sh -c '" + script + "'"
-	}
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Stdout, cmd.Stderr = progress, progress
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("install postgresql with apt-get: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(PostgresBin, "initdb")); err != nil {
-		return fmt.Errorf("install postgresql: %w", err)
-	}
-	return nil
+// missing.
+func EnsurePostgres() error {
+	return debian.Ensure(func() bool {
+		_, err := os.Stat(filepath.Join(PostgresBin, "initdb"))
+		return err == nil
+	}, "postgresql")
 }
 
 // pgCommand runs a PostgreSQL program; as root through runuser as the

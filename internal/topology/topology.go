@@ -118,7 +118,7 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	step := func(what string) { fmt.Fprintf(progress, "topology: %s\n", what) }
 
 	step("PostgreSQL 15: initdb and start a private cluster")
-	if err := EnsurePostgres(progress); err != nil {
+	if err := EnsurePostgres(); err != nil {
 		return tp, err
 	}
 	pgPort, err := freePorts(1)
