@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
@@ -35,6 +36,30 @@ var Paths = []Path{Durable, Remote, Naive, Direct}
 
 // Modes lists the load modes in the order a run measures them.
 var Modes = []Mode{Rate, Max}
+
+// TemporalServer is the Temporal server a run measures on.
+type TemporalServer string
+
+// The Temporal servers a run can start.
+const (
+	// DevServer is the temporal CLI's dev server on a SQLite file.
+	DevServer TemporalServer = "dev"
+	// Postgres is Temporal server topology.ServerVersion on a private
+	// PostgreSQL 15 cluster with SQL advanced visibility: the production
+	// topology's server (internal/topology), on its production defaults.
+	Postgres TemporalServer = "postgres"
+)
+
+// describe names the server for the report.
+func (t TemporalServer) describe() string {
+	if t == Postgres {
+		return "Temporal server " + topology.ServerVersion + " on PostgreSQL 15 with SQL visibility (the production topology's server, production defaults)"
+	}
+	return "the temporal CLI's dev server on a SQLite file (eager workflow start on)"
+}
+
+// TemporalServers lists the servers a run can start.
+var TemporalServers = []TemporalServer{DevServer, Postgres}
 
 // Stores lists the HA stores a run can measure.
 var Stores = []worker.StoreKind{worker.StoreEmbedded, worker.StoreZooKeeper}
@@ -64,6 +89,8 @@ type Config struct {
 	ParkedSettle time.Duration
 	// Retain is the worker's retention (references kept per job).
 	Retain int
+	// Temporal is the server the run starts and measures on.
+	Temporal TemporalServer
 	// TemporalConfig are dynamic config values (key=value) for the
 	// Temporal dev server, on top of the ones the run sets itself.
 	TemporalConfig []string
@@ -87,7 +114,7 @@ func DefaultConfig() Config {
 	return Config{
 		Stores: slices.Clone(Stores), Paths: slices.Clone(Paths), Modes: slices.Clone(Modes),
 		Rate: 20, Duration: 15 * time.Second, Warmup: 3 * time.Second,
-		Concurrency: 8, Jobs: 20, Parked: 1000, Retain: 1, Timeout: time.Minute,
+		Concurrency: 8, Jobs: 20, Parked: 1000, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
 	}
 }
 
@@ -122,7 +149,9 @@ func (c Config) Validate() error {
 		{c.Parked >= 0 && c.Parked <= 100000, "parked", c.Parked, "must be between 0 (skip the parked scenario) and 100000"},
 		{c.ParkedSettle >= 0 && c.ParkedSettle <= time.Hour, "parked-settle", c.ParkedSettle, "must be between 0 and 1h"},
 		{c.Retain >= 0, "retain", c.Retain, "must be at least 0 (0 keeps every reference)"},
+		{slices.Contains(TemporalServers, c.Temporal), "temporal", c.Temporal, fmt.Sprintf("must be one of %v", TemporalServers)},
 		{validDynamicConfig(c.TemporalConfig), "temporal-config", c.TemporalConfig, "must be comma-separated key=value pairs"},
+		{c.Temporal != Postgres || len(c.TemporalConfig) == 0, "temporal-config", c.TemporalConfig, "applies to -temporal dev only (the PostgreSQL server runs on its production defaults)"},
 		{c.Timeout >= time.Second, "timeout", c.Timeout, "must be at least 1s"},
 	}
 	for _, ch := range checks {

@@ -1,10 +1,14 @@
 package bench
 
 import (
+	"os"
+	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSummaryNearestRank(t *testing.T) {
@@ -24,14 +28,40 @@ func TestSummaryNearestRank(t *testing.T) {
 }
 
 func TestUsageOfThisProcess(t *testing.T) {
-	m, err := startMeter(1)
-	if err != nil {
-		t.Skipf("no /proc here: %v", err) // Linux only; CI runs Linux
-	}
+	m, err := startMeter(serverProcesses{temporal: os.Getpid()})
+	require.NoError(t, err)
 	u, err := m.stop()
 	assert.NoError(t, err)
 	assert.Positive(t, u.PeakRSS)
+	assert.Zero(t, u.DatabaseCPU, "no database process")
 	rss, err := currentRSS()
 	assert.NoError(t, err)
 	assert.Positive(t, rss)
+}
+
+// A database's CPU is its children's, live and exited, as PostgreSQL's
+// postmaster spends almost none itself: a parent that only sleeps, with
+// one child that burned CPU and exited and one that burns it still.
+func TestTreeCPUCountsChildren(t *testing.T) {
+	cmd := exec.Command("bash", "-c", `(i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done); (while :; do :; done) & sleep 60`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the busy child dies with the group
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	require.Eventually(t, func() bool {
+		own, err := processCPU(cmd.Process.Pid)
+		require.NoError(t, err)
+		tree, err := processTreeCPU(cmd.Process.Pid)
+		require.NoError(t, err)
+		return tree >= own+200*time.Millisecond
+	}, 30*time.Second, 50*time.Millisecond)
+	m, err := startMeter(serverProcesses{temporal: os.Getpid(), database: cmd.Process.Pid})
+	require.NoError(t, err)
+	time.Sleep(300 * time.Millisecond)
+	u, err := m.stop()
+	require.NoError(t, err)
+	assert.Positive(t, u.DatabaseCPU, "the live child kept burning")
 }

@@ -9,15 +9,15 @@ import (
 // WriteMarkdown writes the report as markdown tables.
 func (r *Report) WriteMarkdown(w io.Writer) {
 	s := r.Settings
-	fmt.Fprintf(w, "## finalizer-bench, %s (%d CPUs, GOMAXPROCS %d), took %s\n\n",
-		r.Started.UTC().Format(time.RFC3339), r.CPUs, r.GOMAXPROCS, r.Took.Round(time.Second))
+	fmt.Fprintf(w, "## finalizer-bench, %s (%d CPUs, GOMAXPROCS %d), took %s\n\nTemporal: %s.\n\n",
+		r.Started.UTC().Format(time.RFC3339), r.CPUs, r.GOMAXPROCS, r.Took.Round(time.Second), s.Temporal)
 	fmt.Fprintf(w, "rate mode: %g/s offered open loop over %d jobs, latency from the scheduled send; "+
 		"max mode: %d closed-loop triggerers, latency from the send; %s measured after %s warm-up; retain %d. "+
 		"CPU and peak RSS are the process running the worker (and, except for the separate-process path, the triggers).\n\n",
 		s.Rate, s.Jobs, s.Concurrency, s.Duration, s.Warmup, s.Retain)
 
-	fmt.Fprintln(w, "| store | path | mode | published | failed | throughput/s | p50 | p95 | p99 | max | trigger p50 | CPU cores | CPU/finalization | peak RSS | Temporal CPU cores |")
-	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| store | path | mode | published | failed | throughput/s | p50 | p95 | p99 | max | trigger p50 | CPU cores | CPU/finalization | peak RSS | Temporal CPU cores | DB CPU cores | server CPU/finalization |")
+	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, res := range r.Results {
 		writeResult(w, res, "")
 	}
@@ -54,10 +54,14 @@ func writeResult(w io.Writer, r Result, mode string) {
 	if r.TriggerP50 > 0 {
 		trigger = ms(r.TriggerP50)
 	}
-	fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.1f | %s | %s | %s | %s | %s | %.2f | %s | %s | %.2f |\n",
+	db := "-" // the dev server's SQLite runs inside its process
+	if r.DatabaseCores > 0 {
+		db = fmt.Sprintf("%.2f", r.DatabaseCores)
+	}
+	fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.1f | %s | %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %s |\n",
 		r.Store, r.Path, mode, r.Published, r.Errors, r.Throughput,
 		ms(r.Latency.P50), ms(r.Latency.P95), ms(r.Latency.P99), ms(r.Latency.Max), trigger,
-		r.CPUCores, ms(r.CPUPerFinalization), mib(r.PeakRSS), r.ServerCores)
+		r.CPUCores, ms(r.CPUPerFinalization), mib(r.PeakRSS), r.ServerCores, db, ms(r.ServerCPUPerFinalization))
 }
 
 // shorten cuts an SDK error chain, which repeats itself, to n bytes.

@@ -49,7 +49,7 @@ func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFun
 			return Sample{}, Usage{}, fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	m, err := startMeter(sr.srv.temporal.PID())
+	m, err := startMeter(sr.srv.temporal.Processes())
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}

@@ -42,7 +42,7 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 	if err := cmd.Start(); err != nil {
 		return Sample{}, Usage{}, fmt.Errorf("start trigger process %v: %w", argv, err)
 	}
-	s, u, err := converse(stdin, bufio.NewReader(stdout), spec, sr.srv.temporal.PID())
+	s, u, err := converse(stdin, bufio.NewReader(stdout), spec, sr.srv.temporal.Processes())
 	if err != nil {
 		_ = cmd.Process.Kill()
 	}
@@ -54,7 +54,7 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 
 // converse sends the spec, waits for the warm-up to end, starts the meter
 // and reads the measured sample.
-func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server int) (Sample, Usage, error) {
+func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server serverProcesses) (Sample, Usage, error) {
 	defer stdin.Close()
 	if _, err := fmt.Fprintf(stdin, "%s\n", spec); err != nil {
 		return Sample{}, Usage{}, fmt.Errorf("trigger process: send spec: %w", err)

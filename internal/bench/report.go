@@ -21,6 +21,8 @@ type Report struct {
 
 // Settings are the run's load settings, for the report.
 type Settings struct {
+	// Temporal describes the server measured on.
+	Temporal    string        `json:"temporal"`
 	Rate        float64       `json:"rate"`
 	Duration    time.Duration `json:"duration"`
 	Warmup      time.Duration `json:"warmup"`

@@ -24,9 +24,15 @@ type Result struct {
 	// CPUPerFinalization divides it by the Published count.
 	CPUCores           float64       `json:"cpuCores"`
 	CPUPerFinalization time.Duration `json:"cpuPerFinalization"`
-	// ServerCores is the Temporal dev server's CPU time over the run's
-	// wall time: where much of a workflow path's cost goes.
-	ServerCores float64 `json:"serverCores"`
+	// ServerCores is the Temporal server's CPU time over the run's wall
+	// time: where much of a workflow path's cost goes. DatabaseCores is
+	// its PostgreSQL's (0 on the dev server, whose SQLite is inside
+	// ServerCores).
+	ServerCores   float64 `json:"serverCores"`
+	DatabaseCores float64 `json:"databaseCores,omitempty"`
+	// ServerCPUPerFinalization is the Temporal server's and its
+	// database's CPU time divided by the Published count.
+	ServerCPUPerFinalization time.Duration `json:"serverCpuPerFinalization"`
 	// PeakRSS is the worker process's VmHWM over the run.
 	PeakRSS int64 `json:"peakRssBytes"`
 }
@@ -41,9 +47,11 @@ func newResult(store worker.StoreKind, path Path, load Load, s Sample, u Usage) 
 	if s.Elapsed > 0 {
 		r.CPUCores = u.CPU.Seconds() / s.Elapsed.Seconds()
 		r.ServerCores = u.ServerCPU.Seconds() / s.Elapsed.Seconds()
+		r.DatabaseCores = u.DatabaseCPU.Seconds() / s.Elapsed.Seconds()
 	}
 	if r.Published > 0 {
 		r.CPUPerFinalization = u.CPU / time.Duration(r.Published)
+		r.ServerCPUPerFinalization = (u.ServerCPU + u.DatabaseCPU) / time.Duration(r.Published)
 	}
 	return r
 }

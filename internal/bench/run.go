@@ -33,7 +33,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Started: time.Now(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Settings: Settings{
 			Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, Concurrency: cfg.Concurrency,
-			Jobs: cfg.Jobs, Parked: cfg.Parked, Retain: cfg.Retain,
+			Jobs: cfg.Jobs, Parked: cfg.Parked, Retain: cfg.Retain, Temporal: cfg.Temporal.describe(),
 		},
 	}
 	srv, err := startServers(ctx, cfg, dir)

@@ -3,10 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
+	"github.com/checkpoint-finalizer/finalizer/internal/topology"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -14,33 +16,37 @@ import (
 
 // servers are the run's real servers, shared by every store and path.
 type servers struct {
-	temporal *temporaltest.Server
+	temporal temporalServer
 	zk       *zktest.Server // nil when no store needs it
 }
 
-// startServers starts a Temporal dev server on a file database in dir
-// (the CLI installs into the cache on first use) and, when a store needs
-// it, a standalone ZooKeeper.
+// temporalServer is the Temporal server a run measures on: where it
+// listens and the processes whose CPU it spends.
+type temporalServer interface {
+	Address() string
+	// Processes are the server's process and, when its database runs
+	// apart (PostgreSQL), the database's.
+	Processes() serverProcesses
+	Stop() error
+}
+
+// startServers starts the run's Temporal server (cfg.Temporal) in dir and,
+// when a store needs it, a standalone ZooKeeper.
 func startServers(ctx context.Context, cfg Config, dir string) (*servers, error) {
-	cli, err := temporaltest.EnsureCLI(ctx, cfg.Progress)
-	if err != nil {
-		return nil, err
+	var (
+		t   temporalServer
+		err error
+	)
+	switch cfg.Temporal {
+	case Postgres:
+		t, err = startPostgresServer(ctx, cfg, dir)
+	default:
+		t, err = startDevServer(ctx, cfg, dir)
 	}
-	// Explicit, whatever the server version's default: the durable path's
-	// in-process trigger relies on it.
-	args := []string{"--dynamic-config-value", "system.enableEagerWorkflowStart=true"}
-	for _, kv := range cfg.TemporalConfig {
-		args = append(args, "--dynamic-config-value", kv)
-	}
-	t, err := temporaltest.StartServer(ctx, temporaltest.Options{
-		DBFile: filepath.Join(dir, "temporal.db"), LogDir: dir, CLIPath: cli,
-		SearchAttributes: workflows.SearchAttributes(), ExtraArgs: args,
-	})
 	if err != nil {
 		return nil, err
 	}
 	s := &servers{temporal: t}
-	fmt.Fprintf(cfg.Progress, "Temporal dev server %s (log %s)\n", t.HostPort, t.LogPath)
 	if slices.Contains(cfg.Stores, worker.StoreZooKeeper) {
 		if s.zk, err = zktest.StartServer(); err != nil {
 			s.stop(cfg.Keep)
@@ -56,4 +62,66 @@ func (s *servers) stop(keep bool) {
 		s.zk.Cleanup(keep)
 	}
 	_ = s.temporal.Stop() // best effort on the way out; its folder is dir
+}
+
+// devServer is the temporal CLI's dev server on a SQLite file: the
+// database runs inside the server's process.
+type devServer struct{ *temporaltest.Server }
+
+func (d devServer) Address() string            { return d.HostPort }
+func (d devServer) Processes() serverProcesses { return serverProcesses{temporal: d.PID()} }
+
+// startDevServer starts a Temporal dev server on a file database in dir
+// (the CLI installs into the cache on first use).
+func startDevServer(ctx context.Context, cfg Config, dir string) (devServer, error) {
+	cli, err := temporaltest.EnsureCLI(ctx, cfg.Progress)
+	if err != nil {
+		return devServer{}, err
+	}
+	// Explicit, whatever the server version's default: the durable path's
+	// in-process trigger relies on it.
+	args := []string{"--dynamic-config-value", "system.enableEagerWorkflowStart=true"}
+	for _, kv := range cfg.TemporalConfig {
+		args = append(args, "--dynamic-config-value", kv)
+	}
+	t, err := temporaltest.StartServer(ctx, temporaltest.Options{
+		DBFile: filepath.Join(dir, "temporal.db"), LogDir: dir, CLIPath: cli,
+		SearchAttributes: workflows.SearchAttributes(), ExtraArgs: args,
+	})
+	if err != nil {
+		return devServer{}, err
+	}
+	fmt.Fprintf(cfg.Progress, "Temporal dev server %s (log %s)\n", t.HostPort, t.LogPath)
+	return devServer{t}, nil
+}
+
+// postgresServer is the production topology's Temporal server on its
+// private PostgreSQL cluster (internal/topology, without its workers and
+// ZooKeeper ensemble: the run brings its own).
+type postgresServer struct{ *topology.Topology }
+
+func (p postgresServer) Address() string { return p.Temporal.Frontend }
+func (p postgresServer) Processes() serverProcesses {
+	return serverProcesses{temporal: p.TemporalPID(), database: p.Postgres.PID()}
+}
+func (p postgresServer) Stop() error { return p.Down() }
+
+// startPostgresServer brings up PostgreSQL 15 and Temporal server
+// topology.ServerVersion on it, with the production defaults (eager
+// workflow start is on by default there).
+func startPostgresServer(ctx context.Context, cfg Config, dir string) (postgresServer, error) {
+	// The postgres user reaches its cluster through the run's folder,
+	// which MkdirTemp creates private.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return postgresServer{}, fmt.Errorf("run folder: %w", err)
+	}
+	tp, err := topology.Up(ctx, topology.Options{
+		Dir: filepath.Join(dir, "topology"), TemporalOnly: true, Progress: cfg.Progress,
+	})
+	if err != nil {
+		return postgresServer{}, err
+	}
+	fmt.Fprintf(cfg.Progress, "Temporal server %s on PostgreSQL %s: %s (log %s)\n",
+		topology.ServerVersion, tp.Postgres.Addr(), tp.Temporal.Frontend, tp.Temporal.Process.Log)
+	return postgresServer{tp}, nil
 }

@@ -79,7 +79,7 @@ func startStore(ctx context.Context, cfg Config, srv *servers, dir string, kind 
 
 func workerConfig(cfg Config, srv *servers, dir string, kind worker.StoreKind, bucket jobmanager.Bucket) worker.Config {
 	w := worker.DefaultConfig()
-	w.Temporal.Address = srv.temporal.HostPort
+	w.Temporal.Address = srv.temporal.Address()
 	w.Temporal.TaskQueue = "bench-" + string(kind)
 	w.Store.Kind = kind
 	w.Store.Embedded.Path = filepath.Join(dir, "references.db")

@@ -16,20 +16,43 @@ type Usage struct {
 	CPU time.Duration `json:"cpu"`
 	// PeakRSS is the resident set's high-water mark over the phase.
 	PeakRSS int64 `json:"peakRssBytes"`
-	// ServerCPU is what the Temporal dev server spent meanwhile.
+	// ServerCPU is what the Temporal server process spent meanwhile.
 	ServerCPU time.Duration `json:"serverCpu"`
+	// DatabaseCPU is what the Temporal server's database spent meanwhile
+	// when it runs apart (PostgreSQL: the postmaster and its backends); 0
+	// on the dev server, whose SQLite runs inside ServerCPU.
+	DatabaseCPU time.Duration `json:"databaseCpu,omitempty"`
+}
+
+// serverProcesses are the processes a Temporal server spends CPU in.
+type serverProcesses struct {
+	temporal int
+	// database is PostgreSQL's postmaster, 0 when the database runs in
+	// the server's process.
+	database int
+}
+
+// cpu is the Temporal server's and its database's CPU so far.
+func (p serverProcesses) cpu() (server, database time.Duration, err error) {
+	if server, err = processCPU(p.temporal); err != nil {
+		return 0, 0, err
+	}
+	if p.database != 0 {
+		database, err = processTreeCPU(p.database)
+	}
+	return server, database, err
 }
 
 // meter measures this process's CPU and peak RSS, and the Temporal
 // server's CPU, over a phase.
 type meter struct {
-	server         int
-	cpu, serverCPU time.Duration
+	server                      serverProcesses
+	cpu, serverCPU, databaseCPU time.Duration
 }
 
 // startMeter resets the RSS high-water mark (writing 5 to clear_refs) and
-// notes the CPU spent so far here and by the process server.
-func startMeter(server int) (*meter, error) {
+// notes the CPU spent so far here and by the server's processes.
+func startMeter(server serverProcesses) (*meter, error) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		return nil, fmt.Errorf("reset peak RSS: %w", err)
 	}
@@ -37,11 +60,11 @@ func startMeter(server int) (*meter, error) {
 	if err != nil {
 		return nil, err
 	}
-	serverCPU, err := processCPU(server)
+	serverCPU, databaseCPU, err := server.cpu()
 	if err != nil {
 		return nil, err
 	}
-	return &meter{server: server, cpu: cpu, serverCPU: serverCPU}, nil
+	return &meter{server: server, cpu: cpu, serverCPU: serverCPU, databaseCPU: databaseCPU}, nil
 }
 
 // stop returns the CPU spent since start and the peak RSS.
@@ -50,7 +73,7 @@ func (m *meter) stop() (Usage, error) {
 	if err != nil {
 		return Usage{}, err
 	}
-	serverCPU, err := processCPU(m.server)
+	serverCPU, databaseCPU, err := m.server.cpu()
 	if err != nil {
 		return Usage{}, err
 	}
@@ -58,7 +81,7 @@ func (m *meter) stop() (Usage, error) {
 	if err != nil {
 		return Usage{}, err
 	}
-	return Usage{CPU: cpu - m.cpu, PeakRSS: peak, ServerCPU: serverCPU - m.serverCPU}, nil
+	return Usage{CPU: cpu - m.cpu, PeakRSS: peak, ServerCPU: serverCPU - m.serverCPU, DatabaseCPU: databaseCPU - m.databaseCPU}, nil
 }
 
 // clockTick is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on
@@ -67,26 +90,68 @@ const clockTick = 10 * time.Millisecond
 
 // processCPU is another process's user plus system time.
 func processCPU(pid int) (time.Duration, error) {
+	t, err := readStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	return t.utime + t.stime, nil
+}
+
+// processTreeCPU is a process's user plus system time with its children's:
+// the waited-for ones (cutime, cstime) and the live ones. A child that
+// exits between the two reads is missed once; PostgreSQL's backends live
+// as long as the server's pooled connections.
+func processTreeCPU(pid int) (time.Duration, error) {
+	root, err := readStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	total := root.utime + root.stime + root.cutime + root.cstime
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, fmt.Errorf("CPU of process %d's children: %w", pid, err)
+	}
+	for _, e := range procs {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		t, err := readStat(child)
+		if err != nil || t.ppid != pid {
+			continue // gone meanwhile, or not a child
+		}
+		total += t.utime + t.stime + t.cutime + t.cstime
+	}
+	return total, nil
+}
+
+// procStat holds the fields of /proc/<pid>/stat a meter reads.
+type procStat struct {
+	ppid                         int
+	utime, stime, cutime, cstime time.Duration
+}
+
+func readStat(pid int) (procStat, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, fmt.Errorf("CPU of process %d: %w", pid, err)
+		return procStat{}, fmt.Errorf("CPU of process %d: %w", pid, err)
 	}
 	// Fields after the command (which may hold spaces), from the state
-	// (field 3): utime and stime are fields 14 and 15.
+	// (field 3): ppid is field 4, utime, stime, cutime and cstime fields
+	// 14 to 17.
 	_, rest, _ := strings.Cut(string(b), ") ")
 	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0, fmt.Errorf("CPU of process %d: short stat %q", pid, b)
+	if len(f) < 15 {
+		return procStat{}, fmt.Errorf("CPU of process %d: short stat %q", pid, b)
 	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("CPU of process %d: %w", pid, err)
+	var n [5]int64
+	for i, s := range []string{f[1], f[11], f[12], f[13], f[14]} {
+		if n[i], err = strconv.ParseInt(s, 10, 64); err != nil {
+			return procStat{}, fmt.Errorf("CPU of process %d: %w", pid, err)
 		}
-		ticks += n
 	}
-	return time.Duration(ticks) * clockTick, nil
+	tick := func(v int64) time.Duration { return time.Duration(v) * clockTick }
+	return procStat{ppid: int(n[0]), utime: tick(n[1]), stime: tick(n[2]), cutime: tick(n[3]), cstime: tick(n[4])}, nil
 }
 
 func cpuTime() (time.Duration, error) {

@@ -117,6 +117,24 @@ func (pg *Postgres) stop(mode string) error {
 	return runPG("pg_ctl", "-D", pg.Data, "-m", mode, "-w", "-t", "60", "stop")
 }
 
+// PID is the postmaster's process ID (the first line of its
+// postmaster.pid), 0 when it does not run. Its backends are its children.
+func (pg *Postgres) PID() int {
+	if !pg.running() {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(pg.Data, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
 func (pg *Postgres) running() bool {
 	return pgCommand("pg_ctl", "-D", pg.Data, "status").Run() == nil
 }

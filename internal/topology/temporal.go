@@ -257,6 +257,9 @@ func (tp *Topology) StartTemporal(ctx context.Context) error {
 // StopTemporal stops the server (SIGTERM, then SIGKILL after 20 s).
 func (tp *Topology) StopTemporal() error { return tp.Temporal.Process.stop(20 * time.Second) }
 
+// TemporalPID is the server's process ID, 0 when it does not run.
+func (tp *Topology) TemporalPID() int { return tp.Temporal.Process.pid() }
+
 // KillTemporal kills the server with SIGKILL, a crash.
 func (tp *Topology) KillTemporal() error { return tp.Temporal.Process.kill() }
 

@@ -39,6 +39,10 @@ type Options struct {
 	ZooKeeperNodes int
 	// Retain is the workers' -retain (default 2).
 	Retain int
+	// TemporalOnly starts PostgreSQL and the Temporal server (namespace
+	// and search attributes registered) and nothing else: the benchmark
+	// runs its own store and worker against the production-shaped server.
+	TemporalOnly bool
 	// Progress receives what is being done (may be nil).
 	Progress io.Writer
 }
@@ -152,6 +156,9 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	step("namespace and search attributes, with the temporal CLI")
 	if err := tp.registerNamespace(ctx, progress); err != nil {
 		return tp, err
+	}
+	if opts.TemporalOnly {
+		return tp, nil
 	}
 
 	step(fmt.Sprintf("ZooKeeper: %d-node ensemble", opts.ZooKeeperNodes))

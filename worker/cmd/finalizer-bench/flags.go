@@ -21,7 +21,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	cfg := bench.DefaultConfig()
 	var (
 		storeList, phaseList, modeList string
-		temporalConfig                 string
+		temporalConfig, temporalServer string
 		asJSON, verbose                bool
 	)
 	fs := flag.NewFlagSet("finalizer-bench", flag.ContinueOnError)
@@ -37,6 +37,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	fs.IntVar(&cfg.Parked, "parked", cfg.Parked, "finalizations parked in Verifying for the parked scenario on ZooKeeper (0: skip it)")
 	fs.DurationVar(&cfg.ParkedSettle, "parked-settle", cfg.ParkedSettle, "how long the parked finalizations sit before the measured run (their verify retries back off from 1s towards 5m)")
 	fs.IntVar(&cfg.Retain, "retain", cfg.Retain, "references the worker retains per job")
+	fs.StringVar(&temporalServer, "temporal", string(cfg.Temporal), "Temporal server to measure on: dev (the CLI's dev server on SQLite) or postgres (Temporal server on PostgreSQL 15, the production topology's; see README \"Running in production\")")
 	fs.StringVar(&temporalConfig, "temporal-config", "", "extra dynamic config of the Temporal dev server, comma-separated key=value (e.g. matching.numTaskqueueReadPartitions=1)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "bound on one finalization; a slower one counts as failed")
 	fs.StringVar(&cfg.Dir, "dir", "", "folder for the run's databases, bucket and logs (default: a temporary one, removed)")
@@ -59,6 +60,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	cfg.Stores = split[worker.StoreKind](storeList)
 	cfg.Paths = split[bench.Path](phaseList)
 	cfg.Modes = split[bench.Mode](modeList)
+	cfg.Temporal = bench.TemporalServer(temporalServer)
 	cfg.TemporalConfig = split[string](temporalConfig)
 	cfg.Logger = logger(verbose, stderr)
 	return cfg, asJSON, cfg.Validate()

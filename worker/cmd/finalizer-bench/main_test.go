@@ -88,6 +88,7 @@ func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 		"-parked-settle":   {"-parked-settle", "-1s"},
 		"-retain":          {"-retain", "-1"},
 		"-temporal-config": {"-temporal-config", "nokey"},
+		"-temporal":        {"-temporal", "sqlite"},
 		"-timeout":         {"-timeout", "10ms"},
 	}
 	for flagName, args := range cases {
@@ -96,6 +97,41 @@ func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 		assert.Equal(t, 2, code, flagName)
 		assert.True(t, strings.HasPrefix(stderr.String(), "finalizer-bench: "+flagName+" "), "%s: %s", flagName, stderr.String())
 		assert.Empty(t, stdout.String())
+	}
+}
+
+// The PostgreSQL server runs the production topology's settings: extra
+// dynamic config is the dev server's only.
+func TestTemporalConfigOnlyOnTheDevServer(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-temporal", "postgres", "-temporal-config", "a=b"}, &stdout, &stderr)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr.String(), "-temporal-config [a=b]: applies to -temporal dev only")
+}
+
+// The production-shaped rows: the durable and the separate-process paths
+// on Temporal server over PostgreSQL (internal/topology's server, started
+// by the run), with PostgreSQL's CPU measured apart from the server's.
+func TestPostgresRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{
+		"-temporal", "postgres", "-store", "embedded", "-phases", "durable,remote", "-modes", "rate",
+		"-rate", "10", "-duration", "2s", "-warmup", "0", "-jobs", "2", "-json",
+	}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+
+	var rep bench.Report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stdout.String())
+	assert.Contains(t, rep.Settings.Temporal, "PostgreSQL")
+	require.Len(t, rep.Results, 2)
+	for _, r := range rep.Results {
+		assert.Positive(t, r.Published, r.Path)
+		assert.Zero(t, r.Errors, "%s: %s", r.Path, r.FirstError)
+		assert.Positive(t, r.ServerCores, "%s: the Temporal server's CPU", r.Path)
+		assert.Positive(t, r.DatabaseCores, "%s: PostgreSQL's CPU", r.Path)
+		assert.Positive(t, r.ServerCPUPerFinalization, r.Path)
 	}
 }
 
