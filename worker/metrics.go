@@ -33,6 +33,7 @@ var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 type metrics struct {
 	handler  client.MetricsHandler
 	provider *sdkmetric.MeterProvider
+	reg      *prometheus.Registry // nil when disabled
 	server   *http.Server
 	addr     string // bound address, "" when disabled
 	// ready: the pollers run. probes: what else readiness needs, set once
@@ -71,6 +72,7 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
 	m := &metrics{
 		provider: provider,
+		reg:      reg,
 		handler: temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 			Meter: provider.Meter("checkpoint-finalizer"),
 			// Counters only ever grow; monotonic makes them Prometheus counters.
@@ -95,6 +97,16 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { m.served <- m.server.Serve(ln) }()
 	return m, nil
+}
+
+// watchStore exports the HA reference store's state (MetricStoreUp) from
+// now on: 0 until the returned storeUp is told the store is open.
+func (m *metrics) watchStore(kind StoreKind) *storeUp {
+	u := newStoreUp(kind)
+	if m.reg != nil {
+		m.reg.MustRegister(u)
+	}
+	return u
 }
 
 // close stops the endpoint and the meter provider.

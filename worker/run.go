@@ -51,10 +51,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	if err != nil {
 		return err
 	}
+	storeUp := m.watchStore(cfg.Store.Kind)
 	refs, err := openReferences(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
+	storeUp.opened(refs)
 	defer closeLogged(logger, "reference store", refs.Close)
 	states, err := blobstate.Open(ctx, cfg.StateBucket)
 	if err != nil {
