@@ -17,6 +17,10 @@ type Path string
 
 // The paths a run compares.
 const (
+	// Floor: the cheapest workflow Temporal runs for it, two local
+	// activities reading the store in the first workflow task, started
+	// eagerly in-process: the yardstick of the workflow paths' cost.
+	Floor Path = "floor"
 	// Durable: the finalizer's workflow, triggered in the worker's process
 	// through the worker's own Temporal client with eager start.
 	Durable Path = "durable"
@@ -32,7 +36,7 @@ const (
 )
 
 // Paths lists every path in the order a run measures them.
-var Paths = []Path{Durable, Remote, Naive, Direct}
+var Paths = []Path{Floor, Durable, Remote, Naive, Direct}
 
 // Modes lists the load modes in the order a run measures them.
 var Modes = []Mode{Rate, Max}
@@ -80,6 +84,10 @@ type Config struct {
 	// Jobs the Rate mode spreads its checkpoints over (round robin), so
 	// that one job's finalizations rarely overlap.
 	Jobs int
+	// ScaleJobs are the job counts the durable path's rate mode runs over
+	// again, at the same total rate: per-job contention (the coordinator,
+	// the job node's version) shows as the count changes. Empty skips it.
+	ScaleJobs []int
 	// Parked finalizations for the parked scenario, which runs on
 	// ZooKeeper only (it parks them by writing into ZooKeeper); 0 skips it.
 	Parked int
@@ -114,7 +122,7 @@ func DefaultConfig() Config {
 	return Config{
 		Stores: slices.Clone(Stores), Paths: slices.Clone(Paths), Modes: slices.Clone(Modes),
 		Rate: 20, Duration: 15 * time.Second, Warmup: 3 * time.Second,
-		Concurrency: 8, Jobs: 20, Parked: 1000, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
+		Concurrency: 8, Jobs: 20, ScaleJobs: []int{1, 10, 100, 1000}, Parked: 1000, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
 	}
 }
 
@@ -146,6 +154,7 @@ func (c Config) Validate() error {
 		{c.Warmup >= 0 && c.Warmup <= time.Hour, "warmup", c.Warmup, "must be between 0 and 1h"},
 		{c.Concurrency >= 1 && c.Concurrency <= 1000, "concurrency", c.Concurrency, "must be between 1 and 1000"},
 		{c.Jobs >= 1 && c.Jobs <= 10000, "jobs", c.Jobs, "must be between 1 and 10000"},
+		{validScale(c.ScaleJobs), "scale-jobs", c.ScaleJobs, "must be a comma-separated list of job counts between 1 and 10000"},
 		{c.Parked >= 0 && c.Parked <= 100000, "parked", c.Parked, "must be between 0 (skip the parked scenario) and 100000"},
 		{c.ParkedSettle >= 0 && c.ParkedSettle <= time.Hour, "parked-settle", c.ParkedSettle, "must be between 0 and 1h"},
 		{c.Retain >= 0, "retain", c.Retain, "must be at least 0 (0 keeps every reference)"},
@@ -160,6 +169,15 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+func validScale(jobs []int) bool {
+	for _, n := range jobs {
+		if n < 1 || n > 10000 {
+			return false
+		}
+	}
+	return true
 }
 
 func validDynamicConfig(kvs []string) bool {

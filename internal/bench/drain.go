@@ -18,8 +18,8 @@ func (sr *storeRun) drain(ctx context.Context, path Path, prefix string) error {
 		return nil
 	}
 	id := fmt.Sprintf("finalize/%s/%s-", sr.cluster, prefix)
-	if path == Naive {
-		id = "naive/" + id
+	if path == Naive || path == Floor {
+		id = string(path) + "/" + id
 	}
 	query := fmt.Sprintf(`ExecutionStatus = "Running" AND WorkflowId STARTS_WITH %q`, id)
 	start := time.Now()

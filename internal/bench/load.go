@@ -24,10 +24,13 @@ const (
 
 // Load says how finalizations are offered during one run.
 type Load struct {
-	Mode        Mode          `json:"mode"`
-	Rate        float64       `json:"rate,omitempty"`
-	Concurrency int           `json:"concurrency,omitempty"`
-	Duration    time.Duration `json:"duration"`
+	Mode        Mode    `json:"mode"`
+	Rate        float64 `json:"rate,omitempty"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	// Jobs the rate mode spreads its checkpoints over (round robin); the
+	// max mode runs one job per triggerer.
+	Jobs     int           `json:"jobs,omitempty"`
+	Duration time.Duration `json:"duration"`
 	// Timeout bounds one finalization; one that takes longer is an error.
 	Timeout time.Duration `json:"timeout"`
 }

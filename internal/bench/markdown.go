@@ -21,11 +21,14 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	for _, res := range r.Results {
 		writeResult(w, res, "")
 	}
+	for _, res := range r.Scaling {
+		writeResult(w, res, fmt.Sprintf("rate, %d jobs", res.Load.Jobs))
+	}
 	for _, p := range r.Parked {
 		writeResult(w, p.Without, "parked: without")
 		writeResult(w, p.With, fmt.Sprintf("parked: with %d", p.Count))
 	}
-	for _, res := range append(r.Results, parkedResults(r.Parked)...) {
+	for _, res := range append(append(r.Results, r.Scaling...), parkedResults(r.Parked)...) {
 		if res.FirstError != "" {
 			fmt.Fprintf(w, "\nfirst failure of %s %s %s: %s\n", res.Store, res.Path, res.Load.Mode, shorten(res.FirstError, 400))
 		}

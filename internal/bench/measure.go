@@ -9,7 +9,7 @@ import (
 // claims them, warms up, then measures the worker process's CPU and peak
 // RSS over the measured run, and drains what the run left running.
 func (sr *storeRun) measure(ctx context.Context, path Path, load Load, prefix string) (Result, error) {
-	n := sr.cfg.Jobs
+	n := load.Jobs
 	if load.Mode == Max {
 		n = load.Concurrency
 	}

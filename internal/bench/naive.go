@@ -66,13 +66,15 @@ func NaiveFinalize(ctx workflow.Context, in NaiveInput) (workflows.FinalizeResul
 	return workflows.FinalizeResult{Phase: workflows.Published, Attempts: 1, HandleKey: persisted.HandleKey}, nil
 }
 
-// startNaiveWorker runs the naive workflow on a task queue of its own,
-// over the worker's Temporal client; the caller stops it.
-func startNaiveWorker(tc sdkclient.Client, taskQueue string) (sdkworker.Worker, error) {
+// startBaselineWorker runs the workflows the finalizer is compared with,
+// the naive one and the floor (reading refs), on a task queue of their
+// own, over the worker's Temporal client; the caller stops it.
+func startBaselineWorker(tc sdkclient.Client, taskQueue string, refs stores.ReferenceStore) (sdkworker.Worker, error) {
 	w := sdkworker.New(tc, taskQueue, sdkworker.Options{})
 	w.RegisterWorkflowWithOptions(NaiveFinalize, workflow.RegisterOptions{Name: NaiveWorkflow})
+	registerFloor(w, refs)
 	if err := w.Start(); err != nil {
-		return nil, fmt.Errorf("start naive worker on %s: %w", taskQueue, err)
+		return nil, fmt.Errorf("start baseline worker on %s: %w", taskQueue, err)
 	}
 	return w, nil
 }

@@ -15,8 +15,11 @@ type Report struct {
 	Settings   Settings `json:"settings"`
 	Results    []Result `json:"results"`
 	Parked     []Parked `json:"parked,omitempty"`
-	Ratios     []Ratio  `json:"ratios"`
-	Targets    []Target `json:"targets"`
+	// Scaling are the durable path's rate runs over cfg.ScaleJobs jobs
+	// each, at the same total rate.
+	Scaling []Result `json:"scaling,omitempty"`
+	Ratios  []Ratio  `json:"ratios"`
+	Targets []Target `json:"targets"`
 }
 
 // Settings are the run's load settings, for the report.

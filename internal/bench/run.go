@@ -64,13 +64,21 @@ func runStore(ctx context.Context, cfg Config, srv *servers, dir string, kind wo
 	}()
 	for _, path := range cfg.Paths {
 		for _, mode := range cfg.Modes {
-			load := Load{Mode: mode, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Duration: cfg.Duration, Timeout: cfg.Timeout}
+			load := Load{Mode: mode, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Jobs: cfg.Jobs, Duration: cfg.Duration, Timeout: cfg.Timeout}
 			res, err := sr.measure(ctx, path, load, fmt.Sprintf("%s-%s", path, mode))
 			if err != nil {
 				return err
 			}
 			rep.Results = append(rep.Results, res)
 		}
+	}
+	for _, jobs := range cfg.ScaleJobs {
+		load := Load{Mode: Rate, Rate: cfg.Rate, Jobs: jobs, Duration: cfg.Duration, Timeout: cfg.Timeout}
+		res, err := sr.measure(ctx, Durable, load, fmt.Sprintf("scale-%d", jobs))
+		if err != nil {
+			return err
+		}
+		rep.Scaling = append(rep.Scaling, res)
 	}
 	if kind == worker.StoreZooKeeper && cfg.Parked > 0 {
 		p, err := sr.parked(ctx)

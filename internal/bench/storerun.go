@@ -39,10 +39,11 @@ type storeRun struct {
 	client     *client.Client // eager start, on the worker's Temporal client
 	workerDone chan error
 	stopWorker context.CancelFunc
-	naiveQueue string
-	naive      sdkworker.Worker
-	states     *blobstate.Store
-	refs       stores.ReferenceStore
+	// The naive and floor workflows' queue and in-process worker.
+	baselineQueue string
+	baseline      sdkworker.Worker
+	states        *blobstate.Store
+	refs          stores.ReferenceStore
 }
 
 // startStore starts the store's worker in this process and opens the
@@ -58,7 +59,7 @@ func startStore(ctx context.Context, cfg Config, srv *servers, dir string, kind 
 		cfg: cfg, kind: kind, srv: srv, cluster: "bench-" + string(kind),
 		// Epochs grow across runs, should a -dir be reused.
 		epoch: uint64(time.Now().Unix()), bucket: bucket,
-		naiveQueue: "bench-naive-" + string(kind),
+		baselineQueue: "bench-baseline-" + string(kind),
 	}
 	sr.wcfg = workerConfig(cfg, srv, sdir, kind, bucket)
 	if err := sr.startWorker(ctx); err != nil {
@@ -68,12 +69,12 @@ func startStore(ctx context.Context, cfg Config, srv *servers, dir string, kind 
 		sr.stop()
 		return nil, err
 	}
-	naiveWorker, err := startNaiveWorker(sr.ready.Client, sr.naiveQueue)
+	baseline, err := startBaselineWorker(sr.ready.Client, sr.baselineQueue, sr.refs)
 	if err != nil {
 		sr.stop()
 		return nil, err
 	}
-	sr.naive = naiveWorker
+	sr.baseline = baseline
 	return sr, nil
 }
 
@@ -138,10 +139,11 @@ func (sr *storeRun) openDirect(ctx context.Context, dir string) error {
 	return nil
 }
 
-// stop stops the naive worker and the worker and closes the direct stores.
+// stop stops the baseline worker and the worker and closes the direct
+// stores.
 func (sr *storeRun) stop() error {
-	if sr.naive != nil {
-		sr.naive.Stop()
+	if sr.baseline != nil {
+		sr.baseline.Stop()
 	}
 	sr.stopWorker()
 	errs := []error{<-sr.workerDone}
@@ -155,8 +157,12 @@ func (sr *storeRun) stop() error {
 }
 
 // claim claims the run's epoch for jobs: through the finalizer for the
-// workflow paths, on the direct path's own store for the direct one.
+// workflow paths, on the direct path's own store for the direct one; the
+// floor only reads.
 func (sr *storeRun) claim(ctx context.Context, path Path, jobs []string) error {
+	if path == Floor {
+		return nil
+	}
 	return parallel(len(jobs), func(i int) error {
 		job := jobs[i]
 		var err error
@@ -175,8 +181,10 @@ func (sr *storeRun) claim(ctx context.Context, path Path, jobs []string) error {
 // finalizer is the in-process finalize function of path.
 func (sr *storeRun) finalizer(path Path) finalizeFunc {
 	switch path {
+	case Floor:
+		return floor(sr.ready.Client, sr.baselineQueue)
 	case Naive:
-		return naive(sr.ready.Client, sr.naiveQueue, sr.wcfg.Temporal.TaskQueue)
+		return naive(sr.ready.Client, sr.baselineQueue, sr.wcfg.Temporal.TaskQueue)
 	case Direct:
 		return direct(sr.states, sr.refs)
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/bench"
@@ -22,18 +23,20 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	var (
 		storeList, phaseList, modeList string
 		temporalConfig, temporalServer string
+		scaleJobs                      string
 		asJSON, verbose                bool
 	)
 	fs := flag.NewFlagSet("finalizer-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&storeList, "store", join(cfg.Stores), "HA stores to measure, comma-separated: embedded, zookeeper")
-	fs.StringVar(&phaseList, "phases", join(cfg.Paths), "paths to measure: durable (in-process, eager start), remote (separate client process), naive (one activity per step), direct (persist + publish in-process, no Temporal)")
+	fs.StringVar(&phaseList, "phases", join(cfg.Paths), "paths to measure: floor (two local activities reading the store, eager start: the cheapest workflow), durable (in-process, eager start), remote (separate client process), naive (one activity per step), direct (persist + publish in-process, no Temporal)")
 	fs.StringVar(&modeList, "modes", join(cfg.Modes), "load modes: rate (open loop at -rate), max (closed loop, -concurrency triggerers)")
 	fs.Float64Var(&cfg.Rate, "rate", cfg.Rate, "offered rate of the rate mode, finalizations/s")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "measured time of every path and mode")
 	fs.DurationVar(&cfg.Warmup, "warmup", cfg.Warmup, "unmeasured warm-up before each measured run (0: none)")
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "closed-loop triggerers of the max mode, one job each")
 	fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "jobs the rate mode spreads its checkpoints over")
+	fs.StringVar(&scaleJobs, "scale-jobs", joinInts(cfg.ScaleJobs), "job counts the durable path's rate mode runs over again at the same -rate, comma-separated (empty: skip)")
 	fs.IntVar(&cfg.Parked, "parked", cfg.Parked, "finalizations parked in Verifying for the parked scenario on ZooKeeper (0: skip it)")
 	fs.DurationVar(&cfg.ParkedSettle, "parked-settle", cfg.ParkedSettle, "how long the parked finalizations sit before the measured run (their verify retries back off from 1s towards 5m)")
 	fs.IntVar(&cfg.Retain, "retain", cfg.Retain, "references the worker retains per job")
@@ -61,6 +64,10 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	cfg.Paths = split[bench.Path](phaseList)
 	cfg.Modes = split[bench.Mode](modeList)
 	cfg.Temporal = bench.TemporalServer(temporalServer)
+	var err error
+	if cfg.ScaleJobs, err = splitInts(scaleJobs); err != nil {
+		return cfg, false, &bench.FlagError{Flag: "scale-jobs", Value: scaleJobs, Rule: "must be a comma-separated list of job counts"}
+	}
 	cfg.TemporalConfig = split[string](temporalConfig)
 	cfg.Logger = logger(verbose, stderr)
 	return cfg, asJSON, cfg.Validate()
@@ -89,6 +96,26 @@ func split[T ~string](list string) []T {
 		}
 	}
 	return out
+}
+
+func splitInts(list string) ([]int, error) {
+	var out []int
+	for _, s := range split[string](list) {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func joinInts(items []int) string {
+	s := make([]string, len(items))
+	for i, n := range items {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 func join[T ~string](items []T) string {

@@ -38,7 +38,7 @@ func TestTinyRun(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{
 		"-store", "zookeeper", "-rate", "10", "-duration", "500ms", "-warmup", "0",
-		"-concurrency", "2", "-jobs", "2", "-parked", "5", "-json",
+		"-concurrency", "2", "-jobs", "2", "-scale-jobs", "10,12", "-parked", "5", "-json",
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 
@@ -50,11 +50,20 @@ func TestTinyRun(t *testing.T) {
 		assert.Zero(t, r.Errors, "%s %s: %s", r.Path, r.Load.Mode, r.FirstError)
 		assert.Positive(t, r.PeakRSS)
 	}
+	require.Len(t, rep.Scaling, 2)
+	for i, jobs := range []int{10, 12} {
+		assert.Equal(t, jobs, rep.Scaling[i].Load.Jobs)
+		assert.Positive(t, rep.Scaling[i].Published, "over %d jobs", jobs)
+		assert.Zero(t, rep.Scaling[i].Errors, "over %d jobs: %s", jobs, rep.Scaling[i].FirstError)
+	}
 	require.Len(t, rep.Parked, 1)
 	assert.Equal(t, 5, rep.Parked[0].Confirmed, "parked in Verifying before the measured run")
 	assert.Equal(t, 5, rep.Parked[0].StillParked)
 	assert.Positive(t, rep.Parked[0].With.Published)
-	assert.Len(t, rep.Targets, 6)
+	assert.Len(t, rep.Targets, 7)
+	for _, tg := range rep.Targets {
+		assert.NotEqual(t, bench.NotMeasured, tg.Status, tg.Name)
+	}
 	assert.NotEmpty(t, rep.Ratios)
 }
 
@@ -64,14 +73,14 @@ func TestMarkdownReport(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{
 		"-store", "embedded", "-phases", "durable,direct", "-modes", "rate", "-rate", "10",
-		"-duration", "300ms", "-warmup", "0", "-jobs", "2",
+		"-duration", "300ms", "-warmup", "0", "-jobs", "2", "-scale-jobs", "",
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	out := stdout.String()
 	assert.Contains(t, out, "| embedded | durable | rate |")
 	assert.Contains(t, out, "| embedded | direct | rate |")
 	assert.Contains(t, out, "durable p50 / direct p50 (rate)")
-	assert.Contains(t, out, "| embedded | durable throughput ≥ 3x naive | - | not measured |")
+	assert.Contains(t, out, "| embedded | durable throughput ≥ 3x naive (max) | - | not measured |")
 }
 
 func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
@@ -89,6 +98,7 @@ func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 		"-retain":          {"-retain", "-1"},
 		"-temporal-config": {"-temporal-config", "nokey"},
 		"-temporal":        {"-temporal", "sqlite"},
+		"-scale-jobs":      {"-scale-jobs", "10,0"},
 		"-timeout":         {"-timeout", "10ms"},
 	}
 	for flagName, args := range cases {
@@ -112,20 +122,23 @@ func TestTemporalConfigOnlyOnTheDevServer(t *testing.T) {
 // The production-shaped rows: the durable and the separate-process paths
 // on Temporal server over PostgreSQL (internal/topology's server, started
 // by the run), with PostgreSQL's CPU measured apart from the server's.
+// Twenty jobs at 10/s: one checkpoint per job every 2 s, so that a loaded
+// machine does not let a job's later checkpoint overtake an earlier one
+// (which ends the earlier Discarded, as the protocol wants).
 func TestPostgresRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{
-		"-temporal", "postgres", "-store", "embedded", "-phases", "durable,remote", "-modes", "rate",
-		"-rate", "10", "-duration", "2s", "-warmup", "0", "-jobs", "2", "-json",
+		"-temporal", "postgres", "-store", "embedded", "-phases", "floor,durable,remote", "-modes", "rate",
+		"-rate", "10", "-duration", "2s", "-warmup", "0", "-jobs", "20", "-scale-jobs", "", "-json",
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 
 	var rep bench.Report
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stdout.String())
 	assert.Contains(t, rep.Settings.Temporal, "PostgreSQL")
-	require.Len(t, rep.Results, 2)
+	require.Len(t, rep.Results, 3)
 	for _, r := range rep.Results {
 		assert.Positive(t, r.Published, r.Path)
 		assert.Zero(t, r.Errors, "%s: %s", r.Path, r.FirstError)
