@@ -38,7 +38,12 @@ type Client struct {
 	log       *slog.Logger
 }
 
-// New returns a Client over c.
+// New returns a Client over c. c is the caller's own, dialled with its
+// own client.Options (or Connection.Dial's base options): interceptors
+// there apply to every call. With the SDK's tracing interceptor
+// (go.temporal.io/sdk/contrib/opentelemetry NewTracingInterceptor) a
+// trigger's StartWorkflow span, child of the span in ctx, parents the
+// worker's spans when the worker traces too (-otlp-endpoint).
 func New(c client.Client, opts Options) *Client {
 	cl := &Client{tc: c, taskQueue: opts.TaskQueue, eager: opts.EagerStart, dc: opts.DataConverter, log: opts.Logger}
 	if cl.taskQueue == "" {

@@ -44,6 +44,11 @@ type Config struct {
 	// MetricsAddress is where /metrics, /livez and /readyz (/healthz) are
 	// served; empty disables the endpoint.
 	MetricsAddress string
+	// OTLPEndpoint is the host:port of an OpenTelemetry collector that
+	// receives the worker's traces (OTLP over gRPC); empty: no tracing.
+	// OTLPInsecure sends them without TLS (else TLS, system roots).
+	OTLPEndpoint string
+	OTLPInsecure bool
 	// LogLevel is debug, info, warn or error; LogFormat json or text.
 	LogLevel  string
 	LogFormat string

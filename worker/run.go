@@ -37,14 +37,20 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	logger.Info("worker starting", "config", cfg)
 
-	m, err := startMetrics(cfg.MetricsAddress, logger)
+	interceptors, stopTracing, err := startTracing(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
+	m, err := startMetrics(cfg.MetricsAddress, logger)
+	if err != nil {
+		return errors.Join(err, stopTracing(context.Background()))
+	}
+	// The tracer provider stops last: its shutdown exports the spans the
+	// worker's stop ended.
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancel()
-		err = errors.Join(err, m.close(ctx))
+		err = errors.Join(err, m.close(ctx), stopTracing(ctx))
 	}()
 
 	layout, err := blobstate.ParseLayout(cfg.Clusters) // validated above
@@ -69,6 +75,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		Namespace:         cfg.Temporal.Namespace,
 		Logger:            sdklog.NewStructuredLogger(logger.With("component", "temporal-sdk")),
 		MetricsHandler:    m.handler,
+		Interceptors:      interceptors,
 		ConnectionOptions: conn,
 		Credentials:       creds,
 	})

@@ -188,4 +188,8 @@ var settings = []setting{
 		func(c *Config) *time.Duration { return &c.ShutdownGrace }),
 	integer("workflow-cache", "workflow executions kept in memory between their tasks (the SDK's sticky cache)",
 		func(c *Config) *int { return &c.WorkflowCache }),
+	text("otlp-endpoint", "host:port of an OpenTelemetry collector receiving traces (OTLP over gRPC); empty: no tracing",
+		func(c *Config) *string { return &c.OTLPEndpoint }),
+	boolean("otlp-insecure", "send traces to -otlp-endpoint without TLS",
+		func(c *Config) *bool { return &c.OTLPInsecure }),
 }

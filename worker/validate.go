@@ -29,6 +29,7 @@ func (c Config) Validate() error {
 	c.validateTemporal(add)
 	c.validateStore(add)
 	c.validateRest(add)
+	c.validateTracing(add)
 	return errors.Join(errs...)
 }
 
