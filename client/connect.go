@@ -4,99 +4,194 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"go.temporal.io/sdk/client"
 )
 
-// Connection says how to reach the Temporal frontend: the settings the
-// command-line tool takes as flags and environment variables, the same as
-// the worker's.
+// Connection says how to reach the Temporal frontend. The worker and the
+// command-line tool fill it the same way, with the same names, from the
+// lowest layer to the highest: built-in defaults, Temporal's own
+// configuration (LoadTemporalConfig: a temporal.toml profile, then the
+// TEMPORAL_* variables), the FINALIZER_TEMPORAL_* variables, the flags.
 type Connection struct {
 	// Address is the frontend's host:port.
 	Address   string
 	Namespace string
-	// TLS turns TLS on with the system roots; any other TLS setting
-	// implies it.
-	TLS bool
-	// TLSCA is a PEM file of the CA that signed the server's certificate;
-	// empty: the system roots.
-	TLSCA string
-	// TLSCert and TLSKey are PEM files of a client certificate (mTLS); both
-	// or neither.
-	TLSCert, TLSKey string
-	// TLSServerName overrides the name the server's certificate is checked
-	// against.
-	TLSServerName string
+	TLS       TLSConfig
 	// APIKey is sent as a bearer token; it turns TLS on (system roots)
 	// when no TLS setting does, so a key never travels in clear. String
 	// never shows it.
 	APIKey string
+	// APIKeyFile holds the API key instead (read by Options and Check);
+	// it replaces APIKey.
+	APIKeyFile string
 }
+
+// TLSConfig is TLS towards Temporal. It is on when Enabled or when any
+// other field is set; without CAFile the system roots are trusted.
+type TLSConfig struct {
+	Enabled bool
+	// CAFile is a PEM bundle of the CA that signed the server's
+	// certificate.
+	CAFile string
+	// CertFile and KeyFile are a PEM client certificate and its key
+	// (mTLS); both or neither.
+	CertFile, KeyFile string
+	// ServerName overrides the name the server's certificate is checked
+	// against.
+	ServerName string
+}
+
+// On says whether TLS is used: plaintext, as the dev server expects,
+// unless a TLS setting is given.
+func (t TLSConfig) On() bool {
+	return t.Enabled || t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.ServerName != ""
+}
+
+// The settings' names: the worker's flags (-name) and, upper-snake-cased
+// after FINALIZER_, their variables; the command-line tool takes the same
+// flags. A SettingError names its setting with one of them.
+const (
+	SettingAddress       = "temporal-address"
+	SettingNamespace     = "temporal-namespace"
+	SettingProfile       = "temporal-profile"
+	SettingTLS           = "temporal-tls"
+	SettingTLSCAFile     = "temporal-tls-ca-file"
+	SettingTLSCertFile   = "temporal-tls-cert-file"
+	SettingTLSKeyFile    = "temporal-tls-key-file"
+	SettingTLSServerName = "temporal-tls-server-name"
+	// SettingAPIKey has no flag, only its variable: a flag shows in every
+	// process listing.
+	SettingAPIKey     = "temporal-api-key"
+	SettingAPIKeyFile = "temporal-api-key-file"
+)
+
+// SettingError is a connection setting that does not load: a file missing
+// or not PEM, a certificate without its key, ...
+type SettingError struct {
+	// Setting is one of the Setting* names.
+	Setting string
+	Err     error
+}
+
+func (e *SettingError) Error() string { return e.Setting + ": " + e.Err.Error() }
+func (e *SettingError) Unwrap() error { return e.Err }
 
 // String describes the connection without its API key.
 func (c Connection) String() string {
-	return fmt.Sprintf("%s namespace %q tls=%v apiKey=%v", c.Address, c.Namespace, c.tlsWanted(), c.APIKey != "")
+	return fmt.Sprintf("%s namespace %q tls=%v apiKey=%v", c.Address, c.Namespace, c.TLS.On(), c.APIKey != "" || c.APIKeyFile != "")
 }
 
-// tlsWanted: any TLS setting turns TLS on; plaintext otherwise, as the dev
-// server expects.
-func (c Connection) tlsWanted() bool {
-	return c.TLS || c.TLSCA != "" || c.TLSCert != "" || c.TLSKey != "" || c.TLSServerName != ""
+// GoString keeps %#v from printing the API key.
+func (c Connection) GoString() string { return "client.Connection{" + c.String() + "}" }
+
+// Check loads what the connection names (TLS files, the API key file)
+// without dialing and returns every problem at once.
+func (c Connection) Check() []*SettingError {
+	_, errs := c.TLS.load()
+	if _, err := c.apiKey(); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
-// TLSConfig builds the TLS configuration, nil when no TLS setting is given.
-func (c Connection) TLSConfig() (*tls.Config, error) {
-	if !c.tlsWanted() {
+// load builds the TLS configuration, nil when TLS is off.
+func (t TLSConfig) load() (*tls.Config, []*SettingError) {
+	if !t.On() {
 		return nil, nil
 	}
-	cfg := &tls.Config{ServerName: c.TLSServerName, MinVersion: tls.VersionTLS12}
-	if c.TLSCA != "" {
-		pem, err := os.ReadFile(c.TLSCA)
+	var errs []*SettingError
+	cfg := &tls.Config{ServerName: t.ServerName, MinVersion: tls.VersionTLS12}
+	if t.CAFile != "" {
+		pool, err := loadCA(t.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("TLS CA: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("TLS CA %s: no PEM certificate in it", c.TLSCA)
+			errs = append(errs, &SettingError{SettingTLSCAFile, err})
 		}
 		cfg.RootCAs = pool
 	}
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		return nil, fmt.Errorf("TLS client certificate: cert and key go together (cert %q, key %q)", c.TLSCert, c.TLSKey)
-	}
-	if c.TLSCert != "" {
-		pair, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+	switch {
+	case t.CertFile != "" && t.KeyFile == "":
+		errs = append(errs, &SettingError{SettingTLSKeyFile, errors.New("required with -" + SettingTLSCertFile)})
+	case t.KeyFile != "" && t.CertFile == "":
+		errs = append(errs, &SettingError{SettingTLSCertFile, errors.New("required with -" + SettingTLSKeyFile)})
+	case t.CertFile != "":
+		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("TLS client certificate: %w", err)
+			errs = append(errs, &SettingError{SettingTLSCertFile, err})
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	return cfg, nil
+}
+
+func loadCA(file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", file)
+	}
+	return pool, nil
+}
+
+// apiKey is APIKey, or the content of APIKeyFile. Trailing newlines are
+// dropped: secret files are usually written by echo or mounted from a
+// Kubernetes Secret that kept one.
+func (c Connection) apiKey() (string, *SettingError) {
+	if c.APIKeyFile == "" {
+		return c.APIKey, nil
+	}
+	b, err := os.ReadFile(c.APIKeyFile)
+	if err != nil {
+		return "", &SettingError{SettingAPIKeyFile, err}
+	}
+	key := strings.TrimRight(string(b), "\r\n")
+	if key == "" {
+		return "", &SettingError{SettingAPIKeyFile, fmt.Errorf("%s is empty", c.APIKeyFile)}
+	}
+	return key, nil
 }
 
 // Options returns the Temporal client options for this connection; the
 // caller adds its logger, interceptors, ...
 func (c Connection) Options() (client.Options, error) {
-	cfg, err := c.TLSConfig()
+	tlsConfig, errs := c.TLS.load()
+	key, err := c.apiKey()
 	if err != nil {
-		return client.Options{}, err
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		joined := make([]error, len(errs))
+		for i, e := range errs {
+			joined[i] = e
+		}
+		return client.Options{}, errors.Join(joined...)
 	}
 	opts := client.Options{
 		HostPort:          c.Address,
 		Namespace:         c.Namespace,
-		ConnectionOptions: client.ConnectionOptions{TLS: cfg},
+		ConnectionOptions: client.ConnectionOptions{TLS: tlsConfig},
 	}
-	if c.APIKey != "" {
-		opts.Credentials = client.NewAPIKeyStaticCredentials(c.APIKey)
+	if key != "" {
+		// Without a TLS configuration the SDK turns TLS on with the system
+		// roots for an API key.
+		opts.Credentials = client.NewAPIKeyStaticCredentials(key)
 	}
 	return opts, nil
 }
 
 // Dial connects, checking that the frontend answers. base carries the
-// caller's other options (logger, ...); the connection's fields override
-// its address, namespace, TLS and credentials.
+// caller's other options (logger, metrics, ...); the connection's fields
+// override its address, namespace, TLS and credentials.
 func (c Connection) Dial(ctx context.Context, base client.Options) (client.Client, error) {
 	opts, err := c.Options()
 	if err != nil {
@@ -106,7 +201,7 @@ func (c Connection) Dial(ctx context.Context, base client.Options) (client.Clien
 	base.ConnectionOptions.TLS, base.Credentials = opts.ConnectionOptions.TLS, opts.Credentials
 	tc, err := client.DialContext(ctx, base)
 	if err != nil {
-		return nil, fmt.Errorf("temporal connection to %s (namespace %q): %w", c.Address, c.Namespace, err)
+		return nil, fmt.Errorf("temporal connection to %s (namespace %q, tls=%v): %w", c.Address, c.Namespace, c.TLS.On(), err)
 	}
 	return tc, nil
 }

@@ -1,23 +1,16 @@
 package client_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/mtlstest"
 )
 
 func TestConnectionPlaintextByDefault(t *testing.T) {
@@ -35,54 +28,119 @@ func TestConnectionAPIKey(t *testing.T) {
 	opts, err := client.Connection{Address: "x.tmprl.cloud:7233", APIKey: "k"}.Options()
 	require.NoError(t, err)
 	assert.NotNil(t, opts.Credentials, "the SDK turns TLS on for an API key")
+
+	file := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(file, []byte("from-file\n"), 0o600))
+	opts, err = client.Connection{APIKeyFile: file}.Options()
+	require.NoError(t, err)
+	assert.NotNil(t, opts.Credentials)
+	require.NoError(t, os.WriteFile(file, []byte("\n"), 0o600))
+	problems := client.Connection{APIKeyFile: file}.Check()
+	require.Len(t, problems, 1)
+	assert.Equal(t, client.SettingAPIKeyFile, problems[0].Setting)
+	assert.ErrorContains(t, problems[0], "is empty")
+
 	c := client.Connection{Address: "a:1", APIKey: "s3cret"}
-	assert.NotContains(t, c.String(), "s3cret")
-	assert.NotContains(t, fmt.Sprintf("%v %+v", c, c), "s3cret")
+	assert.NotContains(t, fmt.Sprintf("%v %+v %#v %s", c, c, c, c), "s3cret")
 }
 
 func TestConnectionTLS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ca, cert, key := writeCert(t, dir)
-
-	cfg, err := client.Connection{TLSCA: ca, TLSCert: cert, TLSKey: key, TLSServerName: "temporal.internal"}.TLSConfig()
+	pki, err := mtlstest.NewPKI(dir)
 	require.NoError(t, err)
+
+	opts, err := client.Connection{TLS: client.TLSConfig{CAFile: pki.CAFile, CertFile: pki.ClientCert, KeyFile: pki.ClientKey,
+		ServerName: "temporal.internal"}}.Options()
+	require.NoError(t, err)
+	cfg := opts.ConnectionOptions.TLS
+	require.NotNil(t, cfg)
 	assert.NotNil(t, cfg.RootCAs)
 	assert.Len(t, cfg.Certificates, 1)
 	assert.Equal(t, "temporal.internal", cfg.ServerName)
 
-	cfg, err = client.Connection{TLS: true}.TLSConfig()
+	opts, err = client.Connection{TLS: client.TLSConfig{Enabled: true}}.Options()
 	require.NoError(t, err)
-	require.NotNil(t, cfg)
-	assert.Nil(t, cfg.RootCAs, "system roots")
+	require.NotNil(t, opts.ConnectionOptions.TLS)
+	assert.Nil(t, opts.ConnectionOptions.TLS.RootCAs, "system roots")
 
-	_, err = client.Connection{TLSCert: cert}.TLSConfig()
-	assert.ErrorContains(t, err, "cert and key go together")
-	_, err = client.Connection{TLSCA: key}.TLSConfig()
-	assert.ErrorContains(t, err, "no PEM certificate")
-	_, err = client.Connection{TLSCA: filepath.Join(dir, "missing.pem")}.TLSConfig()
+	// Every problem at once, each naming its setting.
+	problems := client.Connection{
+		TLS:        client.TLSConfig{CAFile: pki.ClientKey, CertFile: pki.ClientCert},
+		APIKeyFile: filepath.Join(dir, "missing"),
+	}.Check()
+	got := map[string]string{}
+	for _, p := range problems {
+		got[p.Setting] = p.Err.Error()
+	}
+	assert.Contains(t, got[client.SettingTLSCAFile], "holds no PEM certificate")
+	assert.Equal(t, "required with -temporal-tls-cert-file", got[client.SettingTLSKeyFile])
+	assert.Contains(t, got[client.SettingAPIKeyFile], "no such file")
+
+	problems = client.Connection{TLS: client.TLSConfig{CertFile: pki.ClientCert, KeyFile: pki.ServerKey}}.Check()
+	require.Len(t, problems, 1)
+	assert.Equal(t, client.SettingTLSCertFile, problems[0].Setting, "a key that is not the certificate's")
+	_, err = client.Connection{TLS: client.TLSConfig{CAFile: filepath.Join(dir, "missing.pem")}}.Options()
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, err = client.Connection{TLSCert: cert, TLSKey: cert}.TLSConfig()
-	assert.ErrorContains(t, err, "TLS client certificate")
 }
 
-// writeCert writes a self-signed certificate (its own CA) and its key.
-func writeCert(t *testing.T, dir string) (ca, cert, key string) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+// LoadTemporalConfig reads a temporal.toml profile with TEMPORAL_* over
+// it, as envconfig does for the Temporal CLI. Not parallel: it sets a
+// process variable (envconfig lists the TEMPORAL_GRPC_META_* names there).
+func TestLoadTemporalConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "temporal.toml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+[profile.default]
+address = "file:7233"
+namespace = "file-ns"
+api_key = "file-key"
+[profile.default.tls]
+server_ca_cert_path = "/ca.pem"
+client_cert_path = "/c.pem"
+client_key_path = "/k.pem"
+server_name = "t.example"
+[profile.plain]
+address = "plain:7233"
+[profile.plain.tls]
+disabled = true
+`), 0o600))
+	env := map[string]string{"TEMPORAL_CONFIG_FILE": path}
+	getenv := func(k string) string { return env[k] }
+	c, err := client.LoadTemporalConfig("", getenv)
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "temporal.internal"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, DNSNames: []string{"temporal.internal"},
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	assert.Equal(t, client.Connection{Address: "file:7233", Namespace: "file-ns", APIKey: "file-key",
+		TLS: client.TLSConfig{Enabled: true, CAFile: "/ca.pem", CertFile: "/c.pem", KeyFile: "/k.pem", ServerName: "t.example"}}, c)
+
+	env["TEMPORAL_NAMESPACE"], env["TEMPORAL_TLS_SERVER_NAME"] = "env-ns", "env.example"
+	c, err = client.LoadTemporalConfig("", getenv)
 	require.NoError(t, err)
-	keyDER, err := x509.MarshalECPrivateKey(priv)
+	assert.Equal(t, "env-ns", c.Namespace)
+	assert.Equal(t, "env.example", c.TLS.ServerName)
+
+	c, err = client.LoadTemporalConfig("plain", getenv)
 	require.NoError(t, err)
-	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	require.NoError(t, os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	require.NoError(t, os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
-	return cert, cert, key
+	assert.Equal(t, "plain:7233", c.Address)
+	assert.Equal(t, "env-ns", c.Namespace, "TEMPORAL_* is over every profile")
+	assert.False(t, c.TLS.Enabled, "disabled in the profile")
+	env["TEMPORAL_TLS_SERVER_NAME"] = ""
+
+	env["TEMPORAL_GRPC_META_X_TOKEN"] = "t"
+	t.Setenv("TEMPORAL_GRPC_META_X_TOKEN", "only its name is read from the process")
+	_, err = client.LoadTemporalConfig("", getenv)
+	assert.ErrorContains(t, err, "not supported by the finalizer: grpc_meta")
+
+	_, err = client.LoadTemporalConfig("", func(k string) string {
+		return map[string]string{"TEMPORAL_CONFIG_FILE": filepath.Join(t.TempDir(), "absent.toml")}[k]
+	})
+	require.NoError(t, err, "no file is no error")
+}
+
+// Over lays the higher layer's settings over the lower's.
+func TestConnectionOver(t *testing.T) {
+	t.Parallel()
+	low := client.Connection{Address: "low:1", Namespace: "low", APIKey: "low-key", TLS: client.TLSConfig{CAFile: "low.pem"}}
+	high := client.Connection{Address: "high:1", APIKeyFile: "/key", TLS: client.TLSConfig{ServerName: "high.example"}}
+	assert.Equal(t, client.Connection{Address: "high:1", Namespace: "low", APIKeyFile: "/key",
+		TLS: client.TLSConfig{CAFile: "low.pem", ServerName: "high.example"}}, high.Over(low))
+	assert.Equal(t, low, client.Connection{}.Over(low))
 }

@@ -64,8 +64,14 @@ type Config struct {
 	WorkflowCache int
 }
 
-// TemporalConfig says how to reach Temporal and where to poll.
+// TemporalConfig says how to reach Temporal and where to poll. LoadConfig
+// fills the connection's fields (all but TaskQueue) as the command-line
+// tool does (client.Connection): defaults, Temporal's own configuration
+// (the temporal.toml Profile, TEMPORAL_*), FINALIZER_* variables, flags.
 type TemporalConfig struct {
+	// Profile names the temporal.toml profile (default: TEMPORAL_PROFILE,
+	// else "default").
+	Profile   string
 	Address   string
 	Namespace string
 	TaskQueue string
@@ -76,8 +82,9 @@ type TemporalConfig struct {
 	APIKeyFile string
 }
 
-// TLSConfig is TLS towards Temporal. It is on when Enabled or any file or
-// the server name is set; without CAFile the system roots are trusted.
+// TLSConfig is TLS towards Temporal, client.TLSConfig's fields (converted
+// to it). It is on when Enabled or any file or the server name is set;
+// without CAFile the system roots are trusted.
 type TLSConfig struct {
 	Enabled    bool
 	CAFile     string

@@ -129,13 +129,13 @@ func TestValidateRefusesBadConfiguration(t *testing.T) {
 		{"s3 bucket without name", nil, []string{"-state-bucket=s3:///x"},
 			"-state-bucket / FINALIZER_STATE_BUCKET", "needs a bucket name"},
 		{"TLS cert without key", nil, []string{"-temporal-tls-cert-file=" + certFile},
-			"-temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE", "required with -temporal-tls-cert-file"},
+			"-temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE / TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path", "required with -temporal-tls-cert-file"},
 		{"TLS key without cert", map[string]string{"FINALIZER_TEMPORAL_TLS_KEY_FILE": keyFile}, nil,
-			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE", "required with -temporal-tls-key-file"},
+			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE / TEMPORAL_TLS_CLIENT_CERT_PATH / profile tls.client_cert_path", "required with -temporal-tls-key-file"},
 		{"TLS key pair mismatch", nil, []string{"-temporal-tls-cert-file=" + certFile, "-temporal-tls-key-file=" + certFile},
-			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE", ""},
+			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE / TEMPORAL_TLS_CLIENT_CERT_PATH / profile tls.client_cert_path", ""},
 		{"TLS CA not PEM", nil, []string{"-temporal-tls-ca-file=" + writeFile(t, dir, "ca.pem", "not a certificate")},
-			"-temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE", "no PEM certificate"},
+			"-temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE / TEMPORAL_TLS_SERVER_CA_CERT_PATH / profile tls.server_ca_cert_path", "no PEM certificate"},
 		{"API key twice", map[string]string{"FINALIZER_TEMPORAL_API_KEY": "k"}, []string{"-temporal-api-key-file=" + writeFile(t, dir, "key", "k")},
 			"-temporal-api-key-file / FINALIZER_TEMPORAL_API_KEY_FILE", "not both"},
 		{"empty API key file", nil, []string{"-temporal-api-key-file=" + writeFile(t, dir, "empty", "\n")},
@@ -159,9 +159,9 @@ func TestValidateRefusesBadConfiguration(t *testing.T) {
 		{"kubernetes bad namespace", nil, []string{"-store=kubernetes", "-kubernetes-in-cluster", "-kubernetes-namespace=Flink_HA"},
 			"-kubernetes-namespace / FINALIZER_KUBERNETES_NAMESPACE", "RFC 1123"},
 		{"temporal address without port", nil, []string{"-temporal-address=temporal"},
-			"-temporal-address / FINALIZER_TEMPORAL_ADDRESS", "not host:port"},
+			"-temporal-address / FINALIZER_TEMPORAL_ADDRESS / TEMPORAL_ADDRESS / profile address", "not host:port"},
 		{"empty namespace", nil, []string{"-temporal-namespace= "},
-			"-temporal-namespace / FINALIZER_TEMPORAL_NAMESPACE", "must not be empty"},
+			"-temporal-namespace / FINALIZER_TEMPORAL_NAMESPACE / TEMPORAL_NAMESPACE / profile namespace", "must not be empty"},
 		{"metrics address garbage", nil, []string{"-metrics-address=9464"},
 			"-metrics-address / FINALIZER_METRICS_ADDRESS", "not host:port"},
 		{"log level", nil, []string{"-log-level=verbose"}, "-log-level / FINALIZER_LOG_LEVEL", "not one of"},
@@ -200,18 +200,18 @@ func TestTLSAndAPIKeyLoad(t *testing.T) {
 	}, env(nil))
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate())
-	conn, creds, err := cfg.Temporal.connection()
+	opts, err := cfg.Temporal.connection().Options()
 	require.NoError(t, err)
-	require.NotNil(t, conn.TLS)
-	assert.Len(t, conn.TLS.Certificates, 1)
-	assert.NotNil(t, conn.TLS.RootCAs)
-	assert.NotNil(t, creds)
+	require.NotNil(t, opts.ConnectionOptions.TLS)
+	assert.Len(t, opts.ConnectionOptions.TLS.Certificates, 1)
+	assert.NotNil(t, opts.ConnectionOptions.TLS.RootCAs)
+	assert.NotNil(t, opts.Credentials)
 
 	cfg = DefaultConfig()
-	conn, creds, err = cfg.Temporal.connection()
+	opts, err = cfg.Temporal.connection().Options()
 	require.NoError(t, err)
-	assert.Nil(t, conn.TLS, "plaintext by default, like the dev server")
-	assert.Nil(t, creds)
+	assert.Nil(t, opts.ConnectionOptions.TLS, "plaintext by default, like the dev server")
+	assert.Nil(t, opts.Credentials)
 }
 
 // Secrets never reach a log line, a formatted error or a JSON dump.
@@ -259,4 +259,78 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	path := filepath.Join(dir, name)
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
 	return path
+}
+
+// The Temporal connection's layers, each over the ones below: defaults,
+// the temporal.toml profile, TEMPORAL_*, FINALIZER_*, flags.
+func TestTemporalConnectionLayers(t *testing.T) {
+	dir := t.TempDir()
+	toml := writeFile(t, dir, "temporal.toml", `
+[profile.default]
+address = "profile:7233"
+namespace = "profile-ns"
+[profile.cloud]
+address = "cloud:7233"
+api_key = "profile-key"
+[profile.cloud.tls]
+server_name = "cloud.example"
+`)
+	layers := func(kv ...string) map[string]string {
+		m := map[string]string{"TEMPORAL_CONFIG_FILE": toml}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name               string
+		vars               map[string]string
+		args               []string
+		address, ns, name2 string
+	}{
+		{"no file: the defaults", map[string]string{"TEMPORAL_CONFIG_FILE": filepath.Join(dir, "absent")}, nil, DefaultTemporalAddress, "default", ""},
+		{"the default profile", layers(), nil, "profile:7233", "profile-ns", ""},
+		{"TEMPORAL_ over the profile", layers("TEMPORAL_ADDRESS", "env:7233"), nil, "env:7233", "profile-ns", ""},
+		{"FINALIZER_ over TEMPORAL_", layers("TEMPORAL_ADDRESS", "env:7233", "FINALIZER_TEMPORAL_ADDRESS", "ours:7233"), nil,
+			"ours:7233", "profile-ns", ""},
+		{"the flag over FINALIZER_", layers("FINALIZER_TEMPORAL_ADDRESS", "ours:7233", "TEMPORAL_NAMESPACE", "env-ns"),
+			[]string{"-temporal-address=flag:7233"}, "flag:7233", "env-ns", ""},
+		{"TEMPORAL_PROFILE", layers("TEMPORAL_PROFILE", "cloud"), nil, "cloud:7233", "default", "cloud.example"},
+		{"-temporal-profile over TEMPORAL_PROFILE", layers("TEMPORAL_PROFILE", "default"),
+			[]string{"-temporal-profile=cloud", "-temporal-tls-server-name=mine.example"}, "cloud:7233", "default", "mine.example"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := LoadConfig(tc.args, env(tc.vars))
+			require.NoError(t, err)
+			assert.Equal(t, tc.address, cfg.Temporal.Address)
+			assert.Equal(t, tc.ns, cfg.Temporal.Namespace)
+			assert.Equal(t, tc.name2, cfg.Temporal.TLS.ServerName)
+			assert.Equal(t, tc.name2 != "", cfg.Temporal.TLS.enabled())
+		})
+	}
+
+	// The profile's key, unless a key file of ours replaces it.
+	cfg, err := LoadConfig([]string{"-temporal-profile=cloud"}, env(layers()))
+	require.NoError(t, err)
+	assert.Equal(t, Secret("profile-key"), cfg.Temporal.APIKey)
+	keyFile := writeFile(t, dir, "key", "ours\n")
+	cfg, err = LoadConfig([]string{"-temporal-profile=cloud", "-temporal-api-key-file=" + keyFile}, env(layers()))
+	require.NoError(t, err)
+	assert.Empty(t, cfg.Temporal.APIKey)
+	require.NoError(t, cfg.Validate())
+}
+
+// A profile that does not load is a configuration error, reported with
+// every other one.
+func TestBadTemporalProfileIsAConfigurationError(t *testing.T) {
+	dir := t.TempDir()
+	toml := writeFile(t, dir, "temporal.toml", "[profile.default]\naddress = \"x:1\"\n")
+	_, err := LoadConfig([]string{"-temporal-profile=prod", "-retain=many"}, env(map[string]string{"TEMPORAL_CONFIG_FILE": toml}))
+	require.ErrorIs(t, err, stores.ErrInvalid)
+	assert.ErrorContains(t, err, `invalid Temporal configuration: temporal.toml `+toml+`, profile "prod" (-temporal-profile)`)
+	assert.ErrorContains(t, err, "invalid -retain")
+
+	garbled := writeFile(t, dir, "garbled.toml", "[profile.default\n")
+	_, err = LoadConfig(nil, env(map[string]string{"TEMPORAL_CONFIG_FILE": garbled}))
+	assert.ErrorContains(t, err, "temporal.toml "+garbled)
 }

@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // LoadConfig reads the configuration from command-line flags (args without
 // the program name) with environment fallbacks read through getenv (an
 // empty value counts as unset): flag, then FINALIZER_<UPPER_SNAKE>, then
-// the default. It checks only that each value parses; call Validate for the
-// rules. -h or -help returns flag.ErrHelp (print Usage).
+// the default. Temporal's connection has one more layer, between the
+// default and FINALIZER_: Temporal's own configuration, a temporal.toml
+// profile with TEMPORAL_* over it (client.LoadTemporalConfig). It checks
+// that each value parses and that the profile loads, reporting every
+// problem at once; call Validate for the rules. -h or -help returns
+// flag.ErrHelp (print Usage).
 func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	cfg := DefaultConfig()
 	fs := flag.NewFlagSet("finalizer-worker", flag.ContinueOnError)
@@ -37,6 +42,12 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	if fs.NArg() > 0 {
 		return Config{}, &stores.InvalidError{Field: "command line", Rule: fmt.Sprintf("unexpected argument %q (settings are -flag=value)", fs.Arg(0))}
 	}
+	// The connection's fields start empty, so that what the flags and
+	// variables set can go over Temporal's configuration, and that over
+	// the defaults.
+	defaults := cfg.Temporal.connection()
+	cfg.Temporal.setConnection(client.Connection{})
+	var errs []error
 	for _, s := range settings {
 		var from, value string
 		if r := raw[s.name]; r != nil && r.set {
@@ -47,9 +58,17 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 			continue
 		}
 		if err := s.set(&cfg, value); err != nil {
-			return Config{}, &stores.InvalidError{Field: from, Rule: err.Error()}
+			errs = append(errs, &stores.InvalidError{Field: from, Rule: err.Error()})
 		}
 	}
+	temporal, err := client.LoadTemporalConfig(cfg.Temporal.Profile, getenv)
+	if err != nil {
+		errs = append(errs, &stores.InvalidError{Field: "Temporal configuration", Rule: err.Error()})
+	}
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	cfg.Temporal.setConnection(cfg.Temporal.connection().Over(temporal.Over(defaults)))
 	return cfg, nil
 }
 
@@ -74,13 +93,17 @@ func (v *rawValue) IsBoolFlag() bool { return v.isBool }
 // Usage writes every flag with its environment variable and default.
 func Usage(w io.Writer) {
 	def := DefaultConfig()
-	fmt.Fprintf(w, "Usage: finalizer-worker [flags]\n\nEvery flag falls back to its environment variable, then to the default.\n\n")
+	fmt.Fprintf(w, "Usage: finalizer-worker [flags]\n\nEvery flag falls back to its environment variable, then to the default; the\nTemporal connection's settings fall back to Temporal's own configuration\n(TEMPORAL_* variables, then the temporal.toml profile) before the default.\n\n")
 	for _, s := range settings {
 		name := "-" + s.name
 		if s.envOnly {
 			name = "(no flag)"
 		}
-		fmt.Fprintf(w, "  %s\t%s\n    \t%s", name, EnvName(s.name), s.usage)
+		vars := EnvName(s.name)
+		if t, ok := temporalSources[s.name]; ok {
+			vars += ", then " + t
+		}
+		fmt.Fprintf(w, "  %s\t%s\n    \t%s", name, vars, s.usage)
 		if d := s.get(&def); d != "" && d != "false" && !s.envOnly {
 			fmt.Fprintf(w, " (default %q)", d)
 		}

@@ -31,10 +31,6 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	for _, opt := range opts {
 		opt(&o)
 	}
-	conn, creds, err := cfg.Temporal.connection()
-	if err != nil {
-		return err
-	}
 	logger.Info("worker starting", "config", cfg)
 
 	interceptors, stopTracing, err := startTracing(ctx, cfg, logger)
@@ -70,17 +66,13 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	defer closeLogged(logger, "state bucket", states.Close)
 
-	c, err := client.DialContext(ctx, client.Options{
-		HostPort:          cfg.Temporal.Address,
-		Namespace:         cfg.Temporal.Namespace,
-		Logger:            sdklog.NewStructuredLogger(logger.With("component", "temporal-sdk")),
-		MetricsHandler:    m.handler,
-		Interceptors:      interceptors,
-		ConnectionOptions: conn,
-		Credentials:       creds,
+	c, err := cfg.Temporal.connection().Dial(ctx, client.Options{
+		Logger:         sdklog.NewStructuredLogger(logger.With("component", "temporal-sdk")),
+		MetricsHandler: m.handler,
+		Interceptors:   interceptors,
 	})
 	if err != nil {
-		return fmt.Errorf("dial temporal at %s (namespace %s): %w", cfg.Temporal.Address, cfg.Temporal.Namespace, err)
+		return err
 	}
 	defer c.Close()
 	if err := checkSearchAttributes(ctx, c, cfg.Temporal.Namespace, cfg.RegisterSearchAttributes, logger); err != nil {

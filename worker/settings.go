@@ -29,10 +29,29 @@ type setting struct {
 
 // source names where a setting can come from, for error messages.
 func (s setting) source() string {
+	src := "-" + s.name + " / " + EnvName(s.name)
 	if s.envOnly {
-		return EnvName(s.name)
+		src = EnvName(s.name)
 	}
-	return "-" + s.name + " / " + EnvName(s.name)
+	if t, ok := temporalSources[s.name]; ok {
+		src += " / " + t
+	}
+	return src
+}
+
+// temporalSources are where Temporal's own configuration (a temporal.toml
+// profile, then TEMPORAL_* variables; client.LoadTemporalConfig) sets a
+// connection setting, under the FINALIZER_ variable and the flag.
+var temporalSources = map[string]string{
+	"temporal-profile":         "TEMPORAL_PROFILE",
+	"temporal-address":         "TEMPORAL_ADDRESS / profile address",
+	"temporal-namespace":       "TEMPORAL_NAMESPACE / profile namespace",
+	"temporal-tls":             "TEMPORAL_TLS / profile [tls]",
+	"temporal-tls-ca-file":     "TEMPORAL_TLS_SERVER_CA_CERT_PATH / profile tls.server_ca_cert_path",
+	"temporal-tls-cert-file":   "TEMPORAL_TLS_CLIENT_CERT_PATH / profile tls.client_cert_path",
+	"temporal-tls-key-file":    "TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path",
+	"temporal-tls-server-name": "TEMPORAL_TLS_SERVER_NAME / profile tls.server_name",
+	"temporal-api-key":         "TEMPORAL_API_KEY / profile api_key",
 }
 
 // field is the InvalidError field of a setting: its flag and variable.
@@ -114,6 +133,8 @@ func list(name, usage string, f func(*Config) *[]string) setting {
 
 // settings is every configuration value, in the order of the usage text.
 var settings = []setting{
+	text("temporal-profile", "profile of Temporal's temporal.toml (the file TEMPORAL_CONFIG_FILE names, else $HOME/.config/temporalio/temporal.toml) under the settings below",
+		func(c *Config) *string { return &c.Temporal.Profile }),
 	text("temporal-address", "Temporal frontend host:port",
 		func(c *Config) *string { return &c.Temporal.Address }),
 	text("temporal-namespace", "Temporal namespace",

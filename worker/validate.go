@@ -46,25 +46,10 @@ func (c Config) validateTemporal(add addFunc) {
 	if strings.TrimSpace(t.TaskQueue) == "" {
 		add("task-queue", "must not be empty")
 	}
-	switch {
-	case t.TLS.CertFile != "" && t.TLS.KeyFile == "":
-		add("temporal-tls-key-file", "required with -temporal-tls-cert-file")
-	case t.TLS.KeyFile != "" && t.TLS.CertFile == "":
-		add("temporal-tls-cert-file", "required with -temporal-tls-key-file")
-	default:
-		if _, err := t.TLS.load(); err != nil {
-			var fe *fileError
-			if errors.As(err, &fe) {
-				add(fe.setting, "%v", fe.err)
-			} else {
-				add("temporal-tls", "%v", err)
-			}
-		}
-	}
 	if t.APIKey != "" && t.APIKeyFile != "" {
 		add("temporal-api-key-file", "set either %s or the file, not both", EnvName("temporal-api-key"))
-	} else if _, err := readSecret(t.APIKey, t.APIKeyFile); err != nil {
-		add("temporal-api-key-file", "%v", err)
+	} else {
+		addConnectionErrors(add, t.connection())
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -80,16 +79,6 @@ func runStore(ctx context.Context, cfg Config, srv *servers, dir string, kind wo
 			return err
 		}
 		rep.Scaling = append(rep.Scaling, res)
-	}
-	for _, path := range anatomyPaths {
-		if !slices.Contains(cfg.Paths, path) {
-			continue
-		}
-		a, err := sr.anatomy(ctx, path)
-		if err != nil {
-			return err
-		}
-		rep.Anatomy = append(rep.Anatomy, a)
 	}
 	if kind == worker.StoreZooKeeper && cfg.Parked > 0 {
 		p, err := sr.parked(ctx)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
@@ -130,6 +131,11 @@ func newFlagSet(name string) *flag.FlagSet {
 func flagError(name string, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
+	}
+	for old, now := range renamed {
+		if strings.HasSuffix(err.Error(), "flag provided but not defined: -"+old) {
+			return usagef("--%s was renamed --%s, the worker's name (see 'finalizer --help')", old, now)
+		}
 	}
 	if name == "" {
 		return usagef("%v (see 'finalizer --help')", err)

@@ -3,9 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,10 +173,13 @@ func TestUsageErrors(t *testing.T) {
 		{"list without stuck", []string{"list"}, "--stuck is required"},
 		{"negative older-than", []string{"list", "--stuck", "--older-than", "-1m"}, "--older-than must not be negative"},
 		{"extra argument", append([]string{"retire"}, append(ok, "now")...), `unexpected argument "now"`},
-		{"cert without key", []string{"--tls-cert-file", "c.pem", "list", "--stuck"}, "cert and key go together"},
-		{"missing CA", []string{"--tls-ca-file", "/nonexistent/ca.pem", "list", "--stuck"}, "TLS CA"},
-		{"missing API key file", []string{"list", "--stuck", "--api-key-file", "/nonexistent/key"}, "--api-key-file"},
-		{"empty address", []string{"--address", "", "list", "--stuck"}, "--address must not be empty"},
+		{"cert without key", []string{"--temporal-tls-cert-file", "c.pem", "list", "--stuck"},
+			"--temporal-tls-key-file: required with -temporal-tls-cert-file"},
+		{"missing CA", []string{"--temporal-tls-ca-file", "/nonexistent/ca.pem", "list", "--stuck"},
+			"--temporal-tls-ca-file: open /nonexistent/ca.pem: no such file"},
+		{"missing API key file", []string{"list", "--stuck", "--temporal-api-key-file", "/nonexistent/key"}, "--temporal-api-key-file"},
+		{"renamed flag", []string{"--address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
+		{"renamed flag after the command", []string{"list", "--stuck", "--tls-ca-file", "x"}, "--tls-ca-file was renamed --temporal-tls-ca-file"},
 		{"negative timeout", []string{"list", "--stuck", "--timeout", "-1s"}, "--timeout must not be negative"},
 		{"zero progress interval", append(append([]string{}, fin...), "--progress-interval", "0s"), "--progress-interval must be positive"},
 	}
@@ -210,7 +211,7 @@ func TestHelpExitsZero(t *testing.T) {
 		assert.Contains(t, o.stdout, "(required)")
 		assert.Contains(t, o.stdout, "example:\n  finalizer finalize --cluster prod-eu")
 		assert.NotContains(t, o.stdout, "s3cret", "--help never shows the API key")
-		assert.NotContains(t, o.stdout, "--address", "the global flags are listed once, by finalizer --help")
+		assert.NotContains(t, o.stdout, "--temporal-address", "the global flags are listed once, by finalizer --help")
 	}
 }
 
@@ -242,44 +243,4 @@ func TestCompletion(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "latest\n--json\n", string(out))
 	assert.Equal(t, exitUsage, runTool(t, nil, "completion", "tcsh").code)
-}
-
-func TestAPIKeySources(t *testing.T) {
-	t.Parallel()
-	file := filepath.Join(t.TempDir(), "key")
-	require.NoError(t, os.WriteFile(file, []byte("from-file\n"), 0o600))
-
-	g := newGlobals(func(string) string { return "" }, nil)
-	g.apiKeyFile = file
-	require.NoError(t, g.check())
-	assert.Equal(t, "from-file", g.conn.APIKey, "the trailing newline is dropped")
-
-	g = newGlobals(func(k string) string { return map[string]string{envAPIKey: "inline", envAPIKeyFile: file}[k] }, nil)
-	assert.ErrorContains(t, g.check(), "not both")
-
-	g = newGlobals(func(k string) string { return map[string]string{envTLS: "maybe"}[k] }, nil)
-	assert.ErrorContains(t, g.check(), envTLS)
-}
-
-func TestEnvironmentFallbacks(t *testing.T) {
-	t.Parallel()
-	g := newGlobals(func(k string) string {
-		return map[string]string{
-			envAddress: "temporal:7233", envNamespaceAlt: "prod", envTaskQueue: "tq", envTLS: "true",
-			envTLSCA: "ca.pem", envTLSCert: "c.pem", envTLSKey: "k.pem", envTLSServerName: "t.example", envAPIKey: "secret",
-		}[k]
-	}, nil)
-	assert.Equal(t, client.Connection{
-		Address: "temporal:7233", Namespace: "prod", TLS: true, TLSCA: "ca.pem", TLSCert: "c.pem", TLSKey: "k.pem",
-		TLSServerName: "t.example", APIKey: "secret",
-	}, g.conn)
-	assert.Equal(t, "tq", g.taskQueue)
-	assert.Equal(t, "mine", newGlobals(func(k string) string {
-		return map[string]string{envNamespace: "mine", envNamespaceAlt: "worker's"}[k]
-	}, nil).conn.Namespace, "$"+envNamespace+" wins")
-
-	d := newGlobals(func(string) string { return "" }, nil)
-	assert.Equal(t, "127.0.0.1:7233", d.conn.Address)
-	assert.Equal(t, "default", d.conn.Namespace)
-	assert.Equal(t, workflows.DefaultTaskQueue, d.taskQueue)
 }

@@ -16,7 +16,8 @@ func usage(w io.Writer, top *flag.FlagSet) {
 	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands()[n]().summary)
 	}
-	fmt.Fprintln(w, "\nglobal flags (also accepted after the command):")
+	fmt.Fprintln(w, "\nglobal flags (also accepted after the command); each Temporal setting is taken from, highest first:")
+	fmt.Fprintln(w, "the flag, $FINALIZER_*, $TEMPORAL_*, the temporal.toml profile, the default")
 	printFlags(w, top, nil)
 	fmt.Fprintln(w, "\nexit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,")
 	fmt.Fprintln(w, "3 ended but not Published, 4 refused (stale epoch, retired, different content)")

@@ -19,18 +19,21 @@
 //	completion bash|zsh|fish         (e.g. source <(finalizer completion bash))
 //	version                          (also --version)
 //
-// Global flags, accepted before or after the command, fall back to the
-// environment variables the worker reads, so one environment configures
-// both: --address (FINALIZER_TEMPORAL_ADDRESS, default 127.0.0.1:7233),
-// --namespace (FINALIZER_NAMESPACE or FINALIZER_TEMPORAL_NAMESPACE, default
-// "default"), --task-queue (FINALIZER_TASK_QUEUE, default
-// checkpoint-finalizer), --tls, --tls-ca-file, --tls-cert-file,
-// --tls-key-file, --tls-server-name (FINALIZER_TEMPORAL_TLS, _TLS_CA_FILE,
-// _TLS_CERT_FILE, _TLS_KEY_FILE, _TLS_SERVER_NAME), the API key from
-// FINALIZER_TEMPORAL_API_KEY or --api-key-file
-// (FINALIZER_TEMPORAL_API_KEY_FILE) but never a flag (process listings
-// show flags), --json (machine-readable output on stdout) and --timeout
-// (bounds the whole command; 0, the default, waits as long as it takes).
+// Global flags, accepted before or after the command, are the worker's
+// names for the same settings, so one environment configures both:
+// --temporal-profile, --temporal-address, --temporal-namespace,
+// --temporal-tls, --temporal-tls-ca-file, --temporal-tls-cert-file,
+// --temporal-tls-key-file, --temporal-tls-server-name,
+// --temporal-api-key-file (the key itself only from
+// FINALIZER_TEMPORAL_API_KEY: process listings show flags), --task-queue,
+// --json (machine-readable output on stdout) and --timeout (bounds the
+// whole command; 0, the default, waits as long as it takes). A Temporal
+// setting comes from, highest first: the flag, its FINALIZER_ variable
+// (--temporal-address: FINALIZER_TEMPORAL_ADDRESS), Temporal's own
+// TEMPORAL_* variable, the temporal.toml profile (TEMPORAL_CONFIG_FILE,
+// TEMPORAL_PROFILE), the default (127.0.0.1:7233, namespace "default").
+// The old spellings (--address, --namespace, --tls*, --api-key-file,
+// FINALIZER_NAMESPACE) are refused with their new name.
 //
 // Exit codes: 0 success (finalize --wait: Published); 1 an error that says
 // nothing about the server's side (connection, timeout: repeat the command);

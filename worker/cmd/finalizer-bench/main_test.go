@@ -56,15 +56,6 @@ func TestTinyRun(t *testing.T) {
 		assert.Positive(t, rep.Scaling[i].Published, "over %d jobs", jobs)
 		assert.Zero(t, rep.Scaling[i].Errors, "over %d jobs: %s", jobs, rep.Scaling[i].FirstError)
 	}
-	require.Len(t, rep.Anatomy, 3, "floor, durable and naive taken apart")
-	for _, a := range rep.Anatomy {
-		assert.Positive(t, a.Events["WorkflowExecutionStarted"], a.Path)
-		assert.Positive(t, a.Events["WorkflowExecutionCompleted"], a.Path)
-		assert.GreaterOrEqual(t, a.VisibilityWrites, 2, a.Path)
-		if a.Path != bench.Floor {
-			assert.Positive(t, a.CoordinatorEvents["WorkflowExecutionSignaled"], "%s: its report to the coordinator", a.Path)
-		}
-	}
 	require.Len(t, rep.Parked, 1)
 	assert.Equal(t, 5, rep.Parked[0].Confirmed, "parked in Verifying before the measured run")
 	assert.Equal(t, 5, rep.Parked[0].StillParked)

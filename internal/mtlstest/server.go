@@ -1,0 +1,290 @@
+package mtlstest
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/topology"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// Namespace is the namespace Start registers, with the finalizer's search
+// attributes.
+const Namespace = "default"
+
+// Server is a running temporal-server with an mTLS frontend.
+type Server struct {
+	// Frontend is the gRPC address, 127.0.0.1:port.
+	Frontend string
+	PKI      PKI
+	Log      string
+	cmd      *exec.Cmd
+	exited   chan struct{}
+}
+
+// config is the server's development-sqlite.yaml with our ports, TLS on the
+// frontend (client certificates required) and the system worker dialing it
+// with the client certificate.
+const config = `log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: sqlite-default
+  visibilityStore: sqlite-visibility
+  numHistoryShards: 1
+  datastores:
+    sqlite-default:
+      sql:
+        pluginName: "sqlite"
+        databaseName: "default"
+        connectAddr: "localhost"
+        connectProtocol: "tcp"
+        connectAttributes: {mode: "memory", cache: "private"}
+        maxConns: 1
+        maxIdleConns: 1
+        maxConnLifetime: "1h"
+    sqlite-visibility:
+      sql:
+        pluginName: "sqlite"
+        databaseName: "default"
+        connectAddr: "localhost"
+        connectProtocol: "tcp"
+        connectAttributes: {mode: "memory", cache: "private"}
+        maxConns: 1
+        maxIdleConns: 1
+        maxConnLifetime: "1h"
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+  tls:
+    frontend:
+      server:
+        certFile: %[1]q
+        keyFile: %[2]q
+        requireClientAuth: true
+        clientCaFiles: [%[3]q]
+      client:
+        serverName: %[4]q
+        rootCaFiles: [%[3]q]
+    systemWorker:
+      certFile: %[5]q
+      keyFile: %[6]q
+      client:
+        serverName: %[4]q
+        rootCaFiles: [%[3]q]
+services:
+  frontend:
+    rpc: {grpcPort: %[7]d, membershipPort: %[8]d, bindOnLocalHost: true, httpPort: %[9]d}
+  history:
+    rpc: {grpcPort: %[10]d, membershipPort: %[11]d, bindOnLocalHost: true}
+  matching:
+    rpc: {grpcPort: %[12]d, membershipPort: %[13]d, bindOnLocalHost: true}
+  worker:
+    rpc: {grpcPort: %[14]d, membershipPort: %[15]d, bindOnLocalHost: true}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "127.0.0.1:%[7]d"
+dcRedirectionPolicy:
+  policy: "noop"
+dynamicConfigClient:
+  filepath: %[16]q
+  pollInterval: "10s"
+`
+
+// dynamicConfig lets a search attribute registered a moment ago be used
+// at once, as the dev server does.
+const dynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+`
+
+// Start generates a PKI in dir, starts the server (its log in dir) and
+// returns once the namespace serves with the finalizer's search
+// attributes. progress receives the server build's output when it is not
+// cached yet.
+func Start(ctx context.Context, dir string, progress io.Writer) (*Server, error) {
+	bin, err := topology.EnsureServer(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	pki, err := NewPKI(dir)
+	if err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(9)
+	if err != nil {
+		return nil, err
+	}
+	confDir := filepath.Join(dir, "config")
+	if err := os.MkdirAll(confDir, 0o755); err != nil {
+		return nil, err
+	}
+	dc := filepath.Join(confDir, "dynamicconfig.yaml")
+	if err := os.WriteFile(dc, []byte(dynamicConfig), 0o644); err != nil {
+		return nil, err
+	}
+	yaml := fmt.Sprintf(config, pki.ServerCert, pki.ServerKey, pki.CAFile, pki.ServerName, pki.ClientCert, pki.ClientKey,
+		ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6], ports[7], ports[8], dc)
+	if err := os.WriteFile(filepath.Join(confDir, "mtls.yaml"), []byte(yaml), 0o644); err != nil {
+		return nil, err
+	}
+	s := &Server{Frontend: fmt.Sprintf("127.0.0.1:%d", ports[0]), PKI: pki, Log: filepath.Join(dir, "temporal-server.log"),
+		exited: make(chan struct{})}
+	log, err := os.Create(s.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	s.cmd = exec.Command(filepath.Join(bin, "temporal-server"), "--root", dir, "--config", "config", "--env", "mtls",
+		"--allow-no-auth", "start")
+	s.cmd.Stdout, s.cmd.Stderr = log, log
+	// Its own process group: Stop ends the server and nothing else.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start temporal-server: %w", err)
+	}
+	go func() { _ = s.cmd.Wait(); close(s.exited) }()
+	if err := s.setup(ctx); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("temporal-server with mTLS at %s (log %s): %w", s.Frontend, s.Log, err)
+	}
+	return s, nil
+}
+
+// Stop kills the server and waits for it.
+func (s *Server) Stop() {
+	_ = s.cmd.Process.Kill()
+	<-s.exited
+}
+
+// ClientTLS is the TLS configuration of a client holding the client
+// certificate (with cert) or none.
+func (s *Server) ClientTLS(cert bool) (*tls.Config, error) {
+	ca, err := os.ReadFile(s.PKI.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	c := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if cert {
+		pair, err := tls.LoadX509KeyPair(s.PKI.ClientCert, s.PKI.ClientKey)
+		if err != nil {
+			return nil, err
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
+	return c, nil
+}
+
+// setup registers the namespace and the search attributes, retrying until
+// the server serves them.
+func (s *Server) setup(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	tlsConfig, err := s.ClientTLS(true)
+	if err != nil {
+		return err
+	}
+	var c sdkclient.Client
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	step := func() error {
+		if c == nil {
+			if c, err = sdkclient.DialContext(ctx, sdkclient.Options{
+				HostPort: s.Frontend, Namespace: Namespace,
+				Logger:            sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+				ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsConfig, GetSystemInfoTimeout: 5 * time.Second},
+			}); err != nil {
+				return err
+			}
+		}
+		_, err := c.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+			Namespace: Namespace, WorkflowExecutionRetentionPeriod: durationpb.New(24 * time.Hour)})
+		if _, exists := errors.AsType[*serviceerror.NamespaceAlreadyExists](err); err != nil && !exists {
+			return fmt.Errorf("register namespace: %w", err)
+		}
+		attrs := map[string]enums.IndexedValueType{}
+		for name, typ := range workflows.SearchAttributes() {
+			attrs[name] = enums.IndexedValueType(enums.IndexedValueType_value["INDEXED_VALUE_TYPE_"+strings.ToUpper(typ)])
+		}
+		_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+			Namespace: Namespace, SearchAttributes: attrs})
+		if _, exists := errors.AsType[*serviceerror.AlreadyExists](err); err != nil && !exists {
+			return fmt.Errorf("add search attributes: %w", err)
+		}
+		_, err = c.WorkflowService().ListWorkflowExecutions(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: Namespace, PageSize: 1})
+		return err
+	}
+	for {
+		last := step()
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("exited: %v", last)
+		case <-ctx.Done():
+			return fmt.Errorf("not ready: %v", last)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// freePorts picks n free loopback ports below the ephemeral range (held
+// together, so distinct), as internal/topology does: a port the kernel
+// hands out to outgoing connections is not taken under the server.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for p := 20000 + rand.IntN(10000); len(ports) < n && p < 32768; p++ {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		ls = append(ls, l)
+		ports = append(ports, p)
+	}
+	if len(ports) < n {
+		return nil, fmt.Errorf("no %d free ports", n)
+	}
+	return ports, nil
+}

@@ -1,0 +1,36 @@
+package mtlstest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	sdkclient "go.temporal.io/sdk/client"
+)
+
+// The server refuses a TLS client without a certificate and serves one
+// with it.
+func TestFrontendRequiresClientCertificate(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, err := Start(ctx, t.TempDir(), os.Stderr)
+	require.NoError(t, err)
+	t.Cleanup(s.Stop)
+
+	for _, cert := range []bool{true, false} {
+		cfg, err := s.ClientTLS(cert)
+		require.NoError(t, err)
+		c, err := sdkclient.DialContext(ctx, sdkclient.Options{HostPort: s.Frontend, Namespace: Namespace,
+			ConnectionOptions: sdkclient.ConnectionOptions{TLS: cfg}})
+		if cert {
+			require.NoError(t, err)
+			_, err = c.CheckHealth(ctx, &sdkclient.CheckHealthRequest{})
+			require.NoError(t, err)
+			c.Close()
+		} else {
+			require.ErrorContains(t, err, "certificate required", "no client certificate")
+		}
+	}
+}
