@@ -26,6 +26,7 @@ import (
 
 const (
 	svcTemporal = "temporal"
+	svcSchema   = "temporal-schema"
 	svcUI       = "temporal-ui"
 	svcAttrs    = "temporal-search-attributes"
 	svcZK       = "zookeeper"
@@ -41,7 +42,7 @@ func loadCompose(t *testing.T) *types.Project {
 	require.NoError(t, err)
 	p, err := opts.LoadProject(context.Background())
 	require.NoError(t, err)
-	for _, name := range []string{svcTemporal, svcUI, svcAttrs, svcZK, svcDB, svcWorker} {
+	for _, name := range []string{svcTemporal, svcSchema, svcUI, svcAttrs, svcZK, svcDB, svcWorker} {
 		require.Contains(t, p.Services, name)
 	}
 	return p
@@ -106,6 +107,9 @@ func TestComposeHealthchecksAndDependencies(t *testing.T) {
 	for _, dep := range []string{svcTemporal, svcAttrs, svcZK} {
 		assert.Contains(t, w.DependsOn, dep, "the worker starts after %s", dep)
 	}
+	// The server starts on migrated databases; the schema waits for PostgreSQL.
+	assert.Equal(t, types.ServiceConditionCompletedSuccessfully, p.Services[svcTemporal].DependsOn[svcSchema].Condition)
+	assert.Equal(t, types.ServiceConditionHealthy, p.Services[svcSchema].DependsOn[svcDB].Condition)
 	// The worker's healthcheck runs the binary the Dockerfile installs.
 	assert.Equal(t, "/usr/local/bin/finalizer-worker", w.HealthCheck.Test[1])
 	assert.Equal(t, "healthcheck", w.HealthCheck.Test[2])
@@ -136,6 +140,14 @@ func TestComposeAddressesLineUp(t *testing.T) {
 	points(env(svcUI, "TEMPORAL_ADDRESS"), svcTemporal)
 	points(env(svcAttrs, "TEMPORAL_ADDRESS"), svcTemporal)
 	points(env(svcTemporal, "POSTGRES_SEEDS")+":"+env(svcTemporal, "DB_PORT"), svcDB)
+	points(net.JoinHostPort(env(svcSchema, "SQL_HOST"), env(svcSchema, "SQL_PORT")), svcDB)
+	// The schema service migrates the databases the server uses, as the
+	// user PostgreSQL creates.
+	assert.Equal(t, env(svcTemporal, "POSTGRES_USER"), env(svcSchema, "SQL_USER"))
+	assert.Equal(t, env(svcTemporal, "POSTGRES_PWD"), env(svcSchema, "SQL_PASSWORD"))
+	assert.Equal(t, env(svcDB, "POSTGRES_USER"), env(svcSchema, "SQL_USER"))
+	assert.Equal(t, env(svcDB, "POSTGRES_PASSWORD"), env(svcSchema, "SQL_PASSWORD"))
+	assert.Equal(t, env(svcTemporal, "DB"), env(svcSchema, "SQL_PLUGIN"))
 	assert.Contains(t, containerPorts(p.Services[svcUI]), env(svcUI, "TEMPORAL_UI_PORT"))
 	_, metricsPort, err := net.SplitHostPort(env(svcWorker, "FINALIZER_METRICS_ADDRESS"))
 	require.NoError(t, err)
@@ -145,7 +157,6 @@ func TestComposeAddressesLineUp(t *testing.T) {
 	assert.Contains(t, hc, "--address "+env(svcWorker, "FINALIZER_TEMPORAL_ADDRESS"))
 	assert.Equal(t, env(svcWorker, "FINALIZER_TEMPORAL_NAMESPACE"), env(svcAttrs, "TEMPORAL_NAMESPACE"),
 		"search attributes are registered in the worker's namespace")
-	assert.Equal(t, env(svcWorker, "FINALIZER_TEMPORAL_NAMESPACE"), env(svcTemporal, "DEFAULT_NAMESPACE"))
 
 	// Published ports stay on loopback.
 	for name, s := range p.Services {
@@ -221,6 +232,7 @@ func TestDockerfile(t *testing.T) {
 	require.NoError(t, err)
 	df := string(b)
 	assert.Contains(t, df, "./worker/cmd/finalizer-worker")
+	assert.Contains(t, df, "./client/cmd/finalizer", "operators exec into the container to run the CLI")
 	assert.Regexp(t, regexp.MustCompile(`(?m)^USER (65532|nonroot)`), df)
 	assert.Contains(t, df, `ENTRYPOINT ["/usr/local/bin/finalizer-worker"]`)
 	assert.Len(t, dockerfileFroms(t), 2, "multi-stage: build and runtime")

@@ -76,12 +76,12 @@ log:
 persistence:
   defaultStore: postgres-default
   visibilityStore: postgres-visibility
-  numHistoryShards: 4
+  numHistoryShards: %[15]d
   datastores:
     postgres-default:
       sql:
-        pluginName: "postgres12"
-        databaseName: "temporal"
+        pluginName: "%[16]s"
+        databaseName: "%[17]s"
         connectAddr: "%[2]s"
         connectProtocol: "tcp"
         user: "%[3]s"
@@ -91,8 +91,8 @@ persistence:
         maxConnLifetime: "1h"
     postgres-visibility:
       sql:
-        pluginName: "postgres12"
-        databaseName: "temporal_visibility"
+        pluginName: "%[16]s"
+        databaseName: "%[18]s"
         connectAddr: "%[2]s"
         connectProtocol: "tcp"
         user: "%[3]s"
@@ -174,28 +174,16 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 	tp.Temporal = Temporal{
 		Frontend:   fmt.Sprintf("127.0.0.1:%d", ports[0]),
 		HTTP:       fmt.Sprintf("127.0.0.1:%d", ports[2]),
-		Namespace:  "default",
+		Namespace:  Namespace,
 		Bin:        bin,
 		CLI:        cli,
 		ConfigFile: filepath.Join(dir, "config", "production.yaml"),
 	}
 	pg := tp.Postgres
-	for _, db := range []struct{ name, schema string }{
-		{"temporal", "postgresql/v12/temporal"},
-		{"temporal_visibility", "postgresql/v12/visibility"},
-	} {
-		base := []string{"--plugin", "postgres12", "--endpoint", "127.0.0.1", "--port", fmt.Sprint(pg.Port),
-			"--user", pg.User, "--password", pg.Password, "--database", db.name}
-		steps := [][]string{
-			{"create-database"},
-			{"setup-schema", "--version", "0.0"},
-			{"update-schema", "--schema-name", db.schema},
-		}
-		for _, step := range steps {
-			fmt.Fprintf(progress, "topology: temporal-sql-tool --database %s %s\n", db.name, strings.Join(step, " "))
-			if err := runLogged(ctx, filepath.Join(dir, "schema.log"), filepath.Join(bin, "temporal-sql-tool"), append(base, step...)...); err != nil {
-				return err
-			}
+	for _, args := range SchemaCommands(&pg) {
+		fmt.Fprintf(progress, "topology: temporal-sql-tool %s\n", strings.Join(args, " "))
+		if err := runLogged(ctx, filepath.Join(dir, "schema.log"), filepath.Join(bin, "temporal-sql-tool"), args...); err != nil {
+			return err
 		}
 	}
 	dc := filepath.Join(dir, "config", "dynamicconfig.yaml")
@@ -203,7 +191,8 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 		return err
 	}
 	cfg := fmt.Sprintf(serverConfig, ServerVersion, pg.Addr(), pg.User, pg.Password,
-		ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6], ports[7], ports[8], dc)
+		ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6], ports[7], ports[8], dc,
+		HistoryShards, SQLPlugin, Schemas[0].Database, Schemas[1].Database)
 	if err := os.WriteFile(tp.Temporal.ConfigFile, []byte(cfg), 0o644); err != nil {
 		return err
 	}
@@ -274,7 +263,7 @@ func (tp *Topology) registerNamespace(ctx context.Context, progress io.Writer) e
 		return runLogged(ctx, log, t.CLI, args...)
 	}
 	if err := retryFor(ctx, time.Minute, func() error {
-		return cli("operator", "namespace", "create", "--retention", "72h")
+		return cli("operator", "namespace", "create", "--retention", NamespaceRetention)
 	}); err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 		opts.ZooKeeperNodes = 3
 	}
 	if opts.Retain == 0 {
-		opts.Retain = 2
+		opts.Retain = DefaultRetain
 	}
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
@@ -110,7 +110,7 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 		return nil, err
 	}
 	tp = &Topology{
-		Dir: dir, TaskQueue: "checkpoint-finalizer", ZooKeeperRoot: "/checkpoint-finalizer",
+		Dir: dir, TaskQueue: TaskQueue, ZooKeeperRoot: ZooKeeperRoot,
 		Retain: opts.Retain, Bucket: filepath.Join(dir, "state"), CLI: filepath.Join(dir, "bin", "finalizer"),
 	}
 	defer func() {
@@ -125,13 +125,9 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	if err := EnsurePostgres(); err != nil {
 		return tp, err
 	}
-	pgPort, err := freePorts(1)
-	if err != nil {
+	if tp.Postgres, err = newPostgres(filepath.Join(dir, "postgres")); err != nil {
 		return tp, err
 	}
-	pgDir := filepath.Join(dir, "postgres")
-	tp.Postgres = Postgres{Port: pgPort[0], Dir: pgDir, Data: filepath.Join(pgDir, "data"),
-		Log: filepath.Join(pgDir, "postgresql.log"), User: "temporal", Password: "temporal"}
 	if err := tp.Postgres.initCluster(); err != nil {
 		return tp, err
 	}
@@ -173,7 +169,7 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	}
 
 	step("build finalizer-worker and finalizer")
-	if err := buildBinaries(ctx, filepath.Join(dir, "bin")); err != nil {
+	if err := BuildBinaries(ctx, filepath.Join(dir, "bin")); err != nil {
 		return tp, err
 	}
 	if err := os.MkdirAll(tp.Bucket, 0o755); err != nil {
