@@ -91,6 +91,10 @@ type Config struct {
 	// Parked finalizations for the parked scenario, which runs on
 	// ZooKeeper only (it parks them by writing into ZooKeeper); 0 skips it.
 	Parked int
+	// WorkerParked are the counts of finalizations parked in Verifying
+	// on a finalizer-worker process of its own (ZooKeeper only), its
+	// memory read at each; empty skips the worker-only scenario.
+	WorkerParked []int
 	// ParkedSettle is how long the parked finalizations sit before the
 	// measured run: their verify retries back off from 1 s towards 5 min,
 	// so right after parking they load the worker most.
@@ -122,7 +126,7 @@ func DefaultConfig() Config {
 	return Config{
 		Stores: slices.Clone(Stores), Paths: slices.Clone(Paths), Modes: slices.Clone(Modes),
 		Rate: 20, Duration: 15 * time.Second, Warmup: 3 * time.Second,
-		Concurrency: 8, Jobs: 20, ScaleJobs: []int{1, 10, 100, 1000}, Parked: 1000, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
+		Concurrency: 8, Jobs: 20, ScaleJobs: []int{1, 10, 100, 1000}, Parked: 1000, WorkerParked: []int{1000}, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
 	}
 }
 
@@ -155,6 +159,7 @@ func (c Config) Validate() error {
 		{c.Concurrency >= 1 && c.Concurrency <= 1000, "concurrency", c.Concurrency, "must be between 1 and 1000"},
 		{c.Jobs >= 1 && c.Jobs <= 10000, "jobs", c.Jobs, "must be between 1 and 10000"},
 		{validScale(c.ScaleJobs), "scale-jobs", c.ScaleJobs, "must be a comma-separated list of job counts between 1 and 10000"},
+		{ascending(c.WorkerParked), "worker-parked", c.WorkerParked, "must be a comma-separated list of ascending counts between 1 and 100000"},
 		{c.Parked >= 0 && c.Parked <= 100000, "parked", c.Parked, "must be between 0 (skip the parked scenario) and 100000"},
 		{c.ParkedSettle >= 0 && c.ParkedSettle <= time.Hour, "parked-settle", c.ParkedSettle, "must be between 0 and 1h"},
 		{c.Retain >= 0, "retain", c.Retain, "must be at least 0 (0 keeps every reference)"},
@@ -176,6 +181,17 @@ func validScale(jobs []int) bool {
 		if n < 1 || n > 10000 {
 			return false
 		}
+	}
+	return true
+}
+
+func ascending(counts []int) bool {
+	prev := 0
+	for _, n := range counts {
+		if n <= prev || n > 100000 {
+			return false
+		}
+		prev = n
 	}
 	return true
 }

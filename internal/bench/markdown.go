@@ -39,6 +39,32 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 			p.Store, p.Count, p.Confirmed, p.ParkTime.Round(time.Millisecond), p.Settle, p.VerifyRate, p.StillParked, mib(p.RSSParked))
 	}
 
+	if len(r.Anatomy) > 0 {
+		fmt.Fprintln(w, "\nOne uneventful finalization per path, on a job whose previous checkpoint it subsumes:")
+		fmt.Fprintln(w, "\n| store | path | history events | coordinator events | total | visibility writes |\n|---|---|--:|--:|--:|--:|")
+		for _, a := range r.Anatomy {
+			fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d |\n", a.Store, a.Path, sum(a.Events), sum(a.CoordinatorEvents), a.Total(), a.VisibilityWrites)
+		}
+		for _, a := range r.Anatomy {
+			fmt.Fprintf(w, "\n%s %s: %s", a.Store, a.Path, eventList(a.Events))
+			if len(a.CoordinatorEvents) > 0 {
+				fmt.Fprintf(w, "; coordinator: %s", eventList(a.CoordinatorEvents))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+
+	for _, wo := range r.WorkerOnly {
+		fmt.Fprintf(w, "\n%s: finalizer-worker as a process of its own, idle: RSS %s", wo.Store, mib(wo.IdleRSS))
+		for _, s := range wo.Steps {
+			fmt.Fprintf(w, "; %d parked (%d confirmed Verifying): RSS %s, peak %s", s.Parked, s.Confirmed, mib(s.RSS), mib(s.PeakRSS))
+		}
+		if g, ok := wo.GrowthPer1000(); ok {
+			fmt.Fprintf(w, "; +%s per 1,000 parked", mib(g))
+		}
+		fmt.Fprintln(w, ".")
+	}
+
 	fmt.Fprintln(w, "\n| store | ratio | value |\n|---|---|--:|")
 	for _, x := range r.Ratios {
 		fmt.Fprintf(w, "| %s | %s | %.2f |\n", x.Store, x.Name, x.Value)

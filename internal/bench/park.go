@@ -19,25 +19,29 @@ import (
 // in Verifying, visible as stuck, without any change to the product.
 const unreadableEntry = `{"v":1000,"reference":{"handle":"written-by-a-newer-finalizer","token":"unknown","attempt":1}}`
 
-// park claims job, writes unreadable entries straight into ZooKeeper at
-// the paths of its checkpoints 1..n (the worker's layout:
+// park writes unreadable entries straight into ZooKeeper at the paths of
+// job's checkpoints from..from+n-1 (the worker's layout:
 // <root>/<cluster>/checkpoints/<job>/<id %019d>), then triggers their
-// finalizations without waiting.
-func (sr *storeRun) park(ctx context.Context, job string, n int) ([]*client.Finalization, error) {
-	if err := sr.claim(ctx, Durable, []string{job}); err != nil {
-		return nil, err
+// finalizations through c without waiting. The job is claimed with the
+// first batch (from 1).
+func (sr *storeRun) park(ctx context.Context, c *client.Client, job string, from, n int) ([]*client.Finalization, error) {
+	if from == 1 {
+		if err := sr.claim(ctx, Durable, []string{job}); err != nil {
+			return nil, err
+		}
 	}
-	if err := sr.writeUnreadable(job, n); err != nil {
+	if err := sr.writeUnreadable(job, from, from+n-1); err != nil {
 		return nil, err
 	}
 	src := newCheckpoints(sr.bucket, sr.cluster, sr.epoch, []string{job})
+	src.last[job] = uint64(from - 1)
 	fs := make([]*client.Finalization, n)
 	err := parallel(n, func(i int) error {
 		req, err := src.next(0)
 		if err != nil {
 			return err
 		}
-		fs[i], err = sr.client.Finalize(ctx, req)
+		fs[i], err = c.Finalize(ctx, req)
 		return err
 	})
 	if err != nil {
@@ -46,16 +50,16 @@ func (sr *storeRun) park(ctx context.Context, job string, n int) ([]*client.Fina
 	return fs, nil
 }
 
-func (sr *storeRun) writeUnreadable(job string, n int) error {
+func (sr *storeRun) writeUnreadable(job string, first, last int) error {
 	conn, _, err := zk.Connect(sr.wcfg.Store.ZooKeeper.Servers, 30*time.Second, zk.WithLogInfo(false))
 	if err != nil {
 		return fmt.Errorf("park: connect to zookeeper: %w", err)
 	}
 	defer conn.Close()
 	const batch = 100
-	for first := 1; first <= n; first += batch {
+	for ; first <= last; first += batch {
 		var ops []any
-		for id := first; id < first+batch && id <= n; id++ {
+		for id := first; id < first+batch && id <= last; id++ {
 			path := fmt.Sprintf("%s/%s/checkpoints/%s/%019d", zkRoot, sr.cluster, job, id)
 			ops = append(ops, &zk.CreateRequest{Path: path, Data: []byte(unreadableEntry), Acl: zk.WorldACL(zk.PermAll)})
 		}

@@ -44,7 +44,7 @@ func (sr *storeRun) parked(ctx context.Context) (*Parked, error) {
 		return nil, err
 	}
 	start := time.Now()
-	fs, err := sr.park(ctx, parkedJob, sr.cfg.Parked)
+	fs, err := sr.park(ctx, sr.client, parkedJob, 1, sr.cfg.Parked)
 	if err != nil {
 		return nil, err
 	}

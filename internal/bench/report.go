@@ -18,8 +18,13 @@ type Report struct {
 	// Scaling are the durable path's rate runs over cfg.ScaleJobs jobs
 	// each, at the same total rate.
 	Scaling []Result `json:"scaling,omitempty"`
-	Ratios  []Ratio  `json:"ratios"`
-	Targets []Target `json:"targets"`
+	// Anatomy takes one uneventful finalization of each workflow path
+	// apart: the history events and visibility writes it costs.
+	Anatomy []Anatomy `json:"anatomy,omitempty"`
+	// WorkerOnly is the worker process's memory with finalizations parked.
+	WorkerOnly []WorkerOnly `json:"workerOnly,omitempty"`
+	Ratios     []Ratio      `json:"ratios"`
+	Targets    []Target     `json:"targets"`
 }
 
 // Settings are the run's load settings, for the report.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -79,6 +80,23 @@ func runStore(ctx context.Context, cfg Config, srv *servers, dir string, kind wo
 			return err
 		}
 		rep.Scaling = append(rep.Scaling, res)
+	}
+	for _, path := range anatomyPaths {
+		if !slices.Contains(cfg.Paths, path) {
+			continue
+		}
+		a, err := sr.anatomy(ctx, path)
+		if err != nil {
+			return err
+		}
+		rep.Anatomy = append(rep.Anatomy, a)
+	}
+	if kind == worker.StoreZooKeeper && len(cfg.WorkerParked) > 0 {
+		w, err := sr.workerOnly(ctx)
+		if err != nil {
+			return err
+		}
+		rep.WorkerOnly = append(rep.WorkerOnly, *w)
 	}
 	if kind == worker.StoreZooKeeper && cfg.Parked > 0 {
 		p, err := sr.parked(ctx)

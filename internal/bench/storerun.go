@@ -29,6 +29,7 @@ const zkRoot = "/checkpoint-finalizer-bench"
 type storeRun struct {
 	cfg     Config
 	kind    worker.StoreKind
+	dir     string // the store's folder in the run's
 	srv     *servers
 	wcfg    worker.Config
 	cluster string
@@ -56,7 +57,7 @@ func startStore(ctx context.Context, cfg Config, srv *servers, dir string, kind 
 		return nil, fmt.Errorf("bucket: %w", err)
 	}
 	sr := &storeRun{
-		cfg: cfg, kind: kind, srv: srv, cluster: "bench-" + string(kind),
+		cfg: cfg, kind: kind, dir: sdir, srv: srv, cluster: "bench-" + string(kind),
 		// Epochs grow across runs, should a -dir be reused.
 		epoch: uint64(time.Now().Unix()), bucket: bucket,
 		baselineQueue: "bench-baseline-" + string(kind),

@@ -166,8 +166,11 @@ func cpuTime() (time.Duration, error) {
 func currentRSS() (int64, error) { return statusBytes("VmRSS") }
 
 // statusBytes reads a "kB" field of /proc/self/status.
-func statusBytes(field string) (int64, error) {
-	f, err := os.Open("/proc/self/status")
+func statusBytes(field string) (int64, error) { return processStatusBytes("self", field) }
+
+// processStatusBytes reads a "kB" field of /proc/<pid>/status.
+func processStatusBytes(pid, field string) (int64, error) {
+	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", field, err)
 	}

@@ -20,9 +20,9 @@ type Worker struct {
 	Process process `json:"process"`
 }
 
-// buildBinaries builds finalizer-worker and the finalizer CLI from this
+// BuildBinaries builds finalizer-worker and the finalizer CLI from this
 // module into dir.
-func buildBinaries(ctx context.Context, dir string) error {
+func BuildBinaries(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

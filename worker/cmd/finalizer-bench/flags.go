@@ -23,7 +23,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	var (
 		storeList, phaseList, modeList string
 		temporalConfig, temporalServer string
-		scaleJobs                      string
+		scaleJobs, workerParked        string
 		asJSON, verbose                bool
 	)
 	fs := flag.NewFlagSet("finalizer-bench", flag.ContinueOnError)
@@ -37,6 +37,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "closed-loop triggerers of the max mode, one job each")
 	fs.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "jobs the rate mode spreads its checkpoints over")
 	fs.StringVar(&scaleJobs, "scale-jobs", joinInts(cfg.ScaleJobs), "job counts the durable path's rate mode runs over again at the same -rate, comma-separated (empty: skip)")
+	fs.StringVar(&workerParked, "worker-parked", joinInts(cfg.WorkerParked), "counts of finalizations parked in Verifying on a finalizer-worker process of its own (ZooKeeper), ascending, its memory read at each (empty: skip)")
 	fs.IntVar(&cfg.Parked, "parked", cfg.Parked, "finalizations parked in Verifying for the parked scenario on ZooKeeper (0: skip it)")
 	fs.DurationVar(&cfg.ParkedSettle, "parked-settle", cfg.ParkedSettle, "how long the parked finalizations sit before the measured run (their verify retries back off from 1s towards 5m)")
 	fs.IntVar(&cfg.Retain, "retain", cfg.Retain, "references the worker retains per job")
@@ -67,6 +68,9 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	var err error
 	if cfg.ScaleJobs, err = splitInts(scaleJobs); err != nil {
 		return cfg, false, &bench.FlagError{Flag: "scale-jobs", Value: scaleJobs, Rule: "must be a comma-separated list of job counts"}
+	}
+	if cfg.WorkerParked, err = splitInts(workerParked); err != nil {
+		return cfg, false, &bench.FlagError{Flag: "worker-parked", Value: workerParked, Rule: "must be a comma-separated list of counts"}
 	}
 	cfg.TemporalConfig = split[string](temporalConfig)
 	cfg.Logger = logger(verbose, stderr)

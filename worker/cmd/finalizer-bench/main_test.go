@@ -38,7 +38,7 @@ func TestTinyRun(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{
 		"-store", "zookeeper", "-rate", "10", "-duration", "500ms", "-warmup", "0",
-		"-concurrency", "2", "-jobs", "2", "-scale-jobs", "10,12", "-parked", "5", "-json",
+		"-concurrency", "2", "-jobs", "2", "-scale-jobs", "10,12", "-parked", "5", "-worker-parked", "5,8", "-json",
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 
@@ -56,10 +56,28 @@ func TestTinyRun(t *testing.T) {
 		assert.Positive(t, rep.Scaling[i].Published, "over %d jobs", jobs)
 		assert.Zero(t, rep.Scaling[i].Errors, "over %d jobs: %s", jobs, rep.Scaling[i].FirstError)
 	}
+	require.Len(t, rep.Anatomy, 3, "floor, durable and naive taken apart")
+	for _, a := range rep.Anatomy {
+		assert.Positive(t, a.Events["WorkflowExecutionStarted"], a.Path)
+		assert.Positive(t, a.Events["WorkflowExecutionCompleted"], a.Path)
+		assert.GreaterOrEqual(t, a.VisibilityWrites, 2, a.Path)
+		if a.Path != bench.Floor {
+			assert.Positive(t, a.CoordinatorEvents["WorkflowExecutionSignaled"], "%s: its report to the coordinator", a.Path)
+		}
+	}
 	require.Len(t, rep.Parked, 1)
 	assert.Equal(t, 5, rep.Parked[0].Confirmed, "parked in Verifying before the measured run")
 	assert.Equal(t, 5, rep.Parked[0].StillParked)
 	assert.Positive(t, rep.Parked[0].With.Published)
+	require.Len(t, rep.WorkerOnly, 1)
+	w := rep.WorkerOnly[0]
+	assert.Positive(t, w.IdleRSS)
+	require.Len(t, w.Steps, 2)
+	for i, parked := range []int{5, 8} {
+		assert.Equal(t, parked, w.Steps[i].Parked)
+		assert.Equal(t, parked, w.Steps[i].Confirmed, "the worker process parked them in Verifying")
+		assert.Greater(t, w.Steps[i].RSS, int64(10<<20), "a Go worker's resident set, not the bench's")
+	}
 	assert.Len(t, rep.Targets, 7)
 	for _, tg := range rep.Targets {
 		assert.NotEqual(t, bench.NotMeasured, tg.Status, tg.Name)
@@ -99,6 +117,7 @@ func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 		"-temporal-config": {"-temporal-config", "nokey"},
 		"-temporal":        {"-temporal", "sqlite"},
 		"-scale-jobs":      {"-scale-jobs", "10,0"},
+		"-worker-parked":   {"-worker-parked", "1000,10"},
 		"-timeout":         {"-timeout", "10ms"},
 	}
 	for flagName, args := range cases {
