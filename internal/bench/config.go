@@ -108,6 +108,10 @@ type Config struct {
 	TemporalConfig []string
 	// Timeout bounds one finalization.
 	Timeout time.Duration
+	// ProfileDir, when set, receives a CPU profile of this process (the
+	// worker) for every in-process measured run and, on -temporal
+	// postgres, of the Temporal server over the same window.
+	ProfileDir string
 	// Dir holds the run's databases, bucket and logs; empty: a temporary
 	// folder, removed at the end unless Keep.
 	Dir  string

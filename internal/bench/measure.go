@@ -26,7 +26,7 @@ func (sr *storeRun) measure(ctx context.Context, path Path, load Load, prefix st
 	if path == Remote {
 		s, u, err = sr.remote(ctx, jobs, load)
 	} else {
-		s, u, err = sr.local(ctx, src, sr.finalizer(path), load)
+		s, u, err = sr.local(ctx, src, sr.finalizer(path), load, fmt.Sprintf("%s-%s", sr.kind, prefix))
 	}
 	if err == nil {
 		err = sr.drain(ctx, path, prefix)
@@ -40,8 +40,9 @@ func (sr *storeRun) measure(ctx context.Context, path Path, load Load, prefix st
 	return r, nil
 }
 
-// local drives an in-process path.
-func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFunc, load Load) (Sample, Usage, error) {
+// local drives an in-process path, its measured run profiled as name when
+// the run keeps profiles.
+func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFunc, load Load, name string) (Sample, Usage, error) {
 	if sr.cfg.Warmup > 0 {
 		warm := load
 		warm.Duration = sr.cfg.Warmup
@@ -53,7 +54,14 @@ func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFun
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}
+	stopProfile, err := sr.profile(ctx, name, load.Duration)
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
 	s, err := load.run(ctx, src, fin)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}

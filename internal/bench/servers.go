@@ -3,9 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
@@ -27,6 +30,9 @@ type temporalServer interface {
 	// Processes are the server's process and, when its database runs
 	// apart (PostgreSQL), the database's.
 	Processes() serverProcesses
+	// profileServer profiles the server's CPU over window into path when
+	// it serves pprof; the channel answers once, when it is written.
+	profileServer(ctx context.Context, path string, window time.Duration) <-chan error
 	Stop() error
 }
 
@@ -71,6 +77,13 @@ type devServer struct{ *temporaltest.Server }
 func (d devServer) Address() string            { return d.HostPort }
 func (d devServer) Processes() serverProcesses { return serverProcesses{temporal: d.PID()} }
 
+// profileServer: the dev server serves no pprof.
+func (devServer) profileServer(context.Context, string, time.Duration) <-chan error {
+	done := make(chan error, 1)
+	done <- nil
+	return done
+}
+
 // startDevServer starts a Temporal dev server on a file database in dir
 // (the CLI installs into the cache on first use).
 func startDevServer(ctx context.Context, cfg Config, dir string) (devServer, error) {
@@ -105,6 +118,41 @@ func (p postgresServer) Processes() serverProcesses {
 	return serverProcesses{temporal: p.TemporalPID(), database: p.Postgres.PID()}
 }
 func (p postgresServer) Stop() error { return p.Down() }
+
+// profileServer fetches the server's CPU profile from its pprof endpoint
+// (the topology turns it on, loopback only).
+func (p postgresServer) profileServer(ctx context.Context, path string, window time.Duration) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- fetchProfile(ctx, p.Temporal.Pprof, path, window) }()
+	return done
+}
+
+// fetchProfile writes a CPU profile of the Go process serving pprof at
+// addr, taken over window, to path.
+func fetchProfile(ctx context.Context, addr, path string, window time.Duration) error {
+	secs := max(1, int(window.Round(time.Second).Seconds()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("server profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("server profile from %s: %s", addr, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("server profile: %w", err)
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("server profile: %w", err)
+	}
+	return f.Close()
+}
 
 // startPostgresServer brings up PostgreSQL 15 and Temporal server
 // topology.ServerVersion on it, with the production defaults (eager

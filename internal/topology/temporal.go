@@ -33,8 +33,10 @@ const ServerVersion = "v1.29.1"
 // worker) in one process, on PostgreSQL with SQL advanced visibility.
 type Temporal struct {
 	// Frontend is the gRPC address clients, workers and the CLI dial.
-	Frontend  string `json:"frontend"`
-	HTTP      string `json:"http"`
+	Frontend string `json:"frontend"`
+	HTTP     string `json:"http"`
+	// Pprof serves the server's Go profiles (/debug/pprof/).
+	Pprof     string `json:"pprof"`
 	Namespace string `json:"namespace"`
 	// Bin is the folder of temporal-server and temporal-sql-tool.
 	Bin string `json:"bin"`
@@ -105,6 +107,10 @@ global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "127.0.0.1"
+  # Loopback only: the benchmark profiles the server's CPU through it.
+  pprof:
+    host: "127.0.0.1"
+    port: %[19]d
 
 services:
   frontend:
@@ -163,7 +169,7 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 	if err != nil {
 		return err
 	}
-	ports, err := freeLowPorts(9)
+	ports, err := freeLowPorts(10)
 	if err != nil {
 		return err
 	}
@@ -174,6 +180,7 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 	tp.Temporal = Temporal{
 		Frontend:   fmt.Sprintf("127.0.0.1:%d", ports[0]),
 		HTTP:       fmt.Sprintf("127.0.0.1:%d", ports[2]),
+		Pprof:      fmt.Sprintf("127.0.0.1:%d", ports[9]),
 		Namespace:  Namespace,
 		Bin:        bin,
 		CLI:        cli,
@@ -192,7 +199,7 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 	}
 	cfg := fmt.Sprintf(serverConfig, ServerVersion, pg.Addr(), pg.User, pg.Password,
 		ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6], ports[7], ports[8], dc,
-		HistoryShards, SQLPlugin, Schemas[0].Database, Schemas[1].Database)
+		HistoryShards, SQLPlugin, Schemas[0].Database, Schemas[1].Database, ports[9])
 	if err := os.WriteFile(tp.Temporal.ConfigFile, []byte(cfg), 0o644); err != nil {
 		return err
 	}

@@ -44,6 +44,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	fs.StringVar(&temporalServer, "temporal", string(cfg.Temporal), "Temporal server to measure on: dev (the CLI's dev server on SQLite) or postgres (Temporal server on PostgreSQL 15, the production topology's; see README \"Running in production\")")
 	fs.StringVar(&temporalConfig, "temporal-config", "", "extra dynamic config of the Temporal dev server, comma-separated key=value (e.g. matching.numTaskqueueReadPartitions=1)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "bound on one finalization; a slower one counts as failed")
+	fs.StringVar(&cfg.ProfileDir, "profile", "", "folder for CPU profiles of every in-process measured run: the worker's process, and the Temporal server's on -temporal postgres (go tool pprof -top FILE)")
 	fs.StringVar(&cfg.Dir, "dir", "", "folder for the run's databases, bucket and logs (default: a temporary one, removed)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run's folder and the servers' logs")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON instead of markdown")

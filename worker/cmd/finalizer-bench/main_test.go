@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -147,10 +149,12 @@ func TestTemporalConfigOnlyOnTheDevServer(t *testing.T) {
 func TestPostgresRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	profiles := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{
 		"-temporal", "postgres", "-store", "embedded", "-phases", "floor,durable,remote", "-modes", "rate",
 		"-rate", "10", "-duration", "2s", "-warmup", "0", "-jobs", "20", "-scale-jobs", "", "-json",
+		"-profile", profiles,
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 
@@ -165,6 +169,26 @@ func TestPostgresRun(t *testing.T) {
 		assert.Positive(t, r.DatabaseCores, "%s: PostgreSQL's CPU", r.Path)
 		assert.Positive(t, r.ServerCPUPerFinalization, r.Path)
 	}
+	// The in-process paths' measured runs, profiled in the worker's
+	// process and, through its pprof endpoint, in the Temporal server.
+	for _, path := range []string{"floor", "durable"} {
+		for _, side := range []string{"worker", "server"} {
+			name := fmt.Sprintf("embedded-%s-rate.%s.pprof", path, side)
+			assert.Positive(t, profileSamples(t, filepath.Join(profiles, name)), name)
+		}
+	}
+}
+
+// profileSamples counts a CPU profile's samples as go tool pprof reads it.
+func profileSamples(t *testing.T, path string) int {
+	t.Helper()
+	out, err := exec.Command("go", "tool", "pprof", "-raw", path).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	_, samples, ok := strings.Cut(string(out), "\nSamples:\n")
+	require.True(t, ok, "%s", out)
+	samples, _, _ = strings.Cut(samples, "\nLocations")
+	lines := strings.Split(strings.TrimSpace(samples), "\n")
+	return len(lines) - 1 // the first is the header
 }
 
 func TestFlagsFallBackToEnvironment(t *testing.T) {
