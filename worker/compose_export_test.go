@@ -12,4 +12,5 @@ const (
 	SvcSchema   = svcSchema
 	SvcAttrs    = svcAttrs
 	SvcWorker   = svcWorker
+	SvcDB       = svcDB
 )

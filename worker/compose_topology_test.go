@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +83,11 @@ func TestComposeMatchesTopology(t *testing.T) {
 		assert.True(t, strings.HasPrefix(p.Services[svc].Image, "temporalio/admin-tools:"+version+"-"),
 			"%s: %s is not the admin-tools of server %s", svc, p.Services[svc].Image, version)
 	}
+
+	pgMajor := regexp.MustCompile(`/postgresql/(\d+)/`).FindStringSubmatch(topology.PostgresBin)
+	require.NotNil(t, pgMajor, topology.PostgresBin)
+	assert.True(t, strings.HasPrefix(p.Services[worker.SvcDB].Image, "postgres:"+pgMajor[1]+"."),
+		"%s: not the PostgreSQL %s the topology runs", p.Services[worker.SvcDB].Image, pgMajor[1])
 
 	schema := composeEnv(t, p, worker.SvcSchema)
 	assert.Equal(t, topology.SQLPlugin, schema["SQL_PLUGIN"])
