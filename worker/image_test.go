@@ -21,7 +21,8 @@ import (
 
 // No Docker engine runs here, so the image's build is exercised as far as
 // it can be without one: the Dockerfile's own `go build` commands, run as
-// written into a temporary folder instead of /out.
+// written in a copy of the build context (the tree minus .dockerignore),
+// into a temporary folder instead of /out.
 
 // goBuild is one `go build` command of the Dockerfile's build stage.
 type goBuild struct {
@@ -157,8 +158,7 @@ func TestDockerfileBuildsStaticBinaries(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"finalizer-worker", "finalizer"}, names)
 
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
+	root := buildContext(t)
 	dir := t.TempDir()
 	for _, b := range builds {
 		name := filepath.Base(b.out)
@@ -213,6 +213,111 @@ func TestDockerfileBuildsStaticBinaries(t *testing.T) {
 			}
 			assert.Equal(t, name+" "+want.String(), strings.TrimSpace(string(out)))
 		})
+	}
+}
+
+// buildContext copies what `docker build .` sends: the repository's files
+// less those .dockerignore excludes, so a build needing an excluded file
+// fails here as it would in Docker.
+func buildContext(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs("..")
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(src, ".dockerignore"))
+	require.NoError(t, err)
+	var patterns [][]string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		require.False(t, strings.HasPrefix(line, "!"), ".dockerignore exception %q: not supported by this test", line)
+		patterns = append(patterns, strings.Split(strings.TrimPrefix(filepath.Clean(line), "/"), "/"))
+	}
+	dst := t.TempDir()
+	err = filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil || rel == "." {
+			return err
+		}
+		parts := strings.Split(rel, string(filepath.Separator))
+		for _, p := range patterns {
+			if ignoreMatch(p, parts) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Mkdir(target, 0o755)
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, info.Mode().Perm())
+		case info.Mode()&os.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		}
+		return nil // sockets, pipes: not build input
+	})
+	require.NoError(t, err, "copying the build context")
+	return dst
+}
+
+// ignoreMatch reports whether a .dockerignore pattern (split at "/")
+// matches a path (split likewise): "**" spans any number of folders, each
+// other element is a filepath.Match pattern.
+func ignoreMatch(pattern, path []string) bool {
+	if len(pattern) == 0 {
+		return len(path) == 0
+	}
+	if pattern[0] == "**" {
+		for i := 0; i <= len(path); i++ {
+			if ignoreMatch(pattern[1:], path[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(path) == 0 {
+		return false
+	}
+	ok, err := filepath.Match(pattern[0], path[0])
+	return err == nil && ok && ignoreMatch(pattern[1:], path[1:])
+}
+
+func TestDockerignoreMatch(t *testing.T) {
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{".git", ".git", true},
+		{"deploy", "deploy", true},
+		{"deploy", "worker/deploy", false},
+		{"**/*.test", "worker.test", true},
+		{"**/*.test", "worker/cmd/x.test", true},
+		{"**/*.test", "worker/x_test.go", false},
+		{"**/testdata/fuzz", "stores/testdata/fuzz", true},
+		{"**/testdata/fuzz", "testdata/fuzz", true},
+		{"**/testdata/fuzz", "testdata/other", false},
+	} {
+		got := ignoreMatch(strings.Split(c.pattern, "/"), strings.Split(c.path, "/"))
+		assert.Equal(t, c.want, got, "%s ~ %s", c.pattern, c.path)
 	}
 }
 
