@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // Defaults of Config.
@@ -21,8 +24,10 @@ const (
 	DefaultBurst          = 100
 )
 
-// inClusterNamespaceFile is where a pod's service account namespace lives.
-const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+// serviceAccountDir is where the kubelet mounts a pod's service account:
+// token, ca.crt and namespace. A variable only so that a test can fake a
+// pod's files without writing to /var/run on its host.
+var serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 // Config says how to reach the API server and which namespace holds the
 // ConfigMaps. Exactly one of InCluster, Kubeconfig and REST is set.
@@ -114,13 +119,13 @@ func (c Config) restConfig() (*rest.Config, string, error) {
 		}
 		return rest.CopyConfig(c.REST), c.Namespace, nil
 	case c.InCluster:
-		rc, err := rest.InClusterConfig()
+		rc, err := inClusterConfig(serviceAccountDir)
 		if err != nil {
 			return nil, "", fmt.Errorf("kubernetes store: in-cluster config: %w", err)
 		}
 		ns := c.Namespace
 		if ns == "" {
-			b, err := os.ReadFile(inClusterNamespaceFile)
+			b, err := os.ReadFile(filepath.Join(serviceAccountDir, "namespace"))
 			if err != nil {
 				return nil, "", fmt.Errorf("kubernetes store: in-cluster namespace: %w", err)
 			}
@@ -143,4 +148,31 @@ func (c Config) restConfig() (*rest.Config, string, error) {
 		}
 		return rc, ns, nil
 	}
+}
+
+// inClusterConfig is rest.InClusterConfig (which reads the fixed path)
+// reading the service account from dir: the API server at
+// KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT, the bearer token from
+// dir/token and re-read from that file as the kubelet rotates it, the CA
+// from dir/ca.crt. Unlike rest.InClusterConfig, a CA that does not load is
+// an error, not a log line followed by the system roots.
+func inClusterConfig(dir string) (*rest.Config, error) {
+	host, port := os.Getenv("KUBERNETES_SERVICE_HOST"), os.Getenv("KUBERNETES_SERVICE_PORT")
+	if host == "" || port == "" {
+		return nil, fmt.Errorf("KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set, as in a pod: %w", rest.ErrNotInCluster)
+	}
+	tokenFile, caFile := filepath.Join(dir, "token"), filepath.Join(dir, "ca.crt")
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("service account token: %w", err)
+	}
+	if _, err := certutil.NewPool(caFile); err != nil {
+		return nil, fmt.Errorf("service account CA: %w", err)
+	}
+	return &rest.Config{
+		Host:            "https://" + net.JoinHostPort(host, port),
+		TLSClientConfig: rest.TLSClientConfig{CAFile: caFile},
+		BearerToken:     string(token),
+		BearerTokenFile: tokenFile,
+	}, nil
 }

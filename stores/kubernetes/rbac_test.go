@@ -23,7 +23,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores/storetest"
 )
 
-const rbacManifest = "../../deploy/kubernetes/rbac.yaml"
+const rbacManifest = "../../deploy/kubernetes/base/rbac.yaml"
 
 // applyRBAC creates the manifest's ServiceAccount, Role and RoleBinding in
 // ns (the manifest's own namespace replaced) and returns a bound
