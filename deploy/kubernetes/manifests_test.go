@@ -82,7 +82,6 @@ func render(t *testing.T, dir string) []*unstructured.Unstructured {
 // cluster applies objects to the shared API server through discovery, as
 // kubectl does.
 type cluster struct {
-	srv      *kubetest.Server
 	dyn      *dynamic.DynamicClient
 	mapper   *restmapper.DeferredDiscoveryRESTMapper
 	warnings *warnings
@@ -119,9 +118,8 @@ var (
 // real (set up once per test binary, by apply without dry-run).
 func connect(t *testing.T) *cluster {
 	t.Helper()
-	srv := kubetest.Shared(t)
-	rc := srv.AdminConfig()
-	c := &cluster{srv: srv, warnings: &warnings{}}
+	rc := kubetest.Shared(t).AdminConfig()
+	c := &cluster{warnings: &warnings{}}
 	rc.WarningHandler = c.warnings
 	var err error
 	c.dyn, err = dynamic.NewForConfig(rc)
