@@ -129,6 +129,12 @@ disabled = true
 	_, err = client.LoadTemporalConfig("", getenv)
 	assert.ErrorContains(t, err, "not supported by the finalizer: grpc_meta")
 
+	garbled := filepath.Join(t.TempDir(), "garbled.toml")
+	require.NoError(t, os.WriteFile(garbled, []byte("[profile.default]\napi_key = sup3rsecret\n"), 0o600))
+	_, err = client.LoadTemporalConfig("", func(k string) string { return map[string]string{"TEMPORAL_CONFIG_FILE": garbled}[k] })
+	assert.ErrorContains(t, err, `not valid TOML at line 2 (after key "profile.default.api_key")`)
+	assert.NotContains(t, err.Error(), "sup", "the parser's quote of a key is not shown")
+
 	_, err = client.LoadTemporalConfig("", func(k string) string {
 		return map[string]string{"TEMPORAL_CONFIG_FILE": filepath.Join(t.TempDir(), "absent.toml")}[k]
 	})

@@ -1,11 +1,13 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"go.temporal.io/sdk/contrib/envconfig"
 )
 
@@ -44,6 +46,15 @@ func LoadTemporalConfig(profile string, getenv func(string) string) (Connection,
 		ConfigFileProfile: named,
 		EnvLookup:         env,
 	})
+	if pe, ok := errors.AsType[toml.ParseError](err); ok {
+		// The parser's message quotes what it found, which may be the
+		// start of an API key: only the place is shown.
+		at := fmt.Sprintf("line %d", pe.Position.Line)
+		if pe.LastKey != "" {
+			at += fmt.Sprintf(" (after key %q)", pe.LastKey)
+		}
+		return Connection{}, fmt.Errorf("%s: not valid TOML at %s", where, at)
+	}
 	if err != nil {
 		return Connection{}, fmt.Errorf("%s: %w", where, err)
 	}

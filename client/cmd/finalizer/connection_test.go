@@ -116,7 +116,7 @@ func TestConnectionConfigurationErrors(t *testing.T) {
 	bad := writeTOML(t, "[profile.default\naddress = ")
 	_, err = resolve(t, bad)
 	assert.ErrorContains(t, err, bad["TEMPORAL_CONFIG_FILE"])
-	assert.ErrorContains(t, err, "failed parsing config")
+	assert.ErrorContains(t, err, "not valid TOML at line 2")
 
 	data := writeTOML(t, "[profile.default.tls]\nclient_cert_data = \"PEM\"\nclient_key_data = \"PEM\"\n")
 	_, err = resolve(t, data)
