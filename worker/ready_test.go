@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 )
 
 // get GETs one of the worker's health endpoints.
@@ -62,13 +60,7 @@ func TestReadinessFollowsTemporal(t *testing.T) {
 // Readiness follows the ZooKeeper session: the server stopped, the store
 // check names the session's state; restarted, ready again.
 func TestReadinessFollowsZooKeeper(t *testing.T) {
-	zk, err := zktest.StartServer()
-	require.NoError(t, err)
-	t.Cleanup(func() { zk.Cleanup(t.Failed()) })
-	d := newDevWorker(t)
-	d.cfg.Store.Kind = StoreZooKeeper
-	d.cfg.Store.ZooKeeper.Servers = []string{zk.Addr}
-	d.cfg.Store.ZooKeeper.SessionTimeout = 30 * time.Second
+	d, zk := newZooKeeperWorker(t)
 	r, _ := d.start()
 	waitReady(t, r.MetricsAddress, http.StatusOK, "store: ok\n")
 

@@ -34,13 +34,7 @@ func TestStoreUpBeforeAndAfterOpen(t *testing.T) {
 // ensemble, as a scrape of a real worker's /metrics sees them: up with a
 // session, down while the server is stopped, up again after its restart.
 func TestStoreUpFollowsZooKeeper(t *testing.T) {
-	zk, err := zktest.StartServer()
-	require.NoError(t, err)
-	t.Cleanup(func() { zk.Cleanup(t.Failed()) })
-	d := newDevWorker(t)
-	d.cfg.Store.Kind = StoreZooKeeper
-	d.cfg.Store.ZooKeeper.Servers = []string{zk.Addr}
-	d.cfg.Store.ZooKeeper.SessionTimeout = 30 * time.Second
+	d, zk := newZooKeeperWorker(t)
 	r, _ := d.start()
 
 	// waitStore polls /metrics until the store's series read up and the
@@ -75,6 +69,20 @@ func TestStoreUpFollowsZooKeeper(t *testing.T) {
 
 	require.NoError(t, zk.Restart())
 	waitStore("1", "has_session")
+}
+
+// newZooKeeperWorker is a dev worker on a real ZooKeeper server of its
+// own, with a session that outlives the server's restarts.
+func newZooKeeperWorker(t *testing.T) (*devWorker, *zktest.Server) {
+	t.Helper()
+	zk, err := zktest.StartServer()
+	require.NoError(t, err)
+	t.Cleanup(func() { zk.Cleanup(t.Failed()) })
+	d := newDevWorker(t)
+	d.cfg.Store.Kind = StoreZooKeeper
+	d.cfg.Store.ZooKeeper.Servers = []string{zk.Addr}
+	d.cfg.Store.ZooKeeper.SessionTimeout = 30 * time.Second
+	return d, zk
 }
 
 // equal: the samples are exactly one, with value want.

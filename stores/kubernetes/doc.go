@@ -79,6 +79,6 @@
 //
 // The store uses get, create and update on configmaps of one namespace, and
 // list for the reconciler's inventory (ListJobs: the ConfigMaps labelled with
-// a cluster), and nothing else; deploy/kubernetes/rbac.yaml grants exactly
+// a cluster), and nothing else; deploy/kubernetes/base/rbac.yaml grants exactly
 // that.
 package kubernetes
