@@ -27,6 +27,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -57,6 +58,7 @@ type env struct {
 
 func newEnv(t *testing.T, store string) *env {
 	t.Helper()
+	realserver.Require(t, "Temporal dev server and ZooKeeper")
 	suffix := randomHex(t, 4)
 	e := &env{t: t, taskQueue: "examples-" + suffix, cluster: "c-" + suffix, bucket: t.TempDir()}
 	var err error

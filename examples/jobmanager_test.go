@@ -39,8 +39,8 @@ func TestJobManagerCLI(t *testing.T) {
 // The job manager written in TypeScript with @temporalio/client.
 func TestJobManagerTypeScript(t *testing.T) {
 	t.Parallel()
+	zk := newEnv(t, onZooKeeper) // first: it skips under -short before node runs
 	argv := tsDriver(t)
-	zk := newEnv(t, onZooKeeper)
 	// JavaScript numbers are exact up to 2^53-1.
 	checkContentHashes(driver{name: "jobmanager-ts", argv: argv, env: zk}, big.NewInt(1<<53-1))
 	playJobManager(driver{name: "jobmanager-ts", argv: argv, env: zk})

@@ -27,6 +27,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"sigs.k8s.io/yaml"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -205,6 +206,7 @@ func runScript(ctx context.Context, t *testing.T, svc types.ServiceConfig, path 
 // leaves the namespace with its retention and every attribute queryable
 // on SQL visibility.
 func TestComposeTemporalRunsNatively(t *testing.T) {
+	realserver.Require(t, "temporal-server and PostgreSQL")
 	ctx := context.Background()
 	p := worker.LoadCompose(t)
 	bin, err := topology.EnsureServer(ctx, os.Stderr)

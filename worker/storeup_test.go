@@ -75,9 +75,7 @@ func TestStoreUpFollowsZooKeeper(t *testing.T) {
 // own, with a session that outlives the server's restarts.
 func newZooKeeperWorker(t *testing.T) (*devWorker, *zktest.Server) {
 	t.Helper()
-	zk, err := zktest.StartServer()
-	require.NoError(t, err)
-	t.Cleanup(func() { zk.Cleanup(t.Failed()) })
+	zk := zktest.Start(t)
 	d := newDevWorker(t)
 	d.cfg.Store.Kind = StoreZooKeeper
 	d.cfg.Store.ZooKeeper.Servers = []string{zk.Addr}

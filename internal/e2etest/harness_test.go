@@ -18,6 +18,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -72,6 +73,7 @@ func newEnv(t *testing.T, retain int) *env { return newEnvOn(t, onZooKeeper, ret
 
 func newEnvOn(t *testing.T, b backend, retain int) *env {
 	t.Helper()
+	realserver.Require(t, "Temporal dev server, ZooKeeper and kube-apiserver")
 	n := seq.Add(1)
 	e := &env{
 		t:         t,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -26,6 +27,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if realserver.Short() {
+		os.Exit(m.Run()) // every test skips in newEnvOn
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	var err error
 	temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{

@@ -24,8 +24,8 @@ import (
 // worker reaches ZooKeeper through a fault proxy that partitions it while
 // the finalization runs, so the kill lands while it is Verifying.
 func TestWorkerKilledMidFinalization(t *testing.T) {
-	bin := buildWorker(t)
 	e := newEnv(t, 0) // in-process worker on another task queue: the test's own view of the store
+	bin := buildWorker(t)
 	e.claim(1)
 	proxy, err := zkfault.Start(zk.Addr)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // KubeVersion is the kube-apiserver version the harness runs.
@@ -34,6 +35,9 @@ var binaries struct {
 // Binaries returns the paths of kube-apiserver and etcd, running
 // scripts/kube-apiserver.sh when either is missing (cold: ~20 min).
 func Binaries() (apiserver, etcd string, err error) {
+	if err := realserver.Refuse("kube-apiserver and etcd"); err != nil {
+		return "", "", err
+	}
 	binaries.once.Do(func() {
 		binaries.apiserver, binaries.etcd, binaries.err = findOrBuild()
 	})

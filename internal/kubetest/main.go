@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 var shared struct {
@@ -52,6 +54,7 @@ func Run(m *testing.M, opts Options) int {
 // logs.
 func Shared(t testing.TB) *Server {
 	t.Helper()
+	realserver.Require(t, "kube-apiserver and etcd")
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if !shared.inMain {

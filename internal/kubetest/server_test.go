@@ -11,11 +11,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // The harness itself: AlwaysAllow by default, a static token of its own,
 // a usable API server, and a directory that goes away with Stop.
 func TestStartStop(t *testing.T) {
+	realserver.Require(t, "kube-apiserver and etcd")
 	srv, err := Start(Options{Tokens: []Token{{Token: "plain-token", User: "plain"}}})
 	require.NoError(t, err)
 	t.Logf("started in %s", srv.StartDuration)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -25,6 +26,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -127,11 +129,27 @@ const dynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
   - value: true
 `
 
-// Start generates a PKI in dir, starts the server (its log in dir) and
+// Start starts a server for one test in a folder of the test's own and
+// stops it when the test ends; under -short it skips tb. A cold start
+// builds temporal-server first (progress on stderr).
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	realserver.Require(tb, "temporal-server")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, err := start(ctx, tb.TempDir(), os.Stderr)
+	if err != nil {
+		tb.Fatalf("mtlstest: %v", err)
+	}
+	tb.Cleanup(s.Stop)
+	return s
+}
+
+// start generates a PKI in dir, starts the server (its log in dir) and
 // returns once the namespace serves with the finalizer's search
 // attributes. progress receives the server build's output when it is not
 // cached yet.
-func Start(ctx context.Context, dir string, progress io.Writer) (*Server, error) {
+func start(ctx context.Context, dir string, progress io.Writer) (*Server, error) {
 	bin, err := topology.EnsureServer(ctx, progress)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package mtlstest
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -15,9 +14,7 @@ import (
 func TestFrontendRequiresClientCertificate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := Start(ctx, t.TempDir(), os.Stderr)
-	require.NoError(t, err)
-	t.Cleanup(s.Stop)
+	s := Start(t)
 
 	for _, cert := range []bool{true, false} {
 		cfg, err := s.ClientTLS(cert)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // CLIVersion is the Temporal CLI the harness installs and runs. Newer ones
@@ -75,6 +76,9 @@ func EnsureCLI(ctx context.Context, progress io.Writer) (string, error) {
 // installLocked installs the CLI under the cross-process install lock,
 // unless another process installed it while this one waited.
 func installLocked(ctx context.Context, path string, progress io.Writer) error {
+	if err := realserver.Refuse("Temporal CLI build"); err != nil {
+		return err
+	}
 	unlock, err := lockFile(ctx, filepath.Dir(path)+".lock", progress)
 	if err != nil {
 		return fmt.Errorf("temporal CLI install lock: %w", err)

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // startAttempts covers the rare race where another process binds a port
@@ -43,6 +45,9 @@ type Server struct {
 // package doc). The server runs until Stop or Kill, or until this process
 // dies; ctx bounds the start only.
 func StartServer(ctx context.Context, opts Options) (*Server, error) {
+	if err := realserver.Refuse("Temporal dev server"); err != nil {
+		return nil, err
+	}
 	saTypes, err := opts.searchAttributeTypes()
 	if err != nil {
 		return nil, fmt.Errorf("start temporal dev server: %w", err)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // Start starts a dev server for one test and stops it when the test ends.
@@ -13,6 +15,7 @@ import (
 // their paths are logged.
 func Start(tb testing.TB, opts Options) *Server {
 	tb.Helper()
+	realserver.Require(tb, "Temporal dev server")
 	if opts.Progress == nil {
 		opts.Progress = os.Stderr
 	}

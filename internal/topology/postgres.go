@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // PostgresBin holds Debian's PostgreSQL 15 server programs.
@@ -33,6 +34,9 @@ func (pg *Postgres) Addr() string { return fmt.Sprintf("127.0.0.1:%d", pg.Port) 
 // EnsurePostgres installs Debian's postgresql package when initdb is
 // missing.
 func EnsurePostgres() error {
+	if err := realserver.Refuse("PostgreSQL"); err != nil {
+		return err
+	}
 	return debian.Ensure(func() bool {
 		_, err := os.Stat(filepath.Join(PostgresBin, "initdb"))
 		return err == nil

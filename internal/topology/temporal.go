@@ -21,6 +21,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -56,6 +57,9 @@ func scriptsDir() string {
 // temporal-sql-tool, building them with scripts/temporal-server.sh when
 // missing (its progress goes to progress).
 func EnsureServer(ctx context.Context, progress io.Writer) (string, error) {
+	if err := realserver.Refuse("temporal-server"); err != nil {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, "bash", filepath.Join(scriptsDir(), "temporal-server.sh"))
 	var out bytes.Buffer
 	cmd.Stdout = &out

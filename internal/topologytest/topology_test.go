@@ -22,6 +22,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -62,6 +63,7 @@ type triggered struct {
 // `finalizer list --stuck` lists a finalization parked in Verifying while
 // ZooKeeper has no quorum, and nothing once it resolved.
 func TestProductionTopology(t *testing.T) {
+	realserver.Require(t, "temporal-server, PostgreSQL and ZooKeeper ensemble")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
 	defer cancel()
 	start := time.Now()

@@ -34,8 +34,8 @@ const chromium = "/usr/bin/chromium"
 // shows it in Verifying, and its page its summary, phase and store. The screenshots are test artifacts
 // (go test -artifacts keeps them).
 func TestWebUIShowsAStuckFinalization(t *testing.T) {
-	require.NoError(t, debian.Ensure(func() bool { _, err := os.Stat(chromium); return err == nil }, "chromium"))
 	srv := temporaltest.Start(t, temporaltest.Options{UI: true, SearchAttributes: workflows.SearchAttributes()})
+	require.NoError(t, debian.Ensure(func() bool { _, err := os.Stat(chromium); return err == nil }, "chromium"))
 	require.NotEmpty(t, srv.UIAddress)
 
 	dir := t.TempDir()

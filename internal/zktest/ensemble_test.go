@@ -7,12 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 )
 
 // A leader killed with SIGKILL is replaced by an election among the other
 // two, and comes back as a member on its own data.
 func TestEnsembleLeaderKill(t *testing.T) {
+	realserver.Require(t, "ZooKeeper ensemble")
 	e, err := zktest.StartEnsemble(3)
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Cleanup(t.Failed()) })
@@ -38,9 +40,7 @@ func TestEnsembleLeaderKill(t *testing.T) {
 
 // The standalone server still serves.
 func TestStandaloneServer(t *testing.T) {
-	s, err := zktest.StartServer()
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Cleanup(t.Failed()) })
+	s := zktest.Start(t)
 	out, err := zktest.FourLetter(s.Addr, "srvr")
 	require.NoError(t, err)
 	assert.Contains(t, out, "Mode: standalone")

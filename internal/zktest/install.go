@@ -5,6 +5,7 @@ import (
 	"os/exec"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 const (
@@ -13,7 +14,12 @@ const (
 )
 
 // Ensure installs the Debian zookeeper package when its jar is missing.
-func Ensure() error { return debian.Ensure(installed, "zookeeper") }
+func Ensure() error {
+	if err := realserver.Refuse("ZooKeeper"); err != nil {
+		return err
+	}
+	return debian.Ensure(installed, "zookeeper")
+}
 
 func installed() bool {
 	for _, p := range []string{jar, loggingJar} {

@@ -21,12 +21,12 @@ import (
 // root to observe the truth.
 func faulty(t *testing.T) (*zookeeper.Store, *zkfault.Proxy, *zookeeper.Store) {
 	t.Helper()
-	proxy, err := zkfault.Start(server.Addr)
+	proxy, err := zkfault.Start(serverAddr(t))
 	require.NoError(t, err)
 	t.Cleanup(proxy.Close)
 	root := uniqueRoot()
 	through := open(t, config(proxy.Addr, root))
-	direct := open(t, config(server.Addr, root))
+	direct := open(t, config(serverAddr(t), root))
 	require.NoError(t, direct.ClaimEpoch(t.Context(), job, 1, "jm"))
 	return through, proxy, direct
 }

@@ -22,14 +22,14 @@ import (
 // it read one snapshot.
 func TestLinearizability(t *testing.T) {
 	storetest.RunLinearizabilityTests(t, func(t *testing.T) storetest.Harness {
-		return harness{cfg: config(server.Addr, uniqueRoot())}
+		return harness{cfg: config(serverAddr(t), uniqueRoot())}
 	}, zkFaults{})
 }
 
 type zkFaults struct{}
 
 func (zkFaults) Open(t *testing.T, h storetest.Harness) (stores.ReferenceStore, storetest.Breaker) {
-	proxy, err := zkfault.Start(server.Addr)
+	proxy, err := zkfault.Start(serverAddr(t))
 	require.NoError(t, err)
 	t.Cleanup(proxy.Close)
 	cfg := h.(harness).cfg

@@ -2,6 +2,7 @@ package zookeeper_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,15 +13,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 )
 
 // server is one real ZooKeeper for the whole package; each test works
-// under a root of its own.
+// under a root of its own and reaches it through serverAddr.
 var server *zktest.Server
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if realserver.Short() {
+		os.Exit(m.Run()) // the tests that need the server skip in serverAddr
+	}
 	s, err := zktest.StartServer()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -30,6 +36,13 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	s.Cleanup(code != 0)
 	os.Exit(code)
+}
+
+// serverAddr is the server's address; under -short it skips tb.
+func serverAddr(tb testing.TB) string {
+	tb.Helper()
+	realserver.Require(tb, "ZooKeeper")
+	return server.Addr
 }
 
 var roots atomic.Int64

@@ -20,7 +20,7 @@ func BenchmarkStore(b *testing.B) {
 	storebench.Run(b, func(b *testing.B) stores.ReferenceStore {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		s, err := zookeeper.Open(ctx, config(server.Addr, uniqueRoot()), quiet)
+		s, err := zookeeper.Open(ctx, config(serverAddr(b), uniqueRoot()), quiet)
 		require.NoError(b, err)
 		b.Cleanup(func() { _ = s.Close() })
 		return s

@@ -23,7 +23,7 @@ func (h harness) Open(t *testing.T) stores.ReferenceStore { return open(t, h.cfg
 
 func TestConformance(t *testing.T) {
 	storetest.RunConformanceTests(t, func(t *testing.T) storetest.Harness {
-		return harness{cfg: config(server.Addr, uniqueRoot())}
+		return harness{cfg: config(serverAddr(t), uniqueRoot())}
 	})
 }
 
@@ -38,7 +38,7 @@ func pub(n uint64, handle string) stores.Publication {
 
 func TestFlinkLayout(t *testing.T) {
 	root := uniqueRoot()
-	s := open(t, config(server.Addr, root))
+	s := open(t, config(serverAddr(t), root))
 	require.NoError(t, s.ClaimEpoch(t.Context(), job, 1, "jm"))
 	require.NoError(t, s.Publish(t.Context(), pub(42, "h")))
 
@@ -51,7 +51,7 @@ func TestFlinkLayout(t *testing.T) {
 }
 
 func TestOversizedReferenceRejectedBeforeSending(t *testing.T) {
-	cfg := config(server.Addr, uniqueRoot())
+	cfg := config(serverAddr(t), uniqueRoot())
 	cfg.MaxValueSize = 256
 	s := open(t, cfg)
 	require.NoError(t, s.ClaimEpoch(t.Context(), job, 1, "jm"))
@@ -66,7 +66,7 @@ func TestOversizedReferenceRejectedBeforeSending(t *testing.T) {
 
 func TestDigestAuthAndACL(t *testing.T) {
 	root := uniqueRoot()
-	cfg := config(server.Addr, root)
+	cfg := config(serverAddr(t), root)
 	cfg.DigestUser, cfg.DigestPassword = "finalizer", "s3cret"
 	s := open(t, cfg)
 	require.NoError(t, s.ClaimEpoch(t.Context(), job, 1, "jm"))
@@ -79,7 +79,7 @@ func TestDigestAuthAndACL(t *testing.T) {
 	assert.Equal(t, zk.DigestACL(zk.PermAll, "finalizer", "s3cret"), acl)
 
 	// Without credentials, or with wrong ones, nothing can be read or written.
-	anonymous := open(t, config(server.Addr, root))
+	anonymous := open(t, config(serverAddr(t), root))
 	_, err = anonymous.Read(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 1})
 	assert.ErrorIs(t, err, stores.ErrForbidden)
 	err = anonymous.Publish(t.Context(), pub(2, "h"))
@@ -122,7 +122,7 @@ func TestConfigValidatedBeforeConnecting(t *testing.T) {
 
 func rawConn(t *testing.T) *zk.Conn {
 	t.Helper()
-	c, _, err := zk.Connect([]string{server.Addr}, 4*time.Second, zk.WithLogInfo(false))
+	c, _, err := zk.Connect([]string{serverAddr(t)}, 4*time.Second, zk.WithLogInfo(false))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c

@@ -27,9 +27,7 @@ import (
 func TestMTLSThroughProfileFlagsAndLayers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	srv, err := mtlstest.Start(ctx, t.TempDir(), os.Stderr)
-	require.NoError(t, err)
-	t.Cleanup(srv.Stop)
+	srv := mtlstest.Start(t)
 	p := srv.PKI
 
 	tlsTable := fmt.Sprintf("server_ca_cert_path = %q\nclient_cert_path = %q\nclient_key_path = %q\nserver_name = %q\n",

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/bench"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // TestMain lets the benchmark re-execute this test binary as its separate
@@ -35,6 +36,7 @@ func TestMain(m *testing.M) {
 // the real servers the command starts. Timings are not asserted: only
 // that every part ran and the report holds what it should.
 func TestTinyRun(t *testing.T) {
+	realserver.Require(t, "Temporal dev server and ZooKeeper")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
@@ -88,6 +90,7 @@ func TestTinyRun(t *testing.T) {
 }
 
 func TestMarkdownReport(t *testing.T) {
+	realserver.Require(t, "Temporal dev server and ZooKeeper")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
@@ -147,6 +150,7 @@ func TestTemporalConfigOnlyOnTheDevServer(t *testing.T) {
 // machine does not let a job's later checkpoint overtake an earlier one
 // (which ends the earlier Discarded, as the protocol wants).
 func TestPostgresRun(t *testing.T) {
+	realserver.Require(t, "temporal-server and PostgreSQL")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	profiles := t.TempDir()

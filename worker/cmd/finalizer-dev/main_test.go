@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // The README's run command, end to end, against the real dev server it
 // starts: every demo finalization ends Published or (the deposed leader's)
 // Discarded.
 func TestDevModeRuns(t *testing.T) {
+	realserver.Require(t, "Temporal dev server")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	s := settings{
