@@ -9,6 +9,7 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 go vet ./...
+bash scripts/staticcheck.sh
 
 # The module is tidy: every requirement used, none missing, none marked
 # indirect that the code imports. go mod tidy -diff changes nothing and
@@ -28,4 +29,26 @@ bash scripts/temporal-cli.sh
 bash scripts/kube-apiserver.sh
 bash scripts/temporal-server.sh
 
-go test -count=1 -timeout 60m ./...
+# Everything runs, nothing is skipped: `go test -short ./...` is the quick
+# tier, and a test that skips here hides a real-server test, so any skip
+# fails the run (a test that cannot run must fail instead).
+log=$(mktemp -d)/go-test.log
+set +e
+go test -count=1 -timeout 60m -v ./... > "$log" 2>&1
+status=$?
+set -e
+# The summary: each package's ok/FAIL line, and every failed or skipped test
+# with the lines it logged.
+awk '/^(ok|FAIL|panic:)/ { print; next }
+     /^ *--- (FAIL|SKIP)/ { show = 1; print; next }
+     /^ *--- PASS|^=== / { show = 0 }
+     show && /^ / { print }' "$log"
+skipped=$(grep -E '^ *--- SKIP' "$log" || true)
+if [ -n "$skipped" ]; then
+  echo "skipped in the full run (each must run or fail; log $log):"; echo "$skipped"
+  exit 1
+fi
+if [ "$status" -ne 0 ]; then
+  echo "go test failed (exit $status; full log $log)"
+  exit "$status"
+fi
