@@ -14,7 +14,7 @@ import (
 // describe finds the execution that stands for id and the content hash its
 // memo carries ("" when it has none).
 func (c *Client) describe(ctx context.Context, id string) (*Finalization, string, error) {
-	resp, err := c.tc.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := c.tc.DescribeWorkflow(ctx, id, "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return nil, "", fmt.Errorf("%s: %w", id, ErrNotFound)
@@ -22,7 +22,7 @@ func (c *Client) describe(ctx context.Context, id string) (*Finalization, string
 	if err != nil {
 		return nil, "", fmt.Errorf("describe %s: %w", id, err)
 	}
-	info := resp.GetWorkflowExecutionInfo()
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	f := &Finalization{c: c, WorkflowID: id, RunID: info.GetExecution().GetRunId()}
 	p, ok := info.GetMemo().GetFields()[MemoContentHash]
 	if !ok {

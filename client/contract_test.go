@@ -39,10 +39,10 @@ func TestClientContentHashIsTheVectors(t *testing.T) {
 		}
 		require.NoError(t, err, v.Name)
 		started[req.WorkflowID()] = v.ContentHash
-		d, err := env.Temporal.DescribeWorkflowExecution(ctx(t), f.WorkflowID, f.RunID)
+		d, err := env.Temporal.DescribeWorkflow(ctx(t), f.WorkflowID, f.RunID)
 		require.NoError(t, err, v.Name)
 		var memo string
-		p := d.GetWorkflowExecutionInfo().GetMemo().GetFields()[client.MemoContentHash]
+		p := d.RawResponse.GetWorkflowExecutionInfo().GetMemo().GetFields()[client.MemoContentHash]
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(p, &memo), v.Name)
 		assert.Equal(t, v.ContentHash, memo, "%s: the memo the client wrote", v.Name)
 

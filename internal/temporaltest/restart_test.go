@@ -67,9 +67,9 @@ func TestRestartKeepsRunningWorkflow(t *testing.T) {
 			t.Logf("%s and restart: %s; signal to completion: %s", tc.name,
 				restarted.Sub(begin).Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
 
-			desc, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+			desc, err := c.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
 			require.NoError(t, err)
-			assert.Contains(t, string(desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()["FinalizationPhase"].GetData()), "waiting")
+			assert.Contains(t, string(desc.RawResponse.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()["FinalizationPhase"].GetData()), "waiting")
 		})
 	}
 }

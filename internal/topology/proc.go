@@ -137,12 +137,3 @@ func waitExit(pid int, marker string, timeout time.Duration) error {
 	}
 	return nil
 }
-
-// run runs a short command to completion, its output in the error.
-func run(name string, args ...string) error {
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return nil
-}

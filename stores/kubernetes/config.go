@@ -71,7 +71,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("exactly one of InCluster, Kubeconfig and REST must be set"))
 	}
 	if c.Context != "" && c.Kubeconfig == "" {
-		errs = append(errs, errors.New("Context needs Kubeconfig"))
+		errs = append(errs, errors.New("context needs kubeconfig"))
 	}
 	if c.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(c.Namespace); len(msgs) > 0 {
