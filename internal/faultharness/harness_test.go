@@ -2,6 +2,7 @@ package faultharness_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/faultharness"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -22,6 +24,10 @@ import (
 var workerBinary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if realserver.Short() {
+		os.Exit(m.Run()) // the harness runs skip in runHarness
+	}
 	dir, err := os.MkdirTemp("", "faultharness-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,6 +47,7 @@ func TestMain(m *testing.M) {
 
 func runHarness(t *testing.T, cfg faultharness.Config) *faultharness.Report {
 	t.Helper()
+	realserver.Require(t, "Temporal dev server, ZooKeeper ensemble and kube-apiserver")
 	cfg.WorkerBinary = workerBinary
 	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.Progress = os.Stderr
