@@ -70,7 +70,7 @@ func startStore(ctx context.Context, cfg Config, srv *servers, dir string, kind 
 		sr.stop()
 		return nil, err
 	}
-	baseline, err := startBaselineWorker(sr.ready.Client, sr.baselineQueue, sr.refs)
+	baseline, err := startBaselineWorker(sr.ready.Client, sr.baselineQueue, sr.refs, sr.states)
 	if err != nil {
 		sr.stop()
 		return nil, err
@@ -185,7 +185,7 @@ func (sr *storeRun) finalizer(path Path) finalizeFunc {
 	case Floor:
 		return floor(sr.ready.Client, sr.baselineQueue)
 	case Naive:
-		return naive(sr.ready.Client, sr.baselineQueue, sr.wcfg.Temporal.TaskQueue)
+		return naiveFinalize(sr.ready.Client, sr.baselineQueue, sr.wcfg.Temporal.TaskQueue)
 	case Direct:
 		return direct(sr.states, sr.refs)
 	default:

@@ -36,20 +36,20 @@ func TestBlobFaultLayer(t *testing.T) {
 	require.Contains(t, states, id)
 	assert.Len(t, states[id].files, 2, "metadata and data; the shared file is no checkpoint's")
 
-	put := func(mode blobMode, key string) (error, int) {
+	put := func(mode blobMode, key string) (int, error) {
 		_, disarm := w.arm(http.MethodPut, mode)
 		err := faulty.WriteAll(ctx, key, []byte("x"), nil)
-		return err, disarm()
+		return disarm(), err
 	}
 	for _, mode := range []blobMode{blob5xx, blobDropRequest} {
-		err, hits := put(mode, "handles/"+string(mode))
+		hits, err := put(mode, "handles/"+string(mode))
 		assert.Error(t, err, mode)
 		assert.Positive(t, hits, mode)
 		ok, err := w.exists(ctx, "handles/"+string(mode))
 		require.NoError(t, err)
 		assert.False(t, ok, "%s: nothing written", mode)
 	}
-	err, hits := put(blobDropReply, "handles/applied")
+	hits, err := put(blobDropReply, "handles/applied")
 	assert.Error(t, err)
 	assert.Positive(t, hits)
 	ok, err := w.exists(ctx, "handles/applied")

@@ -29,14 +29,8 @@ func runningWorkflow(workers []*workerProc, marker string) *workerProc {
 // definite failure (I4).
 func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	s := Scenario{Name: "crash-after-publish"}
-	req, err := r.checkpoint(ctx, j, false, 0)
+	req, armed, f, err := r.armedFinalization(ctx, j, s.Name, 0, true)
 	if err != nil {
-		return s, err
-	}
-	armed := j.lane.store.armPublish(req.Token(), true)
-	f, err := r.trigger(ctx, req, s.Name)
-	if err != nil {
-		armed.disarm()
 		return s, err
 	}
 	hit := armed.wait(ctx, targetedTimeout)
@@ -74,9 +68,8 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	for _, nf := range newer {
 		r.await(ctx, nf)
 	}
-	r.await(ctx, f)
-	res, _, failure := f.outcome()
-	s.Outcome = outcomeName(res, failure)
+	res, outcome := r.settled(ctx, f)
+	s.Outcome = outcome
 	var e string
 	if err := retry(ctx, "read "+req.CheckpointID().String(), func(ctx context.Context) error {
 		en, err := j.lane.store.checker().Read(ctx, req.CheckpointID())

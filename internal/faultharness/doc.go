@@ -54,8 +54,8 @@
 //     reference and retrieves the handle and the data.
 //
 // Naive mode switches the protocol's safety off as Flink did before
-// FLINK-22494: a workflow of its own (NaiveWorkflow, registered by the
-// harness in-process on a task queue of its own, its activities run by the
+// FLINK-22494: internal/naive's workflow (registered as NaiveWorkflow by
+// the harness in-process on a task queue of its own, its activities run by the
 // real workers) persists, publishes once and discards on any publish error,
 // with no verify and no fence. The targeted scenarios make its violations
 // deterministic.

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/naive"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -59,7 +60,7 @@ func (r *run) start(ctx context.Context, f *finalization) error {
 	err := retry(ctx, "trigger "+req.WorkflowID(), func(ctx context.Context) error {
 		switch {
 		case r.cfg.Naive:
-			return r.startOnce(ctx, f.rawID, naiveTaskQueue, NaiveWorkflow, NaiveInput{Request: req, ActivityTaskQueue: l.taskQueue})
+			return r.startOnce(ctx, f.rawID, naiveTaskQueue, NaiveWorkflow, naive.Input{Request: req, ActivityTaskQueue: l.taskQueue})
 		case f.rawID != "":
 			return r.startOnce(ctx, f.rawID, l.taskQueue, workflows.FinalizeWorkflow, req)
 		}

@@ -51,21 +51,14 @@ func (r *run) targeted(ctx context.Context, seed uint64) error {
 // a reference that stands (I1, I2).
 func (r *run) droppedReply(ctx context.Context, j *job) (Scenario, error) {
 	s := Scenario{Name: "dropped-reply"}
-	req, err := r.checkpoint(ctx, j, false, 0)
+	_, armed, f, err := r.armedFinalization(ctx, j, s.Name, 0, true)
 	if err != nil {
-		return s, err
-	}
-	armed := j.lane.store.armPublish(req.Token(), true)
-	f, err := r.trigger(ctx, req, s.Name)
-	if err != nil {
-		armed.disarm()
 		return s, err
 	}
 	armed.wait(ctx, targetedTimeout)
 	s.Hits = armed.disarm()
-	r.await(ctx, f)
-	res, _, failure := f.outcome()
-	s.Outcome = outcomeName(res, failure)
+	res, outcome := r.settled(ctx, f)
+	s.Outcome = outcome
 	s.Detail = fmt.Sprintf("publish applied, reply dropped; %d attempt(s) %s", res.Attempts, clip(res.Reason))
 	return s, nil
 }
@@ -78,14 +71,8 @@ func (r *run) droppedReply(ctx context.Context, j *job) (Scenario, error) {
 // discarded state (I2, I6, I1).
 func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 	s := Scenario{Name: "fenced-replay"}
-	req, err := r.checkpoint(ctx, j, false, 1)
+	req, armed, f, err := r.armedFinalization(ctx, j, s.Name, 1, false)
 	if err != nil {
-		return s, err
-	}
-	armed := j.lane.store.armPublish(req.Token(), false)
-	f, err := r.trigger(ctx, req, s.Name)
-	if err != nil {
-		armed.disarm()
 		return s, err
 	}
 	// Re-arm at once after every hit, apart from the status queries: with
@@ -113,9 +100,8 @@ func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 	}
 	close(stop)
 	s.Hits += <-rearmed
-	r.await(ctx, f)
-	res, _, failure := f.outcome()
-	s.Outcome = outcomeName(res, failure)
+	res, outcome := r.settled(ctx, f)
+	s.Outcome = outcome
 
 	e, ok := r.replayable(ctx, f)
 	if !ok {
@@ -127,14 +113,40 @@ func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 	return s, nil
 }
 
+// armedFinalization writes a checkpoint of j (allowed maxAttempts, 0 for
+// the default), arms j's store against its publish (reply: whether a hit
+// publish still applies and only its reply is lost) and starts its
+// finalization under the scenario's name: the setup every targeted
+// scenario shares. On error nothing stays armed.
+func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAttempts uint32, reply bool) (workflows.FinalizeRequest, armedWrite, *finalization, error) {
+	req, err := r.checkpoint(ctx, j, false, maxAttempts)
+	if err != nil {
+		return req, nil, nil, err
+	}
+	armed := j.lane.store.armPublish(req.Token(), reply)
+	f, err := r.trigger(ctx, req, name)
+	if err != nil {
+		armed.disarm()
+		return req, nil, nil, err
+	}
+	return req, armed, f, nil
+}
+
+// settled awaits f and names its outcome; the result says more.
+func (r *run) settled(ctx context.Context, f *finalization) (workflows.FinalizeResult, string) {
+	r.await(ctx, f)
+	res, _, failure := f.outcome()
+	return res, outcomeName(res, failure)
+}
+
 // verifyingOrDone reports whether f has gone to Verifying (the protocol
 // gave up on the attempt's outcome) or ended.
 func (r *run) verifyingOrDone(ctx context.Context, f *finalization) bool {
 	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if r.cfg.Naive {
-		d, err := r.w.tc.DescribeWorkflowExecution(qctx, naiveWorkflowID(f.req), "")
-		return err == nil && d.GetWorkflowExecutionInfo().GetCloseTime() != nil
+		d, err := r.w.tc.DescribeWorkflow(qctx, naiveWorkflowID(f.req), "")
+		return err == nil && d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() != nil
 	}
 	st, err := r.laneOf(f.req.CheckpointID().JobID).fc.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
 	return err == nil && (st.Phase == workflows.Verifying || st.Phase.Terminal())

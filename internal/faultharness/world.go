@@ -11,13 +11,12 @@ import (
 	"strconv"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/naive"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -146,8 +145,7 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 		// other activities are the real ones, run by the worker processes
 		// on the real task queue.
 		w.naive = sdkworker.New(w.tc, naiveTaskQueue, sdkworker.Options{LocalActivityWorkerOnly: true})
-		w.naive.RegisterWorkflowWithOptions(NaiveFinalize, workflow.RegisterOptions{Name: NaiveWorkflow})
-		w.naive.RegisterActivityWithOptions(naiveDiscarder{w.states}.Discard, activity.RegisterOptions{Name: NaiveDiscardActivity})
+		naive.Register(w.naive, NaiveWorkflow, w.states)
 		if err := w.naive.Start(); err != nil {
 			return nil, fmt.Errorf("start the naive workflow worker: %w", err)
 		}
