@@ -4,7 +4,7 @@
 //
 //   - Published (nil) is success.
 //   - Rejected is a non-retryable application error whose type names the
-//     reason ("Rejected.StaleEpoch", "Rejected.Fenced", ...; see RejectionType).
+//     reason ("Rejected.StaleEpoch", "Rejected.Fenced", ...; see contract.RejectionType).
 //   - Unknown is a retryable application error of type "Unknown". A publish
 //     rejected on a retry of the same attempt is "Unknown.RejectedAfterRetry"
 //     (non-retryable): the earlier try may have landed, so the workflow must

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -26,8 +27,8 @@ func TestTranslate(t *testing.T) {
 		{fmt.Errorf("publish: %w", stores.ErrFenced), "Rejected.Fenced", false},
 		{&stores.InvalidError{Field: "job", Rule: "r"}, "Rejected.Invalid", false},
 		{fmt.Errorf("read: %w", stores.ErrForbidden), "Rejected.Forbidden", false},
-		{stores.Unknownf(stores.ErrConflict, "publish"), TypeUnknown, true},
-		{errors.New("zk: connection closed"), TypeUnknown, true},
+		{stores.Unknownf(stores.ErrConflict, "publish"), contract.TypeUnknown, true},
+		{errors.New("zk: connection closed"), contract.TypeUnknown, true},
 	}
 	for _, c := range cases {
 		var app *temporal.ApplicationError

@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -37,7 +38,7 @@ func (a *Activities) guard(ctx context.Context, handleKey string) (*guarded, err
 		return nil, nil
 	case errors.Is(err, stores.ErrInvalid), errors.Is(err, blobstate.ErrCorrupt):
 		// A handle we cannot trust says nothing safe to delete: keep it.
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), TypeCorruptHandle, err)
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), contract.TypeCorruptHandle, err)
 	case err != nil:
 		return nil, fmt.Errorf("read handle %s: %w", handleKey, err)
 	}
@@ -45,9 +46,9 @@ func (a *Activities) guard(ctx context.Context, handleKey string) (*guarded, err
 		// Written before the layout was enforced, or by hand: its pointers
 		// may name data it does not own.
 		msg := fmt.Sprintf("handle %s lies outside the layout, state kept: %v", handleKey, err)
-		return nil, temporal.NewNonRetryableApplicationError(msg, TypeOutsideLayout, err)
+		return nil, temporal.NewNonRetryableApplicationError(msg, contract.TypeOutsideLayout, err)
 	}
-	g := &guarded{handle: h, token: Token(h.CheckpointID, h.Epoch)}
+	g := &guarded{handle: h, token: contract.Token(h.CheckpointID, h.Epoch)}
 	_, err = a.References.Verify(ctx, h.CheckpointID, g.token, FenceAll)
 	count(ctx, "verify", stores.OutcomeOf(err))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -24,20 +25,20 @@ type PersistResult struct {
 // deterministic key. A retry rewrites the same blob.
 func (a *Activities) PersistHandle(ctx context.Context, h blobstate.Handle) (PersistResult, error) {
 	if err := a.Layout.Check(h); err != nil {
-		return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), RejectionType(err), err)
+		return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.RejectionType(err), err)
 	}
 	if err := a.States.CheckData(ctx, h); err != nil {
 		switch {
 		case errors.Is(err, stores.ErrInvalid):
-			return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), RejectionType(err), err)
+			return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.RejectionType(err), err)
 		case errors.Is(err, blobstate.ErrDataMissing), errors.Is(err, blobstate.ErrDataCorrupt):
-			return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), TypeDataMissing, err)
+			return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.TypeDataMissing, err)
 		}
 		return PersistResult{}, fmt.Errorf("persist handle of checkpoint %s: %w", h.CheckpointID, err)
 	}
 	key, err := a.States.Write(ctx, h)
-	if errors.Is(err, stores.ErrInvalid) || errors.Is(err, blobstate.ErrConflict) {
-		return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), RejectionType(err), err)
+	if errors.Is(err, stores.ErrInvalid) || errors.Is(err, stores.ErrHandleConflict) {
+		return PersistResult{}, temporal.NewNonRetryableApplicationError(err.Error(), contract.RejectionType(err), err)
 	}
 	if err != nil {
 		return PersistResult{}, fmt.Errorf("persist handle of checkpoint %s: %w", h.CheckpointID, err)

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -24,9 +25,9 @@ func (a *Activities) Publish(ctx context.Context, p stores.Publication) error {
 	count(ctx, "publish", outcome)
 	info := activity.GetInfo(ctx)
 	if outcome == stores.Rejected && (info.Attempt > 1 || info.IsLocalActivity) && !errorsIsInvalid(err) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), TypeRejectedAfterRetry, err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.TypeRejectedAfterRetry, err)
 	}
 	return translate(err)
 }
 
-func errorsIsInvalid(err error) bool { return RejectionType(err) == "Rejected.Invalid" }
+func errorsIsInvalid(err error) bool { return contract.RejectionType(err) == contract.TypeInvalid }

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -156,7 +157,7 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 // I/O failure that says nothing about the bucket's content.
 func bucketError(err error) error {
 	if errors.Is(err, stores.ErrInvalid) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), RejectionType(err), err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.RejectionType(err), err)
 	}
 	return fmt.Errorf("state bucket: %w", err)
 }

@@ -5,21 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-)
-
-// What makes a reference dangling: recovery from it would fail with
-// "Could not retrieve checkpoint ... from state handle".
-const (
-	ProblemHandleMissing    = "handle missing"
-	ProblemHandleCorrupt    = "handle corrupt"
-	ProblemHandleKeyInvalid = "handle key invalid"
-	ProblemDataMissing      = "metadata missing"
-	ProblemDataCorrupt      = "metadata checksum mismatch"
-	// ProblemHandleForeign: the handle names another checkpoint, or data
-	// outside the checkpoint's directory in the worker's layout.
-	ProblemHandleForeign = "handle names another checkpoint's data"
 )
 
 // DanglingReference is a published reference that does not resolve.
@@ -39,20 +27,20 @@ func (a *Activities) resolve(ctx context.Context, key string) (string, *blobstat
 	h, err := a.States.ReadKey(ctx, key)
 	switch {
 	case errors.Is(err, blobstate.ErrNotFound):
-		return ProblemHandleMissing, nil, nil
+		return contract.ProblemHandleMissing, nil, nil
 	case errors.Is(err, blobstate.ErrCorrupt):
-		return ProblemHandleCorrupt, nil, nil
+		return contract.ProblemHandleCorrupt, nil, nil
 	case errors.Is(err, stores.ErrInvalid):
-		return ProblemHandleKeyInvalid, nil, nil
+		return contract.ProblemHandleKeyInvalid, nil, nil
 	case err != nil:
 		return "", nil, fmt.Errorf("read handle %s: %w", key, err)
 	}
 	err = a.States.CheckData(ctx, h)
 	switch {
 	case errors.Is(err, blobstate.ErrDataMissing):
-		return ProblemDataMissing, &h, nil
+		return contract.ProblemDataMissing, &h, nil
 	case errors.Is(err, blobstate.ErrDataCorrupt):
-		return ProblemDataCorrupt, &h, nil
+		return contract.ProblemDataCorrupt, &h, nil
 	case err != nil:
 		return "", &h, fmt.Errorf("check data of %s: %w", key, err)
 	}

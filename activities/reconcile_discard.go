@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -70,7 +71,7 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 	case g == nil:
 		return OrphanResult{Discarded: DiscardResult{AlreadyGone: true}}, nil
 	case g.handle.Savepoint:
-		return OrphanResult{}, temporal.NewNonRetryableApplicationError(in.HandleKey+" is a savepoint's: never discarded", TypeSavepoint, nil)
+		return OrphanResult{}, temporal.NewNonRetryableApplicationError(in.HandleKey+" is a savepoint's: never discarded", contract.TypeSavepoint, nil)
 	case g.entry.HoldsToken(g.token):
 		return OrphanResult{Referenced: true}, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -107,7 +108,7 @@ func young(hi blobstate.HandleInfo, e stores.Entry, cutoff time.Time) bool {
 	if !hi.ModTime.IsZero() && !hi.ModTime.Before(cutoff) {
 		return true
 	}
-	t := retirement(e, Token(hi.CheckpointID, hi.Epoch))
+	t := retirement(e, contract.Token(hi.CheckpointID, hi.Epoch))
 	return t != nil && t.Reason == stores.ReasonRetired && !t.Since.Before(cutoff)
 }
 
@@ -128,7 +129,7 @@ func keepReason(h blobstate.Handle, hi blobstate.HandleInfo, e stores.Entry, job
 		return KeepPreviousIncarnation
 	case job.Owner == "" && !job.Retired && e.Absent():
 		return KeepUnknownJob
-	case isRetained(e, Token(h.CheckpointID, h.Epoch)):
+	case isRetained(e, contract.Token(h.CheckpointID, h.Epoch)):
 		return KeepRetained
 	}
 	for _, l := range live {

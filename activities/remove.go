@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -49,7 +50,7 @@ type KeptState struct {
 func (a *Activities) discardRemoved(ctx context.Context, handleKey string) (string, error) {
 	res, err := a.Discard(ctx, handleKey)
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && (app.Type() == TypeCorruptHandle || app.Type() == TypeOutsideLayout) {
+	if errors.As(err, &app) && (app.Type() == contract.TypeCorruptHandle || app.Type() == contract.TypeOutsideLayout) {
 		return app.Message(), nil
 	}
 	return res.Kept, err

@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // ClaimEpoch claims the job's epoch for req.Owner, waits for the store's
@@ -20,10 +20,10 @@ import (
 // held by another owner, fails with a *RejectedError matching
 // ErrStaleEpoch. Claiming the epoch the owner already holds succeeds, so a
 // caller that lost the answer claims again.
-func (c *Client) ClaimEpoch(ctx context.Context, req workflows.ClaimRequest) (workflows.RestorePoint, error) {
+func (c *Client) ClaimEpoch(ctx context.Context, req contract.ClaimRequest) (contract.RestorePoint, error) {
 	job := stores.JobID{Cluster: req.Cluster, Job: req.Job}
 	if err := stores.ValidateClaim(job, req.Epoch, req.Owner); err != nil {
-		return workflows.RestorePoint{}, invalidRequest("claim epoch", err)
+		return contract.RestorePoint{}, invalidRequest("claim epoch", err)
 	}
 	id := req.WorkflowID()
 	opts := client.StartWorkflowOptions{
@@ -36,22 +36,22 @@ func (c *Client) ClaimEpoch(ctx context.Context, req workflows.ClaimRequest) (wo
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 	}
 	for {
-		run, err := c.tc.ExecuteWorkflow(ctx, opts, workflows.ClaimWorkflow, req)
+		run, err := c.tc.ExecuteWorkflow(ctx, opts, contract.ClaimWorkflow, req)
 		var running *serviceerror.WorkflowExecutionAlreadyStarted
 		if errors.As(err, &running) {
 			// Its outcome is not ours whatever it is: only its end matters.
 			_ = c.tc.GetWorkflow(ctx, id, running.RunId).Get(ctx, nil)
 			if ctx.Err() != nil {
-				return workflows.RestorePoint{}, fmt.Errorf("claim epoch %s: waiting for a concurrent claim: %w", id, ctx.Err())
+				return contract.RestorePoint{}, fmt.Errorf("claim epoch %s: waiting for a concurrent claim: %w", id, ctx.Err())
 			}
 			continue
 		}
 		if err != nil {
-			return workflows.RestorePoint{}, fmt.Errorf("claim epoch: start %s: %w", id, err)
+			return contract.RestorePoint{}, fmt.Errorf("claim epoch: start %s: %w", id, err)
 		}
-		var rp workflows.RestorePoint
+		var rp contract.RestorePoint
 		if err := run.Get(ctx, &rp); err != nil {
-			return workflows.RestorePoint{}, fmt.Errorf("claim epoch: %w", rejection(id, err))
+			return contract.RestorePoint{}, fmt.Errorf("claim epoch: %w", rejection(id, err))
 		}
 		if rp.State == "" {
 			// A claim a worker from before the restore point ran: the claim

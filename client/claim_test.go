@@ -9,8 +9,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 func TestClaimStaleEpoch(t *testing.T) {
@@ -19,7 +19,7 @@ func TestClaimStaleEpoch(t *testing.T) {
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 2)
 
-	_, err := c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-old"})
+	_, err := c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-old"})
 	require.ErrorIs(t, err, client.ErrStaleEpoch)
 	require.ErrorIs(t, err, client.ErrRejected)
 	var rejected *client.RejectedError
@@ -29,7 +29,7 @@ func TestClaimStaleEpoch(t *testing.T) {
 
 	// The same epoch by another owner is refused too; by its owner it is
 	// success, so a caller that lost the answer claims again.
-	_, err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: "jm-other"})
+	_, err = c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: "jm-other"})
 	assert.ErrorIs(t, err, client.ErrStaleEpoch)
 	claim(t, c, env, 2)
 
@@ -50,7 +50,7 @@ func TestConcurrentClaimsOfOneEpoch(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, owner := range owners {
 		wg.Go(func() {
-			_, errs[i] = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: owner})
+			_, errs[i] = c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: owner})
 		})
 	}
 	wg.Wait()
@@ -69,13 +69,13 @@ func TestConcurrentClaimsOfOneEpoch(t *testing.T) {
 func TestClaimInvalidRequest(t *testing.T) {
 	t.Parallel()
 	c := client.New(nil, client.Options{}) // never reached: validation comes first
-	_, err := c.ClaimEpoch(t.Context(), workflows.ClaimRequest{Cluster: "C1", Job: "j1", Epoch: 1, Owner: "jm"})
+	_, err := c.ClaimEpoch(t.Context(), contract.ClaimRequest{Cluster: "C1", Job: "j1", Epoch: 1, Owner: "jm"})
 	require.ErrorIs(t, err, client.ErrInvalidRequest)
 	var invalid *stores.InvalidError
 	require.ErrorAs(t, err, &invalid)
 	assert.Equal(t, "cluster", invalid.Field)
 
-	err = c.Retire(t.Context(), workflows.RetireRequest{Cluster: "c1", Job: "j1"})
+	err = c.Retire(t.Context(), contract.RetireRequest{Cluster: "c1", Job: "j1"})
 	require.ErrorAs(t, err, &invalid)
 	assert.Equal(t, "epoch", invalid.Field)
 }
@@ -89,17 +89,17 @@ func TestRetire(t *testing.T) {
 	require.NoError(t, err)
 	res, err := f.Wait(ctx(t))
 	require.NoError(t, err)
-	require.Equal(t, workflows.Published, res.Phase)
+	require.Equal(t, contract.Published, res.Phase)
 	claim(t, c, env, 2)
 
-	err = c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1})
+	err = c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1})
 	require.ErrorIs(t, err, client.ErrStaleEpoch, "a deposed epoch never retires")
-	require.NoError(t, c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2}))
-	require.NoError(t, c.Retire(ctx(t), workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, DiscardCheckpoints: true}), "retiring again is success; the first choice stands")
+	require.NoError(t, c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2}))
+	require.NoError(t, c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, DiscardCheckpoints: true}), "retiring again is success; the first choice stands")
 
 	entry := env.Entry(1)
 	require.NotNil(t, entry.Tombstone, "the reference is tombstoned")
 	assert.Equal(t, stores.ReasonRetained, entry.Tombstone.Reason, "retained by default")
-	_, err = c.ClaimEpoch(ctx(t), workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
+	_, err = c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
 	assert.ErrorIs(t, err, client.ErrRetired)
 }

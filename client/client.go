@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Options configure a Client. The zero value works with a worker on
@@ -47,7 +47,7 @@ type Client struct {
 func New(c client.Client, opts Options) *Client {
 	cl := &Client{tc: c, taskQueue: opts.TaskQueue, eager: opts.EagerStart, dc: opts.DataConverter, log: opts.Logger}
 	if cl.taskQueue == "" {
-		cl.taskQueue = workflows.DefaultTaskQueue
+		cl.taskQueue = contract.DefaultTaskQueue
 	}
 	if cl.dc == nil {
 		cl.dc = converter.GetDefaultDataConverter()

@@ -8,7 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // describe finds the execution that stands for id and the content hash its
@@ -50,7 +50,7 @@ func (c *Client) contentFromHistory(ctx context.Context, id, runID string) (stri
 	if attrs == nil {
 		return "", fmt.Errorf("%s: first event is %s, not a start", id, ev.GetEventType())
 	}
-	var req workflows.FinalizeRequest
+	var req contract.FinalizeRequest
 	if err := c.dc.FromPayloads(attrs.GetInput(), &req); err != nil {
 		return "", fmt.Errorf("%s: decode start input: %w", id, err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // The client writes into the memo the contentHash the vectors of
@@ -61,10 +61,10 @@ func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, e2e.Options{})
 	c := newClient(env, client.Options{})
-	claimReq := workflows.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-test"}
+	claimReq := contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-test"}
 	rp, err := c.ClaimEpoch(ctx(t), claimReq)
 	require.NoError(t, err)
-	assert.Equal(t, workflows.RestoreNone, rp.State)
+	assert.Equal(t, contract.RestoreNone, rp.State)
 	ids := []string{claimReq.WorkflowID()}
 
 	for n := uint64(1); n <= 2; n++ {
@@ -72,27 +72,27 @@ func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 		require.NoError(t, err)
 		res, err := f.Wait(ctx(t))
 		require.NoError(t, err)
-		require.Equal(t, workflows.Published, res.Phase)
+		require.Equal(t, contract.Published, res.Phase)
 		contracttest.CheckQuery(ctx(t), t, env.Temporal, f.WorkflowID, "status.schema.json")
 		ids = append(ids, f.WorkflowID)
 	}
-	coordinator := workflows.CoordinatorID(env.Cluster, env.Job)
+	coordinator := contract.CoordinatorID(env.Cluster, env.Job)
 	contracttest.CheckQuery(ctx(t), t, env.Temporal, coordinator, "coordinator-status.schema.json")
 	ids = append(ids, coordinator)
 
 	rp, err = c.LatestCheckpoint(ctx(t), env.JobID())
 	require.NoError(t, err)
-	assert.Equal(t, workflows.RestoreResolved, rp.State)
+	assert.Equal(t, contract.RestoreResolved, rp.State)
 	contracttest.ValidateValue(t, "restore-point.schema.json", rp) // its workflow ID is the client's secret
 
-	run, err := c.StartReconcile(ctx(t), workflows.NewReconcileRequest(env.Cluster))
+	run, err := c.StartReconcile(ctx(t), contract.NewReconcileRequest(env.Cluster))
 	require.NoError(t, err)
 	_, err = run.Wait(ctx(t))
 	require.NoError(t, err)
 	contracttest.CheckQuery(ctx(t), t, env.Temporal, run.WorkflowID, "reconcile-report.schema.json")
 	ids = append(ids, run.WorkflowID)
 
-	retire := workflows.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, DiscardCheckpoints: true}
+	retire := contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, DiscardCheckpoints: true}
 	require.NoError(t, c.Retire(ctx(t), retire))
 	ids = append(ids, retire.WorkflowID())
 
@@ -111,11 +111,11 @@ func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 	}
 
 	// A schedule's action carries the request it starts each run with.
-	req := workflows.NewReconcileRequest(env.Cluster)
+	req := contract.NewReconcileRequest(env.Cluster)
 	req.Apply = true
 	_, err = c.ScheduleReconcile(ctx(t), req, time.Hour)
 	require.NoError(t, err)
-	handle := env.Temporal.ScheduleClient().GetHandle(ctx(t), workflows.ReconcileScheduleID(env.Cluster))
+	handle := env.Temporal.ScheduleClient().GetHandle(ctx(t), contract.ReconcileScheduleID(env.Cluster))
 	t.Cleanup(func() { _ = handle.Delete(context.Background()) })
 	d, err := handle.Describe(ctx(t))
 	require.NoError(t, err)
@@ -141,14 +141,14 @@ func TestClientSignalsMatchTheSchemas(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		st, err := f.Status(ctx(t))
-		return err == nil && st.Phase == workflows.Verifying
+		return err == nil && st.Phase == contract.Verifying
 	}, 30*time.Second, 100*time.Millisecond)
 	contracttest.CheckQuery(ctx(t), t, env.Temporal, f.WorkflowID, "status.schema.json")
 	require.NoError(t, f.RetryNow(ctx(t)))
 	require.NoError(t, f.Abandon(ctx(t), "store decommissioned"))
 	res, err := f.Wait(ctx(t))
 	require.NoError(t, err)
-	require.Equal(t, workflows.Abandoned, res.Phase)
+	require.Equal(t, contract.Abandoned, res.Phase)
 
 	checked := contracttest.CheckExecution(ctx(t), t, env.Temporal, f.WorkflowID)
 	assert.Equal(t, 1, checked.Payloads["abandon-signal.schema.json"])

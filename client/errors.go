@@ -3,11 +3,8 @@ package client
 import (
 	"errors"
 	"fmt"
-	"strings"
 
-	"go.temporal.io/sdk/temporal"
-
-	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -32,19 +29,6 @@ var (
 	ErrForbidden  = stores.ErrForbidden
 )
 
-// rejectionSentinels maps the activities' rejection types (the workflow
-// contract's "Rejected.<Reason>") to the store's sentinels.
-var rejectionSentinels = map[string]error{
-	"Rejected.StaleEpoch":     stores.ErrStaleEpoch,
-	"Rejected.Retired":        stores.ErrRetired,
-	"Rejected.Forbidden":      stores.ErrForbidden,
-	"Rejected.Invalid":        stores.ErrInvalid,
-	"Rejected.Conflict":       stores.ErrConflict,
-	"Rejected.Fenced":         stores.ErrFenced,
-	"Rejected.BelowWatermark": stores.ErrBelowWatermark,
-	"Rejected.TooLarge":       stores.ErrTooLarge,
-}
-
 // RejectedError is a definite refusal of a claim or retirement by the
 // store, as the workflow reported it.
 type RejectedError struct {
@@ -58,13 +42,14 @@ func (e *RejectedError) Error() string {
 	return fmt.Sprintf("%s: %s (%s)", e.WorkflowID, e.Message, e.Type)
 }
 
-// Is matches ErrRejected and the store sentinel of the rejection's type.
+// Is matches ErrRejected and the store sentinel of the rejection's type
+// (the contract's table: contract.RejectionSentinel).
 func (e *RejectedError) Is(target error) bool {
 	if target == ErrRejected {
 		return true
 	}
-	s, ok := rejectionSentinels[e.Type]
-	return ok && s == target
+	s := contract.RejectionSentinel(e.Type)
+	return s != nil && s == target
 }
 
 // ContentMismatchError: Finalize found an execution of the same identity
@@ -92,8 +77,7 @@ func invalidRequest(op string, err error) error {
 // rejection turns a workflow's failure into a *RejectedError when its cause
 // is a definite rejection; any other error is returned wrapped as it is.
 func rejection(workflowID string, err error) error {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && strings.HasPrefix(app.Type(), activities.RejectedPrefix) {
+	if app := contract.Rejection(err); app != nil {
 		return &RejectedError{WorkflowID: workflowID, Type: app.Type(), Message: app.Message()}
 	}
 	return fmt.Errorf("%s: %w", workflowID, err)

@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Finalization is the handle of one FinalizeCheckpoint execution.
@@ -28,21 +28,21 @@ func (c *Client) Attach(ctx context.Context, cluster, job string, epoch, checkpo
 }
 
 // Status queries the finalization of that identity; see Finalization.Status.
-func (c *Client) Status(ctx context.Context, cluster, job string, epoch, checkpoint uint64) (workflows.Status, error) {
+func (c *Client) Status(ctx context.Context, cluster, job string, epoch, checkpoint uint64) (contract.Status, error) {
 	f := &Finalization{c: c, WorkflowID: identity(cluster, job, epoch, checkpoint).WorkflowID()}
 	return f.Status(ctx)
 }
 
-func identity(cluster, job string, epoch, checkpoint uint64) workflows.FinalizeRequest {
-	return workflows.FinalizeRequest{Cluster: cluster, Job: job, Epoch: epoch, Checkpoint: checkpoint}
+func identity(cluster, job string, epoch, checkpoint uint64) contract.FinalizeRequest {
+	return contract.FinalizeRequest{Cluster: cluster, Job: job, Epoch: epoch, Checkpoint: checkpoint}
 }
 
 // Wait blocks until the finalization ends and returns its result.
 // Acknowledge the checkpoint only when the result's Phase is
 // workflows.Published. An error (ctx done, connection lost) says nothing
 // about the finalization, which runs on: wait again.
-func (f *Finalization) Wait(ctx context.Context) (workflows.FinalizeResult, error) {
-	var res workflows.FinalizeResult
+func (f *Finalization) Wait(ctx context.Context) (contract.FinalizeResult, error) {
+	var res contract.FinalizeResult
 	if err := f.c.tc.GetWorkflow(ctx, f.WorkflowID, f.RunID).Get(ctx, &res); err != nil {
 		return res, fmt.Errorf("wait for %s: %w", f.WorkflowID, err)
 	}
@@ -52,9 +52,9 @@ func (f *Finalization) Wait(ctx context.Context) (workflows.FinalizeResult, erro
 // Status answers the workflow's "status" query: phase, attempts,
 // verifications. It needs a worker to answer, also once the finalization
 // has ended.
-func (f *Finalization) Status(ctx context.Context) (workflows.Status, error) {
-	var st workflows.Status
-	v, err := f.c.tc.QueryWorkflow(ctx, f.WorkflowID, f.RunID, workflows.StatusQuery)
+func (f *Finalization) Status(ctx context.Context) (contract.Status, error) {
+	var st contract.Status
+	v, err := f.c.tc.QueryWorkflow(ctx, f.WorkflowID, f.RunID, contract.StatusQuery)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return st, fmt.Errorf("status of %s: %w", f.WorkflowID, ErrNotFound)
@@ -71,7 +71,7 @@ func (f *Finalization) Status(ctx context.Context) (workflows.Status, error) {
 // RetryNow ends the current verify backoff of a Verifying finalization:
 // the next verify starts at once.
 func (f *Finalization) RetryNow(ctx context.Context) error {
-	if err := f.c.tc.SignalWorkflow(ctx, f.WorkflowID, f.RunID, workflows.RetryNowSignal, nil); err != nil {
+	if err := f.c.tc.SignalWorkflow(ctx, f.WorkflowID, f.RunID, contract.RetryNowSignal, nil); err != nil {
 		return fmt.Errorf("retry-now %s: %w", f.WorkflowID, err)
 	}
 	return nil
@@ -81,7 +81,7 @@ func (f *Finalization) RetryNow(ctx context.Context) error {
 // an operator who gave up on its store. Only Verifying reads the signal:
 // sent earlier, it waits and abandons the first verify, if one comes.
 func (f *Finalization) Abandon(ctx context.Context, reason string) error {
-	if err := f.c.tc.SignalWorkflow(ctx, f.WorkflowID, f.RunID, workflows.AbandonSignal, reason); err != nil {
+	if err := f.c.tc.SignalWorkflow(ctx, f.WorkflowID, f.RunID, contract.AbandonSignal, reason); err != nil {
 		return fmt.Errorf("abandon %s: %w", f.WorkflowID, err)
 	}
 	return nil

@@ -11,13 +11,13 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Memo keys FinalizeCheckpoint carries (the workflow upserts the same).
 const (
-	MemoSummary     = workflows.MemoSummary
-	MemoContentHash = workflows.MemoContentHash
+	MemoSummary     = contract.MemoSummary
+	MemoContentHash = contract.MemoContentHash
 )
 
 // Finalize triggers the finalization of req and returns its handle without
@@ -30,12 +30,12 @@ const (
 // content for the same identity fails with a *ContentMismatchError and
 // starts nothing. An invalid request fails with ErrInvalidRequest before
 // anything is sent.
-func (c *Client) Finalize(ctx context.Context, req workflows.FinalizeRequest) (*Finalization, error) {
+func (c *Client) Finalize(ctx context.Context, req contract.FinalizeRequest) (*Finalization, error) {
 	if err := req.Validate(); err != nil {
 		return nil, invalidRequest("finalize", err)
 	}
 	id, hash := req.WorkflowID(), req.ContentHash()
-	run, err := c.tc.ExecuteWorkflow(ctx, c.startOptions(req), workflows.FinalizeWorkflow, req)
+	run, err := c.tc.ExecuteWorkflow(ctx, c.startOptions(req), contract.FinalizeWorkflow, req)
 	if err == nil {
 		// This request started it (the SDK's resends of the start carry the
 		// same request ID, which the server de-duplicates): its content is ours.
@@ -69,7 +69,7 @@ func (c *Client) Finalize(ctx context.Context, req workflows.FinalizeRequest) (*
 
 // startOptions: the identity's search attributes are set at start, not
 // only by the workflow's first task, so the execution is findable at once.
-func (c *Client) startOptions(req workflows.FinalizeRequest) client.StartWorkflowOptions {
+func (c *Client) startOptions(req contract.FinalizeRequest) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:        req.WorkflowID(),
 		TaskQueue: c.taskQueue,
@@ -81,19 +81,19 @@ func (c *Client) startOptions(req workflows.FinalizeRequest) client.StartWorkflo
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		Memo: map[string]any{
-			MemoSummary:     workflows.Summary(req),
+			MemoSummary:     contract.Summary(req),
 			MemoContentHash: req.ContentHash(),
 		},
 		// What the Web UI lists and shows on the execution's page.
-		StaticSummary: workflows.Summary(req),
-		StaticDetails: workflows.StaticDetails(req),
+		StaticSummary: contract.Summary(req),
+		StaticDetails: contract.StaticDetails(req),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.AttrCluster.ValueSet(req.Cluster),
-			workflows.AttrJob.ValueSet(req.Job),
-			workflows.AttrEpoch.ValueSet(int64(req.Epoch)),
-			workflows.AttrCheckpoint.ValueSet(int64(req.Checkpoint)),
-			workflows.AttrPhase.ValueSet(string(workflows.Persisting)),
-			workflows.AttrPhaseSince.ValueSet(time.Now().UTC()),
+			contract.AttrCluster.ValueSet(req.Cluster),
+			contract.AttrJob.ValueSet(req.Job),
+			contract.AttrEpoch.ValueSet(int64(req.Epoch)),
+			contract.AttrCheckpoint.ValueSet(int64(req.Checkpoint)),
+			contract.AttrPhase.ValueSet(string(contract.Persisting)),
+			contract.AttrPhaseSince.ValueSet(time.Now().UTC()),
 		),
 		EnableEagerStart: c.eager,
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 func TestClaimThenFinalizePublished(t *testing.T) {
@@ -33,7 +33,7 @@ func TestClaimThenFinalizePublished(t *testing.T) {
 			require.NoError(t, err)
 			t.Logf("trigger to Published: %s", time.Since(begin).Round(time.Millisecond))
 
-			assert.Equal(t, workflows.Published, res.Phase)
+			assert.Equal(t, contract.Published, res.Phase)
 			assert.Equal(t, uint32(1), res.Attempts)
 			entry := env.Entry(7)
 			assert.True(t, entry.HoldsToken(req.Token()), "the store holds the reference")
@@ -44,7 +44,7 @@ func TestClaimThenFinalizePublished(t *testing.T) {
 
 			st, err := f.Status(ctx(t))
 			require.NoError(t, err)
-			assert.Equal(t, workflows.Published, st.Phase)
+			assert.Equal(t, contract.Published, st.Phase)
 			assert.Equal(t, "embedded", st.StoreKind)
 		})
 	}
@@ -70,7 +70,7 @@ func TestFinalizeTwiceReachesOneExecution(t *testing.T) {
 	env.StartWorker()
 	res, err := second.Wait(ctx(t))
 	require.NoError(t, err)
-	require.Equal(t, workflows.Published, res.Phase)
+	require.Equal(t, contract.Published, res.Phase)
 
 	third, err := c.Finalize(ctx(t), req)
 	require.NoError(t, err)
@@ -113,7 +113,7 @@ func TestFinalizeDifferentContentIsRefused(t *testing.T) {
 	env.StartWorker()
 	res, err := first.Wait(ctx(t))
 	require.NoError(t, err)
-	require.Equal(t, workflows.Published, res.Phase)
+	require.Equal(t, contract.Published, res.Phase)
 	check("after completion")
 	assert.False(t, env.Entry(3).Reference.Savepoint, "the first request's content stands")
 }
@@ -149,7 +149,7 @@ func TestFinalizeAfterNewerClaimIsDiscarded(t *testing.T) {
 	require.NoError(t, err)
 	res, err := f.Wait(ctx(t))
 	require.NoError(t, err)
-	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.Equal(t, contract.Discarded, res.Phase)
 	assert.Contains(t, res.Reason, "stale epoch")
 	assert.False(t, env.Exists(req.ExclusivePrefix+"data-0"))
 	assert.True(t, env.Exists(env.Cluster+"/j1/shared/sst-1"))
@@ -165,7 +165,7 @@ func TestContentCheckReadsTheStartInput(t *testing.T) {
 	for n, memo := range map[uint64]map[string]any{6: nil, 8: {"contentHash": "hashed-in-python"}} {
 		req := env.Checkpoint(1, n)
 		run, err := env.Temporal.ExecuteWorkflow(ctx(t), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: env.TaskQueue, Memo: memo},
-			workflows.FinalizeWorkflow, req)
+			contract.FinalizeWorkflow, req)
 		require.NoError(t, err)
 
 		other := req

@@ -9,8 +9,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // LatestCheckpoint reads the job's restore point without claiming
@@ -18,14 +18,14 @@ import (
 // failover uses the answer of ClaimEpoch instead, which no older epoch can
 // publish behind. The read is linearizable: it reflects every finalization
 // that was Published before the call.
-func (c *Client) LatestCheckpoint(ctx context.Context, job stores.JobID) (workflows.RestorePoint, error) {
+func (c *Client) LatestCheckpoint(ctx context.Context, job stores.JobID) (contract.RestorePoint, error) {
 	if err := job.Validate(); err != nil {
-		return workflows.RestorePoint{}, invalidRequest("latest checkpoint", err)
+		return contract.RestorePoint{}, invalidRequest("latest checkpoint", err)
 	}
-	req := workflows.LatestRequest{Cluster: job.Cluster, Job: job.Job}
+	req := contract.LatestRequest{Cluster: job.Cluster, Job: job.Job}
 	nonce := make([]byte, 8)
 	if _, err := rand.Read(nonce); err != nil {
-		return workflows.RestorePoint{}, fmt.Errorf("latest checkpoint: %w", err)
+		return contract.RestorePoint{}, fmt.Errorf("latest checkpoint: %w", err)
 	}
 	id := req.WorkflowID(hex.EncodeToString(nonce))
 	run, err := c.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -33,13 +33,13 @@ func (c *Client) LatestCheckpoint(ctx context.Context, job stores.JobID) (workfl
 		TaskQueue:                c.taskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, workflows.LatestWorkflow, req)
+	}, contract.LatestWorkflow, req)
 	if err != nil {
-		return workflows.RestorePoint{}, fmt.Errorf("latest checkpoint: start %s: %w", id, err)
+		return contract.RestorePoint{}, fmt.Errorf("latest checkpoint: start %s: %w", id, err)
 	}
-	var rp workflows.RestorePoint
+	var rp contract.RestorePoint
 	if err := run.Get(ctx, &rp); err != nil {
-		return workflows.RestorePoint{}, fmt.Errorf("latest checkpoint: %w", rejection(id, err))
+		return contract.RestorePoint{}, fmt.Errorf("latest checkpoint: %w", rejection(id, err))
 	}
 	return rp, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // DefaultProgressInterval is how often WaitProgress polls when asked for 0.
@@ -16,12 +16,12 @@ const DefaultProgressInterval = 500 * time.Millisecond
 // (no worker to answer the query, say) is logged and skipped: progress is a
 // courtesy, the result is what counts. A finalization that ends between
 // two polls may skip phases; the result is always complete.
-func (f *Finalization) WaitProgress(ctx context.Context, interval time.Duration, progress func(workflows.Status)) (workflows.FinalizeResult, error) {
+func (f *Finalization) WaitProgress(ctx context.Context, interval time.Duration, progress func(contract.Status)) (contract.FinalizeResult, error) {
 	if interval <= 0 {
 		interval = DefaultProgressInterval
 	}
 	type outcome struct {
-		res workflows.FinalizeResult
+		res contract.FinalizeResult
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -58,12 +58,12 @@ func (f *Finalization) WaitProgress(ctx context.Context, interval time.Duration,
 // progressKey is what a progress report is about; the timings change on
 // every phase change anyway.
 type progressKey struct {
-	phase                 workflows.Phase
+	phase                 contract.Phase
 	attempts              uint32
 	verifications, fences int
 	lastError             string
 }
 
-func keyOf(st workflows.Status) progressKey {
+func keyOf(st contract.Status) progressKey {
 	return progressKey{st.Phase, st.Attempts, st.Verifications, st.Fences, st.LastError}
 }

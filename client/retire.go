@@ -7,8 +7,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Retire retires a job whose checkpoint ID space is about to restart: every
@@ -18,7 +18,7 @@ import (
 // req.DiscardCheckpoints. Only the job's current epoch may retire it
 // (ErrStaleEpoch otherwise); retiring a retired job succeeds, and the first
 // retirement's choice stands.
-func (c *Client) Retire(ctx context.Context, req workflows.RetireRequest) error {
+func (c *Client) Retire(ctx context.Context, req contract.RetireRequest) error {
 	if err := (stores.JobID{Cluster: req.Cluster, Job: req.Job}).Validate(); err != nil {
 		return invalidRequest("retire", err)
 	}
@@ -34,7 +34,7 @@ func (c *Client) Retire(ctx context.Context, req workflows.RetireRequest) error 
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		// A finished one may run again: the store answers from its state.
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, workflows.RetireWorkflow, req)
+	}, contract.RetireWorkflow, req)
 	if err != nil {
 		return fmt.Errorf("retire: start %s: %w", id, err)
 	}

@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // MinReconcileInterval is the shortest interval a schedule accepts: a run
@@ -24,7 +24,7 @@ const MinReconcileInterval = time.Minute
 // while Temporal was down is not caught up beyond one interval. It reports
 // whether it created the schedule. Its ID is
 // workflows.ReconcileScheduleID(req.Cluster).
-func (c *Client) ScheduleReconcile(ctx context.Context, req workflows.ReconcileRequest, interval time.Duration) (created bool, err error) {
+func (c *Client) ScheduleReconcile(ctx context.Context, req contract.ReconcileRequest, interval time.Duration) (created bool, err error) {
 	if err := req.Validate(); err != nil {
 		return false, invalidRequest("schedule reconcile", err)
 	}
@@ -35,11 +35,11 @@ func (c *Client) ScheduleReconcile(ctx context.Context, req workflows.ReconcileR
 		return false, invalidRequest("schedule reconcile", &stores.InvalidError{
 			Field: "interval", Rule: fmt.Sprintf("must be at least %s, got %s", MinReconcileInterval, interval)})
 	}
-	id := workflows.ReconcileScheduleID(req.Cluster)
+	id := contract.ReconcileScheduleID(req.Cluster)
 	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: interval}}}
 	action := &client.ScheduleWorkflowAction{
 		ID:        id,
-		Workflow:  workflows.ReconcileWorkflow,
+		Workflow:  contract.ReconcileWorkflow,
 		Args:      []any{req},
 		TaskQueue: c.taskQueue,
 	}

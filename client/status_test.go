@@ -11,7 +11,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // A caller that knows only the identity: Status and Attach.
@@ -28,10 +28,10 @@ func TestStatusAndAttachByIdentity(t *testing.T) {
 
 	st, err := c.Status(ctx(t), env.Cluster, env.Job, 1, 9)
 	require.NoError(t, err)
-	assert.Equal(t, workflows.Published, st.Phase)
+	assert.Equal(t, contract.Published, st.Phase)
 	assert.Equal(t, uint32(1), st.Attempts)
 	assert.Equal(t, want.HandleKey, st.HandleKey)
-	assert.Contains(t, st.Timings, workflows.Persisting)
+	assert.Contains(t, st.Timings, contract.Persisting)
 
 	attached, err := c.Attach(ctx(t), env.Cluster, env.Job, 1, 9)
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ func TestWaitProgressReportsChanges(t *testing.T) {
 
 	var (
 		mu   sync.Mutex
-		seen []workflows.Status
+		seen []contract.Status
 	)
 	verifying, second := make(chan struct{}), make(chan struct{})
 	var onceVerifying, onceSecond sync.Once
@@ -71,11 +71,11 @@ func TestWaitProgressReportsChanges(t *testing.T) {
 		<-second
 		assert.NoError(t, f.Abandon(ctx(t), "test over"))
 	}()
-	res, err := f.WaitProgress(ctx(t), 50*time.Millisecond, func(st workflows.Status) {
+	res, err := f.WaitProgress(ctx(t), 50*time.Millisecond, func(st contract.Status) {
 		mu.Lock()
 		seen = append(seen, st)
 		mu.Unlock()
-		if st.Phase == workflows.Verifying {
+		if st.Phase == contract.Verifying {
 			onceVerifying.Do(func() { close(verifying) })
 		}
 		if st.Verifications >= 2 {
@@ -83,7 +83,7 @@ func TestWaitProgressReportsChanges(t *testing.T) {
 		}
 	})
 	require.NoError(t, err)
-	assert.Equal(t, workflows.Abandoned, res.Phase)
+	assert.Equal(t, contract.Abandoned, res.Phase)
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -99,6 +99,6 @@ func TestWaitProgressReportsChanges(t *testing.T) {
 }
 
 // progressOf is what a progress report is about.
-func progressOf(st workflows.Status) [5]any {
+func progressOf(st contract.Status) [5]any {
 	return [5]any{st.Phase, st.Attempts, st.Verifications, st.Fences, st.LastError}
 }

@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // StuckQuery is the visibility filter of finalizations parked in Verifying
@@ -20,24 +20,24 @@ import (
 // at most a second late).
 func StuckQuery(cutoff time.Time) string {
 	return fmt.Sprintf(`%s = "%s" AND %s < "%s" AND ExecutionStatus = "Running"`,
-		workflows.AttrPhase.GetName(), workflows.Verifying,
-		workflows.AttrPhaseSince.GetName(), cutoff.UTC().Format(time.RFC3339))
+		contract.AttrPhase.GetName(), contract.Verifying,
+		contract.AttrPhaseSince.GetName(), cutoff.UTC().Format(time.RFC3339))
 }
 
 // Stuck is one finalization parked in Verifying: its store did not answer
 // whether the reference landed, and nothing is discarded until it does.
 type Stuck struct {
-	WorkflowID string          `json:"workflowId"`
-	RunID      string          `json:"runId"`
-	Cluster    string          `json:"cluster"`
-	Job        string          `json:"job"`
-	Epoch      uint64          `json:"epoch"`
-	Checkpoint uint64          `json:"checkpoint"`
-	Phase      workflows.Phase `json:"phase"`
-	PhaseSince time.Time       `json:"phaseSince"`
-	StartTime  time.Time       `json:"startTime"`
-	StoreKind  string          `json:"storeKind,omitempty"`
-	Summary    string          `json:"summary,omitempty"`
+	WorkflowID string         `json:"workflowId"`
+	RunID      string         `json:"runId"`
+	Cluster    string         `json:"cluster"`
+	Job        string         `json:"job"`
+	Epoch      uint64         `json:"epoch"`
+	Checkpoint uint64         `json:"checkpoint"`
+	Phase      contract.Phase `json:"phase"`
+	PhaseSince time.Time      `json:"phaseSince"`
+	StartTime  time.Time      `json:"startTime"`
+	StoreKind  string         `json:"storeKind,omitempty"`
+	Summary    string         `json:"summary,omitempty"`
 }
 
 // ListStuck lists the finalizations that have been Verifying for longer
@@ -79,20 +79,20 @@ func (c *Client) stuckOf(info *workflowpb.WorkflowExecutionInfo) (Stuck, error) 
 		name string
 		into any
 	}{
-		{workflows.AttrCluster.GetName(), &s.Cluster},
-		{workflows.AttrJob.GetName(), &s.Job},
-		{workflows.AttrEpoch.GetName(), &epoch},
-		{workflows.AttrCheckpoint.GetName(), &checkpoint},
-		{workflows.AttrPhase.GetName(), &phase},
-		{workflows.AttrPhaseSince.GetName(), &s.PhaseSince},
-		{workflows.AttrStoreKind.GetName(), &s.StoreKind},
+		{contract.AttrCluster.GetName(), &s.Cluster},
+		{contract.AttrJob.GetName(), &s.Job},
+		{contract.AttrEpoch.GetName(), &epoch},
+		{contract.AttrCheckpoint.GetName(), &checkpoint},
+		{contract.AttrPhase.GetName(), &phase},
+		{contract.AttrPhaseSince.GetName(), &s.PhaseSince},
+		{contract.AttrStoreKind.GetName(), &s.StoreKind},
 	}
 	for _, f := range fields {
 		if err := decodeAttr(attrs[f.name], f.into); err != nil {
 			return s, fmt.Errorf("%s: search attribute %s: %w", s.WorkflowID, f.name, err)
 		}
 	}
-	s.Epoch, s.Checkpoint, s.Phase = uint64(epoch), uint64(checkpoint), workflows.Phase(phase)
+	s.Epoch, s.Checkpoint, s.Phase = uint64(epoch), uint64(checkpoint), contract.Phase(phase)
 	if p, ok := info.GetMemo().GetFields()[MemoSummary]; ok {
 		// A summary is a courtesy: an undecodable one is left out.
 		_ = c.dc.FromPayload(p, &s.Summary)

@@ -11,7 +11,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // A finalization whose store never answers parks in Verifying; ListStuck
@@ -33,11 +33,11 @@ func TestListStuckFindsParkedVerifying(t *testing.T) {
 	require.NoError(t, err)
 	res, err := ok.Wait(ctx(t))
 	require.NoError(t, err)
-	require.Equal(t, workflows.Published, res.Phase)
+	require.Equal(t, contract.Published, res.Phase)
 
 	require.Eventually(t, func() bool {
 		st, err := stuck.Status(ctx(t))
-		return err == nil && st.Phase == workflows.Verifying
+		return err == nil && st.Phase == contract.Verifying
 	}, 30*time.Second, 100*time.Millisecond, "the finalization over an unanswering store reaches Verifying")
 	parked := time.Now()
 
@@ -60,7 +60,7 @@ func TestListStuckFindsParkedVerifying(t *testing.T) {
 	assert.Equal(t, "j1", found.Job)
 	assert.Equal(t, uint64(1), found.Epoch)
 	assert.Equal(t, uint64(5), found.Checkpoint)
-	assert.Equal(t, workflows.Verifying, found.Phase)
+	assert.Equal(t, contract.Verifying, found.Phase)
 	assert.Equal(t, "embedded", found.StoreKind)
 	assert.Equal(t, "checkpoint 5 of "+down.Cluster+"/j1 (epoch 1)", found.Summary)
 	assert.WithinDuration(t, time.Now(), found.PhaseSince, 30*time.Second)
@@ -75,7 +75,7 @@ func TestListStuckFindsParkedVerifying(t *testing.T) {
 	require.NoError(t, stuck.Abandon(ctx(t), "store decommissioned"))
 	res, err = stuck.Wait(ctx(t))
 	require.NoError(t, err)
-	assert.Equal(t, workflows.Abandoned, res.Phase)
+	assert.Equal(t, contract.Abandoned, res.Phase)
 	assert.Equal(t, "store decommissioned", res.Reason)
 	assert.True(t, down.Exists(down.Cluster+"/j1/chk-5/data-0"))
 }

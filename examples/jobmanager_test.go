@@ -18,9 +18,9 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // The job manager written with the temporal CLI, jq and sha256sum.
@@ -119,9 +119,9 @@ func playJobManager(d driver) {
 	jm := d.forJob("j1")
 
 	// A new job: the claim answers that there is nothing to recover from.
-	var restore workflows.RestorePoint
+	var restore contract.RestorePoint
 	jm.okAs(restorePoint, &restore, "claim", "1", "leader-1")
-	assert.Equal(t, workflows.RestoreNone, restore.State, "a new job")
+	assert.Equal(t, contract.RestoreNone, restore.State, "a new job")
 	assert.Equal(t, uint64(1), restore.Epoch)
 	assert.Nil(t, restore.Latest)
 
@@ -155,12 +155,12 @@ func playJobManager(d driver) {
 	assert.Equal(t, other.ContentHash(), refused.Requested)
 
 	// Published: only now may the job manager acknowledge it to sinks.
-	var res workflows.FinalizeResult
+	var res contract.FinalizeResult
 	jm.okAs(finalizeResult, &res, "wait", "1", "1")
-	assert.Equal(t, workflows.Published, res.Phase)
-	var st workflows.Status
+	assert.Equal(t, contract.Published, res.Phase)
+	var st contract.Status
 	jm.okAs(status, &st, "status", "1", "1")
-	assert.Equal(t, workflows.Published, st.Phase)
+	assert.Equal(t, contract.Published, st.Phase)
 	assert.Equal(t, res.HandleKey, st.HandleKey)
 	assert.Equal(t, "zookeeper", st.StoreKind)
 	e.checkExecution(req.WorkflowID())
@@ -190,7 +190,7 @@ func playJobManager(d driver) {
 	var parked trigger
 	jm.ok(&parked, "finalize", "2", "2")
 	assert.True(t, parked.Started)
-	st = jm.awaitStatus(2, 2, "parks in Verifying", func(st workflows.Status) bool { return st.Phase == workflows.Verifying })
+	st = jm.awaitStatus(2, 2, "parks in Verifying", func(st contract.Status) bool { return st.Phase == contract.Verifying })
 	assert.NotEmpty(t, st.LastError, "the unknown outcome is reported")
 
 	// A trigger while it runs attaches to it (the conflict policy refuses a
@@ -207,17 +207,17 @@ func playJobManager(d driver) {
 	jm.ok(&signalled, "retry-now", "2", "2")
 	assert.True(t, signalled.Signalled)
 	before := st.Verifications
-	jm.awaitStatus(2, 2, "retry-now starts another verify", func(st workflows.Status) bool {
-		return st.Phase == workflows.Verifying && st.Verifications > before
+	jm.awaitStatus(2, 2, "retry-now starts another verify", func(st contract.Status) bool {
+		return st.Phase == contract.Verifying && st.Verifications > before
 	})
 
 	// The store answers again: Verify resolves it, and it ends Published.
 	e.proxy.Heal()
 	jm.ok(nil, "retry-now", "2", "2") // signalled, or it had ended already: both fine
 	jm.okAs(finalizeResult, &res, "wait", "2", "2")
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	jm.okAs(status, &st, "status", "2", "2")
-	assert.Equal(t, workflows.Published, st.Phase)
+	assert.Equal(t, contract.Published, st.Phase)
 	assert.Greater(t, st.Verifications, before, "the verifications retry-now started are counted")
 	e.checkStart(req2)
 	e.checkExecution(req2.WorkflowID()) // retry-now included: a signal with no payload
@@ -241,8 +241,8 @@ func playLeaders(d driver) {
 		out := lines(r.stdout)
 		require.Lenf(t, out, 7, "run %d: claimed, recoverFrom, 3 checkpoints, again, latest:\n%s", leader.epoch, r.stdout)
 		var claimed struct {
-			Claimed uint64                 `json:"claimed"`
-			Restore workflows.RestorePoint `json:"restore"`
+			Claimed uint64                `json:"claimed"`
+			Restore contract.RestorePoint `json:"restore"`
 		}
 		require.NoError(t, json.Unmarshal(out[0], &claimed))
 		validateMember(t, out[0], "restore", restorePoint)
@@ -252,10 +252,10 @@ func playLeaders(d driver) {
 		}
 		require.NoError(t, json.Unmarshal(out[1], &recoverFrom))
 		if leader.from == 0 {
-			assert.Equal(t, workflows.RestoreNone, claimed.Restore.State)
+			assert.Equal(t, contract.RestoreNone, claimed.Restore.State)
 			assert.Nil(t, recoverFrom.RecoverFrom)
 		} else {
-			assert.Equal(t, workflows.RestoreResolved, claimed.Restore.State)
+			assert.Equal(t, contract.RestoreResolved, claimed.Restore.State)
 			require.NotNil(t, claimed.Restore.Latest)
 			assert.Equal(t, leader.from, claimed.Restore.Latest.Checkpoint)
 			require.NotNil(t, recoverFrom.RecoverFrom)
@@ -266,11 +266,11 @@ func playLeaders(d driver) {
 		acknowledged := 0
 		for _, line := range out[2:6] {
 			var l struct {
-				Checkpoint   uint64                    `json:"checkpoint"`
-				Acknowledged bool                      `json:"acknowledged"`
-				Result       *workflows.FinalizeResult `json:"result"`
-				Again        *trigger                  `json:"again"`
-				First        string                    `json:"first"`
+				Checkpoint   uint64                   `json:"checkpoint"`
+				Acknowledged bool                     `json:"acknowledged"`
+				Result       *contract.FinalizeResult `json:"result"`
+				Again        *trigger                 `json:"again"`
+				First        string                   `json:"first"`
 			}
 			require.NoError(t, json.Unmarshal(line, &l))
 			if l.Again != nil {
@@ -284,17 +284,17 @@ func playLeaders(d driver) {
 			assert.Equal(t, leader.from+uint64(acknowledged), l.Checkpoint, "checkpoint IDs go on from the restore point")
 			assert.True(t, l.Acknowledged)
 			require.NotNil(t, l.Result)
-			assert.Equal(t, workflows.Published, l.Result.Phase)
+			assert.Equal(t, contract.Published, l.Result.Phase)
 		}
 		assert.Equal(t, 3, acknowledged)
 		assert.NotEmpty(t, firstRun)
 
 		var latest struct {
-			Latest workflows.RestorePoint `json:"latest"`
+			Latest contract.RestorePoint `json:"latest"`
 		}
 		require.NoError(t, json.Unmarshal(out[6], &latest))
 		validateMember(t, out[6], "latest", restorePoint)
-		assert.Equal(t, workflows.RestoreResolved, latest.Latest.State)
+		assert.Equal(t, contract.RestoreResolved, latest.Latest.State)
 		require.NotNil(t, latest.Latest.Latest)
 		assert.Equal(t, leader.from+3, latest.Latest.Latest.Checkpoint)
 		assert.Equal(t, leader.epoch, latest.Latest.Latest.Epoch)
@@ -309,8 +309,8 @@ const (
 	status         = "status.schema.json"
 )
 
-func claimID(req workflows.FinalizeRequest, epoch uint64) string {
-	return workflows.ClaimRequest{Cluster: req.Cluster, Job: req.Job, Epoch: epoch}.WorkflowID()
+func claimID(req contract.FinalizeRequest, epoch uint64) string {
+	return contract.ClaimRequest{Cluster: req.Cluster, Job: req.Job, Epoch: epoch}.WorkflowID()
 }
 
 // checkExecution validates every payload of the execution's history that
@@ -339,7 +339,7 @@ func validateMember(t *testing.T, line []byte, member, schema string) {
 
 // checkWritten has the driver write checkpoint n's files and returns the
 // request they make, built here from what landed in the bucket.
-func (e *env) checkWritten(jm driver, epoch, n uint64) workflows.FinalizeRequest {
+func (e *env) checkWritten(jm driver, epoch, n uint64) contract.FinalizeRequest {
 	t := e.t
 	t.Helper()
 	var w written
@@ -353,7 +353,7 @@ func (e *env) checkWritten(jm driver, epoch, n uint64) workflows.FinalizeRequest
 	assert.Equal(t, hex.EncodeToString(sum[:]), w.MetadataSHA256)
 	_, err = os.Stat(filepath.Join(e.bucket, prefix, "data-0"))
 	require.NoError(t, err, "a data file next to the metadata")
-	return workflows.FinalizeRequest{
+	return contract.FinalizeRequest{
 		Cluster: e.cluster, Job: jm.job, Epoch: epoch, Checkpoint: n,
 		MetadataKey: w.MetadataKey, MetadataSHA256: w.MetadataSHA256, ExclusivePrefix: w.ExclusivePrefix,
 	}
@@ -362,7 +362,7 @@ func (e *env) checkWritten(jm driver, epoch, n uint64) workflows.FinalizeRequest
 // checkStart reads the finalization's start event: the input, the memo and
 // the search attributes as the driver sent them, before the workflow
 // upserted anything.
-func (e *env) checkStart(req workflows.FinalizeRequest) {
+func (e *env) checkStart(req contract.FinalizeRequest) {
 	t := e.t
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -373,21 +373,21 @@ func (e *env) checkStart(req workflows.FinalizeRequest) {
 	require.NoError(t, err)
 	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
 	require.NotNil(t, attrs, "the first event starts the execution")
-	assert.Equal(t, workflows.FinalizeWorkflow, attrs.GetWorkflowType().GetName())
+	assert.Equal(t, contract.FinalizeWorkflow, attrs.GetWorkflowType().GetName())
 	assert.Equal(t, e.taskQueue, attrs.GetTaskQueue().GetName())
 
 	dc := converter.GetDefaultDataConverter()
-	var input workflows.FinalizeRequest
+	var input contract.FinalizeRequest
 	require.NoError(t, dc.FromPayloads(attrs.GetInput(), &input))
 	assert.Equal(t, req.ContentHash(), input.ContentHash(), "the input is the request")
 
 	memo := attrs.GetMemo().GetFields()
 	var summary, hash string
-	require.Contains(t, memo, workflows.MemoSummary)
-	require.Contains(t, memo, workflows.MemoContentHash)
-	require.NoError(t, dc.FromPayload(memo[workflows.MemoSummary], &summary))
-	require.NoError(t, dc.FromPayload(memo[workflows.MemoContentHash], &hash))
-	assert.Equal(t, workflows.Summary(req), summary)
+	require.Contains(t, memo, contract.MemoSummary)
+	require.Contains(t, memo, contract.MemoContentHash)
+	require.NoError(t, dc.FromPayload(memo[contract.MemoSummary], &summary))
+	require.NoError(t, dc.FromPayload(memo[contract.MemoContentHash], &hash))
+	assert.Equal(t, contract.Summary(req), summary)
 	assert.Equal(t, req.ContentHash(), hash)
 
 	sa := attrs.GetSearchAttributes().GetIndexedFields()
@@ -399,28 +399,28 @@ func (e *env) checkStart(req workflows.FinalizeRequest) {
 	var cluster, job, phase string
 	var epoch, checkpoint int64
 	var since time.Time
-	decode(workflows.AttrCluster.GetName(), &cluster)
-	decode(workflows.AttrJob.GetName(), &job)
-	decode(workflows.AttrEpoch.GetName(), &epoch)
-	decode(workflows.AttrCheckpoint.GetName(), &checkpoint)
-	decode(workflows.AttrPhase.GetName(), &phase)
-	decode(workflows.AttrPhaseSince.GetName(), &since)
+	decode(contract.AttrCluster.GetName(), &cluster)
+	decode(contract.AttrJob.GetName(), &job)
+	decode(contract.AttrEpoch.GetName(), &epoch)
+	decode(contract.AttrCheckpoint.GetName(), &checkpoint)
+	decode(contract.AttrPhase.GetName(), &phase)
+	decode(contract.AttrPhaseSince.GetName(), &since)
 	assert.Equal(t, req.Cluster, cluster)
 	assert.Equal(t, req.Job, job)
 	assert.Equal(t, int64(req.Epoch), epoch)
 	assert.Equal(t, int64(req.Checkpoint), checkpoint)
-	assert.Equal(t, string(workflows.Persisting), phase)
+	assert.Equal(t, string(contract.Persisting), phase)
 	assert.False(t, since.IsZero())
 }
 
 // checkRestore checks a resolved restore point against the request that
 // published its checkpoint.
-func (e *env) checkRestore(rp workflows.RestorePoint, req workflows.FinalizeRequest, handleKey string) {
+func (e *env) checkRestore(rp contract.RestorePoint, req contract.FinalizeRequest, handleKey string) {
 	t := e.t
 	t.Helper()
 	assert.Equal(t, req.Cluster, rp.Cluster)
 	assert.Equal(t, req.Job, rp.Job)
-	require.Equalf(t, workflows.RestoreResolved, rp.State, "restore point %+v", rp)
+	require.Equalf(t, contract.RestoreResolved, rp.State, "restore point %+v", rp)
 	require.NotNil(t, rp.Latest)
 	assert.Equal(t, req.Checkpoint, rp.Latest.Checkpoint)
 	assert.Equal(t, req.Epoch, rp.Latest.Epoch)
@@ -437,10 +437,10 @@ func (e *env) restorePath(key string) string { return "file://" + e.bucket + "/"
 
 // awaitStatus queries the finalization through the driver until done
 // holds; the deadline only bounds a hung run.
-func (d driver) awaitStatus(epoch, n uint64, what string, done func(workflows.Status) bool) workflows.Status {
+func (d driver) awaitStatus(epoch, n uint64, what string, done func(contract.Status) bool) contract.Status {
 	t := d.env.t
 	t.Helper()
-	var st workflows.Status
+	var st contract.Status
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		d.okAs(status, &st, "status", jsonNumber(epoch), jsonNumber(n))

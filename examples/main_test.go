@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // One Temporal dev server, one ZooKeeper and one worker binary for the
@@ -52,7 +52,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{
-		SearchAttributes: workflows.SearchAttributes(), CLIPath: cliPath, Progress: os.Stderr,
+		SearchAttributes: contract.SearchAttributes(), CLIPath: cliPath, Progress: os.Stderr,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "examples: start temporal:", err)

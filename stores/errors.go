@@ -27,6 +27,13 @@ var (
 	ErrForbidden = errors.New("forbidden by the store's access control")
 )
 
+// ErrHandleConflict: a handle blob's key in the state bucket holds a
+// different valid handle; nothing was written or deleted. It is the
+// bucket's definite refusal, not a reference store's, so OutcomeOf does not
+// count it; it lives here so that the workflow contract's one table of
+// rejections can name it.
+var ErrHandleConflict = errors.New("key holds a different state handle")
+
 // ErrUnknown marks a failure whose outcome is unknown: the write may have
 // landed. It is never a rejection.
 var ErrUnknown = errors.New("outcome unknown")

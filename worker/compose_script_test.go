@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // The registration script of the one-shot compose service really works:
@@ -50,7 +50,7 @@ func TestComposeSearchAttributeScriptRuns(t *testing.T) {
 		require.NoError(t, err, "run %d:\n%s", run, out)
 		if run == 2 {
 			assert.Len(t, regexp.MustCompile(`(?m)^search attribute \S+ present$`).FindAllString(string(out), -1),
-				len(workflows.SearchAttributes()), "the second run creates nothing:\n%s", out)
+				len(contract.SearchAttributes()), "the second run creates nothing:\n%s", out)
 		}
 	}
 
@@ -60,7 +60,7 @@ func TestComposeSearchAttributeScriptRuns(t *testing.T) {
 	resp, err := c.OperatorService().ListSearchAttributes(context.Background(),
 		&operatorservice.ListSearchAttributesRequest{Namespace: srv.Namespace})
 	require.NoError(t, err)
-	for name, typ := range workflows.SearchAttributes() {
+	for name, typ := range contract.SearchAttributes() {
 		want := enumspb.IndexedValueType(enumspb.IndexedValueType_shorthandValue[typ])
 		assert.Equal(t, want, resp.GetCustomAttributes()[name], name)
 	}

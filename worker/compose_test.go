@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // No Docker engine runs here, so docker-compose.yml is checked by parsing
@@ -189,7 +189,7 @@ func TestComposeWorkerConfiguration(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, StoreZooKeeper, cfg.Store.Kind)
-	assert.Equal(t, workflows.DefaultTaskQueue, cfg.Temporal.TaskQueue)
+	assert.Equal(t, contract.DefaultTaskQueue, cfg.Temporal.TaskQueue)
 
 	require.True(t, strings.HasPrefix(cfg.StateBucket, "file:///"), cfg.StateBucket)
 	bucketDir := strings.TrimPrefix(cfg.StateBucket, "file://")
@@ -209,7 +209,7 @@ func TestComposeWorkerConfiguration(t *testing.T) {
 // The one-shot service registers exactly workflows.SearchAttributes().
 func TestComposeSearchAttributes(t *testing.T) {
 	p := loadCompose(t)
-	assert.Equal(t, workflows.SearchAttributes(), composeSearchAttributes(t, p))
+	assert.Equal(t, contract.SearchAttributes(), composeSearchAttributes(t, p))
 }
 
 func composeSearchAttributes(t *testing.T, p *types.Project) map[string]string {

@@ -27,11 +27,11 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"sigs.k8s.io/yaml"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // docker-compose.yml must run what scripts/topology.sh runs natively
@@ -336,7 +336,7 @@ func TestComposeTemporalRunsNatively(t *testing.T) {
 	assert.Equal(t, retention, ns.GetConfig().GetWorkflowExecutionRetentionTtl().AsDuration())
 	sas, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: topology.Namespace})
 	require.NoError(t, err)
-	for name, typ := range workflows.SearchAttributes() {
+	for name, typ := range contract.SearchAttributes() {
 		assert.Equal(t, enumspb.IndexedValueType(enumspb.IndexedValueType_shorthandValue[typ]), sas.GetCustomAttributes()[name], name)
 	}
 	// The stuck-finalization filter is accepted by SQL visibility once

@@ -3,8 +3,8 @@ package worker
 import (
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // StoreKind names an HA reference store backend.
@@ -145,7 +145,7 @@ func DefaultConfig() Config {
 		Temporal: TemporalConfig{
 			Address:   DefaultTemporalAddress,
 			Namespace: "default",
-			TaskQueue: workflows.DefaultTaskQueue,
+			TaskQueue: contract.DefaultTaskQueue,
 		},
 		Store: StoreConfig{
 			Kind:     StoreEmbedded,

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // env is a getenv over a map.
@@ -31,7 +31,7 @@ func TestDefaultsAreValid(t *testing.T) {
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, "127.0.0.1:7233", cfg.Temporal.Address)
 	assert.Equal(t, "default", cfg.Temporal.Namespace)
-	assert.Equal(t, workflows.DefaultTaskQueue, cfg.Temporal.TaskQueue)
+	assert.Equal(t, contract.DefaultTaskQueue, cfg.Temporal.TaskQueue)
 	assert.Equal(t, StoreEmbedded, cfg.Store.Kind)
 	assert.Equal(t, 1, cfg.Retain)
 	assert.Equal(t, "127.0.0.1:9464", cfg.MetricsAddress)

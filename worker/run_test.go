@@ -21,10 +21,10 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Bad configuration fails Run before it connects to anything: the
@@ -68,7 +68,7 @@ type devWorker struct {
 
 func newDevWorker(t *testing.T) *devWorker {
 	t.Helper()
-	srv := temporaltest.Start(t, temporaltest.Options{SearchAttributes: workflows.SearchAttributes()})
+	srv := temporaltest.Start(t, temporaltest.Options{SearchAttributes: contract.SearchAttributes()})
 	dir := t.TempDir()
 	d := &devWorker{t: t, srv: srv, cfg: DefaultConfig(), bucket: filepath.Join(dir, "bucket")}
 	d.cfg.Temporal.Address = srv.HostPort
@@ -125,15 +125,15 @@ func (d *devWorker) execute(ctx context.Context, id, workflow string, arg any) c
 	return run
 }
 
-func (d *devWorker) claim(ctx context.Context) workflows.ClaimRequest {
+func (d *devWorker) claim(ctx context.Context) contract.ClaimRequest {
 	d.t.Helper()
-	claim := workflows.ClaimRequest{Cluster: "dev", Job: "job-1", Epoch: 1, Owner: "jm-1"}
-	require.NoError(d.t, d.execute(ctx, claim.WorkflowID(), workflows.ClaimWorkflow, claim).Get(ctx, nil))
+	claim := contract.ClaimRequest{Cluster: "dev", Job: "job-1", Epoch: 1, Owner: "jm-1"}
+	require.NoError(d.t, d.execute(ctx, claim.WorkflowID(), contract.ClaimWorkflow, claim).Get(ctx, nil))
 	return claim
 }
 
 // reference reads a checkpoint's key once no worker holds the store.
-func (d *devWorker) reference(req workflows.FinalizeRequest) stores.Entry {
+func (d *devWorker) reference(req contract.FinalizeRequest) stores.Entry {
 	d.t.Helper()
 	s, err := embedded.Open(d.cfg.Store.Embedded.Path)
 	require.NoError(d.t, err, "Run closed the store: its file lock is free")
@@ -155,9 +155,9 @@ func TestRunFinalizesAgainstDevServer(t *testing.T) {
 	defer cancel()
 	started := time.Now()
 	req := writeCheckpoint(t, d.bucket, d.claim(ctx), 7)
-	var res workflows.FinalizeResult
-	require.NoError(t, d.execute(ctx, req.WorkflowID(), workflows.FinalizeWorkflow, req).Get(ctx, &res))
-	assert.Equal(t, workflows.Published, res.Phase, "reason: %s", res.Reason)
+	var res contract.FinalizeResult
+	require.NoError(t, d.execute(ctx, req.WorkflowID(), contract.FinalizeWorkflow, req).Get(ctx, &res))
+	assert.Equal(t, contract.Published, res.Phase, "reason: %s", res.Reason)
 	t.Logf("claim + finalize through the real server: %s", time.Since(started).Round(time.Millisecond))
 
 	metrics := get(t, "http://"+r.MetricsAddress+"/metrics", 200)
@@ -192,7 +192,7 @@ func TestRunDrainsRunningActivity(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req := writeCheckpoint(t, d.bucket, d.claim(ctx), 1)
-	run := d.execute(ctx, req.WorkflowID(), workflows.FinalizeWorkflow, req)
+	run := d.execute(ctx, req.WorkflowID(), contract.FinalizeWorkflow, req)
 
 	select {
 	case <-slow.entered:
@@ -205,9 +205,9 @@ func TestRunDrainsRunningActivity(t *testing.T) {
 	assert.True(t, d.reference(req).HoldsToken(req.Token()), "the publish finished before the store closed")
 
 	d.start()
-	var res workflows.FinalizeResult
+	var res contract.FinalizeResult
 	require.NoError(t, run.Get(ctx, &res))
-	assert.Equal(t, workflows.Published, res.Phase, "reason: %s", res.Reason)
+	assert.Equal(t, contract.Published, res.Phase, "reason: %s", res.Reason)
 	assert.Equal(t, uint32(1), res.Attempts)
 }
 
@@ -229,7 +229,7 @@ func (s *slowPublish) Publish(ctx context.Context, p stores.Publication) error {
 
 // writeCheckpoint writes a checkpoint's metadata and data into the bucket
 // the way a job manager does, and returns the request that finalizes it.
-func writeCheckpoint(t *testing.T, bucket string, claim workflows.ClaimRequest, n uint64) workflows.FinalizeRequest {
+func writeCheckpoint(t *testing.T, bucket string, claim contract.ClaimRequest, n uint64) contract.FinalizeRequest {
 	t.Helper()
 	prefix := filepath.ToSlash(filepath.Join(claim.Cluster, claim.Job, "chk-"+itoa(n))) + "/"
 	meta := []byte("metadata of checkpoint " + itoa(n))
@@ -239,7 +239,7 @@ func writeCheckpoint(t *testing.T, bucket string, claim workflows.ClaimRequest, 
 		require.NoError(t, os.WriteFile(path, data, 0o644))
 	}
 	sum := sha256.Sum256(meta)
-	return workflows.FinalizeRequest{
+	return contract.FinalizeRequest{
 		Cluster: claim.Cluster, Job: claim.Job, Epoch: claim.Epoch, Checkpoint: n,
 		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
 		ExclusivePrefix: prefix,

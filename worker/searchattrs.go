@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // ErrSearchAttributes: the namespace lacks a search attribute the
@@ -41,7 +41,7 @@ func checkSearchAttributes(ctx context.Context, c client.Client, namespace strin
 	have := resp.GetCustomAttributes()
 	missing := map[string]enums.IndexedValueType{}
 	var wrong []string
-	for name, typ := range workflows.SearchAttributes() {
+	for name, typ := range contract.SearchAttributes() {
 		want := enums.IndexedValueType(enums.IndexedValueType_value["INDEXED_VALUE_TYPE_"+strings.ToUpper(typ)])
 		got, ok := have[name]
 		switch {
@@ -85,7 +85,7 @@ func names(m map[string]enums.IndexedValueType) []string {
 func createCommand(namespace string, missing map[string]enums.IndexedValueType) string {
 	cmd := "temporal operator search-attribute create --namespace " + namespace
 	for _, n := range names(missing) {
-		cmd += " --name " + n + " --type " + workflows.SearchAttributes()[n]
+		cmd += " --name " + n + " --type " + contract.SearchAttributes()[n]
 	}
 	return cmd
 }

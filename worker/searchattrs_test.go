@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // A namespace without the search attributes fails the start at once with
@@ -56,7 +56,7 @@ func TestStartChecksSearchAttributes(t *testing.T) {
 	defer c.Close()
 	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "default"})
 	require.NoError(t, err)
-	for name := range workflows.SearchAttributes() {
+	for name := range contract.SearchAttributes() {
 		assert.Contains(t, resp.GetCustomAttributes(), name)
 	}
 }

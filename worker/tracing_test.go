@@ -22,8 +22,8 @@ import (
 	"google.golang.org/grpc"
 
 	finalizerclient "github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // collector is an OTLP trace receiver over gRPC on loopback: what an
@@ -105,7 +105,7 @@ func TestTracingExportsWorkflowAndActivitySpans(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	claim := workflows.ClaimRequest{Cluster: "dev", Job: "job-1", Epoch: 1, Owner: "jm-1"}
+	claim := contract.ClaimRequest{Cluster: "dev", Job: "job-1", Epoch: 1, Owner: "jm-1"}
 	_, err = jm.ClaimEpoch(ctx, claim)
 	require.NoError(t, err)
 	req := writeCheckpoint(t, d.bucket, claim, 5)
@@ -113,7 +113,7 @@ func TestTracingExportsWorkflowAndActivitySpans(t *testing.T) {
 	require.NoError(t, err)
 	res, err := f.Wait(ctx)
 	require.NoError(t, err)
-	require.Equal(t, workflows.Published, res.Phase, "reason: %s", res.Reason)
+	require.Equal(t, contract.Published, res.Phase, "reason: %s", res.Reason)
 
 	// No waiting: stopping the worker flushed its spans.
 	require.NoError(t, stop())
@@ -126,7 +126,7 @@ func TestTracingExportsWorkflowAndActivitySpans(t *testing.T) {
 
 	var started []sdktrace.ReadOnlySpan
 	for _, s := range recorder.Ended() {
-		if s.Name() == "StartWorkflow:"+workflows.FinalizeWorkflow {
+		if s.Name() == "StartWorkflow:"+contract.FinalizeWorkflow {
 			started = append(started, s)
 		}
 	}
@@ -134,7 +134,7 @@ func TestTracingExportsWorkflowAndActivitySpans(t *testing.T) {
 	trigger := started[0].SpanContext()
 
 	run := slices.IndexFunc(spans, func(s receivedSpan) bool {
-		return s.GetName() == "RunWorkflow:"+workflows.FinalizeWorkflow
+		return s.GetName() == "RunWorkflow:"+contract.FinalizeWorkflow
 	})
 	require.GreaterOrEqual(t, run, 0, "a RunWorkflow span among %v", names)
 	rs := spans[run]

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // A finalization parked in Verifying (the store unreachable) shows in
@@ -30,7 +30,7 @@ func TestVerifyingGauge(t *testing.T) {
 	defer cancel()
 	req := writeCheckpoint(t, d.bucket, d.claim(ctx), 3)
 	faults.SetUnreachable(true)
-	run := d.execute(ctx, req.WorkflowID(), workflows.FinalizeWorkflow, req)
+	run := d.execute(ctx, req.WorkflowID(), contract.FinalizeWorkflow, req)
 
 	gauge := func() []string {
 		return samples(get(t, "http://"+r.MetricsAddress+"/metrics", 200), "finalizer_verifying", `older_than="0s"`)
@@ -41,8 +41,8 @@ func TestVerifyingGauge(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond, "one finalization in Verifying")
 
 	faults.SetUnreachable(false)
-	require.NoError(t, d.client.SignalWorkflow(ctx, run.GetID(), "", workflows.RetryNowSignal, nil))
-	var res workflows.FinalizeResult
+	require.NoError(t, d.client.SignalWorkflow(ctx, run.GetID(), "", contract.RetryNowSignal, nil))
+	var res contract.FinalizeResult
 	require.NoError(t, run.Get(ctx, &res))
 	require.Eventually(t, func() bool {
 		g := gauge()
@@ -51,10 +51,10 @@ func TestVerifyingGauge(t *testing.T) {
 
 	// A deposed leader's checkpoint: rejected, then discarded.
 	deposed := writeCheckpoint(t, d.bucket, d.claim(ctx), 4)
-	next := workflows.ClaimRequest{Cluster: deposed.Cluster, Job: deposed.Job, Epoch: 2, Owner: "jm-2"}
-	require.NoError(t, d.execute(ctx, next.WorkflowID(), workflows.ClaimWorkflow, next).Get(ctx, nil))
-	require.NoError(t, d.execute(ctx, deposed.WorkflowID(), workflows.FinalizeWorkflow, deposed).Get(ctx, &res))
-	require.Equal(t, workflows.Discarded, res.Phase)
+	next := contract.ClaimRequest{Cluster: deposed.Cluster, Job: deposed.Job, Epoch: 2, Owner: "jm-2"}
+	require.NoError(t, d.execute(ctx, next.WorkflowID(), contract.ClaimWorkflow, next).Get(ctx, nil))
+	require.NoError(t, d.execute(ctx, deposed.WorkflowID(), contract.FinalizeWorkflow, deposed).Get(ctx, &res))
+	require.Equal(t, contract.Discarded, res.Phase)
 
 	// What this run exported is what the alert rules and the dashboard
 	// in deploy/ may name.

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Every payload of the recorded histories (real executions, some of an
@@ -69,14 +69,14 @@ func TestRestorePointAnswersMatchTheSchema(t *testing.T) {
 		name      string
 		published []uint64
 		lose      uint64 // checkpoint whose metadata goes missing
-		want      workflows.RestoreState
+		want      contract.RestoreState
 	}{
-		{name: "none", want: workflows.RestoreNone},
-		{name: "resolved", published: []uint64{1, 2}, want: workflows.RestoreResolved},
-		{name: "dangling with fallback", published: []uint64{1, 2}, lose: 2, want: workflows.RestoreDangling},
-		{name: "dangling alone", published: []uint64{1}, lose: 1, want: workflows.RestoreDangling},
+		{name: "none", want: contract.RestoreNone},
+		{name: "resolved", published: []uint64{1, 2}, want: contract.RestoreResolved},
+		{name: "dangling with fallback", published: []uint64{1, 2}, lose: 2, want: contract.RestoreDangling},
+		{name: "dangling alone", published: []uint64{1}, lose: 1, want: contract.RestoreDangling},
 	} {
-		for _, wf := range []string{workflows.ClaimWorkflow, workflows.LatestWorkflow} {
+		for _, wf := range []string{contract.ClaimWorkflow, contract.LatestWorkflow} {
 			t.Run(tc.name+"/"+wf, func(t *testing.T) {
 				f := newFixture(t, 0)
 				for _, n := range tc.published {
@@ -85,13 +85,13 @@ func TestRestorePointAnswersMatchTheSchema(t *testing.T) {
 						require.NoError(t, os.Remove(filepath.Join(f.dir, req.MetadataKey)))
 					}
 				}
-				if wf == workflows.ClaimWorkflow {
-					f.env.ExecuteWorkflow(wf, workflows.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 2, Owner: "jm-2"})
+				if wf == contract.ClaimWorkflow {
+					f.env.ExecuteWorkflow(wf, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 2, Owner: "jm-2"})
 				} else {
-					f.env.ExecuteWorkflow(wf, workflows.LatestRequest{Cluster: job.Cluster, Job: job.Job})
+					f.env.ExecuteWorkflow(wf, contract.LatestRequest{Cluster: job.Cluster, Job: job.Job})
 				}
 				require.NoError(t, f.env.GetWorkflowError())
-				var rp workflows.RestorePoint
+				var rp contract.RestorePoint
 				decodeChecked(t, "restore-point.schema.json", f.env.GetWorkflowResult, &rp)
 				assert.Equal(t, tc.want, rp.State)
 				if tc.lose == 2 {
@@ -107,9 +107,9 @@ func TestRestorePointAnswersMatchTheSchema(t *testing.T) {
 func TestSubsumeStatusMatchesTheSchema(t *testing.T) {
 	f := newFixture(t, 1)
 	req := f.publishDirect(1, false)
-	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
+	f.env.ExecuteWorkflow(contract.SubsumeWorkflow, subsumeRequest(f, req, 1))
 	require.NoError(t, f.env.GetWorkflowError())
-	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+	v, err := f.env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(t, err)
 	var phase string
 	decodeChecked(t, "subsume-status.schema.json", v.Get, &phase)

@@ -10,57 +10,19 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
-// PublishedReport tells a job's coordinator that a checkpoint was published.
-type PublishedReport struct {
-	Cluster    string `json:"cluster"`
-	Job        string `json:"job"`
-	Epoch      uint64 `json:"epoch"`
-	Checkpoint uint64 `json:"checkpoint"`
-}
-
-// CoordinatorState is the input of JobCoordinator, carried across
-// continue-as-new.
-type CoordinatorState struct {
-	Cluster string `json:"cluster"`
-	Job     string `json:"job"`
-	// Epoch is the job's claimed epoch as the store said at the last pass;
-	// removals are conditional on it. Reports only wake the coordinator:
-	// an epoch nobody claimed never reaches a removal.
-	Epoch uint64 `json:"epoch"`
-	// Removed counts removals over the coordinator's life.
-	Removed int `json:"removed"`
-	// Deposed: a removal was refused for a stale epoch (a newer claim
-	// landed between the pass's read and its removal); removals wait for a
-	// report of a newer epoch, whose pass reads the store again.
-	Deposed bool `json:"deposed,omitempty"`
-}
-
-// CoordinatorStatus answers the coordinator's status query.
-type CoordinatorStatus struct {
-	CoordinatorState
-	Passes int `json:"passes"`
-	// Retain is the retention setting of the last pass.
-	Retain int `json:"retain"`
-	// Retained are the checkpoints the last pass kept.
-	Retained  []uint64 `json:"retained"`
-	LastError string   `json:"lastError,omitempty"`
-}
-
-// CoordinatorID is the workflow ID of a job's coordinator.
-func CoordinatorID(cluster, job string) string { return fmt.Sprintf("coordinator/%s/%s", cluster, job) }
-
 // coordinatorReport is how a finalization reaches its coordinator: signal,
 // starting it on first use.
-func coordinatorReport(r PublishedReport) activities.ReportInput {
+func coordinatorReport(r contract.PublishedReport) activities.ReportInput {
 	return activities.ReportInput{
-		WorkflowID:   CoordinatorID(r.Cluster, r.Job),
-		WorkflowType: CoordinatorWorkflow,
-		Signal:       PublishedSignal,
+		WorkflowID:   contract.CoordinatorID(r.Cluster, r.Job),
+		WorkflowType: contract.CoordinatorWorkflow,
+		Signal:       contract.PublishedSignal,
 		SignalArg:    r,
-		StartArg:     CoordinatorState{Cluster: r.Cluster, Job: r.Job, Epoch: r.Epoch},
+		StartArg:     contract.CoordinatorState{Cluster: r.Cluster, Job: r.Job, Epoch: r.Epoch},
 	}
 }
 
@@ -80,16 +42,16 @@ const recheckDelay = 2 * time.Second
 // reference subsumed before it, and its state would leak), and passes
 // again after recheckDelay when a pass did not see the newest checkpoint
 // reported.
-func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
+func JobCoordinator(ctx workflow.Context, st contract.CoordinatorState) error {
 	local := fastPath(ctx)
-	status := CoordinatorStatus{CoordinatorState: st}
-	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (CoordinatorStatus, error) { return status, nil }); err != nil {
+	status := contract.CoordinatorStatus{CoordinatorState: st}
+	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (contract.CoordinatorStatus, error) { return status, nil }); err != nil {
 		return err
 	}
-	reports := workflow.GetSignalChannel(ctx, PublishedSignal)
+	reports := workflow.GetSignalChannel(ctx, contract.PublishedSignal)
 	var newest uint64   // the newest checkpoint reported since the last pass
 	var reported uint64 // the newest epoch reported since the last pass
-	absorb := func(r PublishedReport) {
+	absorb := func(r contract.PublishedReport) {
 		if r.Epoch > status.Epoch {
 			status.Deposed = false
 		}
@@ -97,7 +59,7 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 	}
 	recheck := false
 	for passes := 0; ; passes++ {
-		var r PublishedReport
+		var r contract.PublishedReport
 		if recheck {
 			awaitReportOr(ctx, reports, recheckDelay, absorb)
 		} else {
@@ -139,12 +101,12 @@ func JobCoordinator(ctx workflow.Context, st CoordinatorState) error {
 }
 
 // awaitReportOr waits for the next report, or for delay to pass.
-func awaitReportOr(ctx workflow.Context, reports workflow.ReceiveChannel, delay time.Duration, absorb func(PublishedReport)) {
+func awaitReportOr(ctx workflow.Context, reports workflow.ReceiveChannel, delay time.Duration, absorb func(contract.PublishedReport)) {
 	tctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(reports, func(c workflow.ReceiveChannel, _ bool) {
-		var r PublishedReport
+		var r contract.PublishedReport
 		c.Receive(ctx, &r)
 		absorb(r)
 	})
@@ -157,7 +119,7 @@ func awaitReportOr(ctx workflow.Context, reports workflow.ReceiveChannel, delay 
 // path, else each through its own SubsumeCheckpoint. It returns the newest
 // checkpoint it saw referenced, or the largest value when retention is off:
 // nothing to catch up on then.
-func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64, error) {
+func retain(ctx workflow.Context, local bool, status *contract.CoordinatorStatus) (uint64, error) {
 	job := stores.JobID{Cluster: status.Cluster, Job: status.Job}
 	var view activities.RetentionView
 	if err := storeCall.execute(ctx, local, a.ReadRetention, job).Get(ctx, &view); err != nil {
@@ -216,7 +178,7 @@ func retain(ctx workflow.Context, local bool, status *CoordinatorStatus) (uint64
 
 // removeBatch removes a pass's references through one RemoveCheckpoints
 // activity, which the server retries until it is done.
-func removeBatch(ctx workflow.Context, job stores.JobID, status *CoordinatorStatus, remove []stores.Entry) error {
+func removeBatch(ctx workflow.Context, job stores.JobID, status *contract.CoordinatorStatus, remove []stores.Entry) error {
 	if len(remove) == 0 {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -44,10 +46,10 @@ func TestRetentionPlan(t *testing.T) {
 
 // publishDirect finalizes checkpoint n the way a finished FinalizeCheckpoint
 // leaves it: handle persisted, reference published.
-func (f *fixture) publishDirect(n uint64, savepoint bool) workflows.FinalizeRequest {
+func (f *fixture) publishDirect(n uint64, savepoint bool) contract.FinalizeRequest {
 	f.t.Helper()
 	req := f.checkpoint(n, savepoint)
-	key, err := f.states.Write(f.t.Context(), req.Handle())
+	key, err := f.states.Write(f.t.Context(), activities.HandleOf(req))
 	require.NoError(f.t, err)
 	require.NoError(f.t, f.inner.Publish(f.t.Context(), stores.Publication{
 		CheckpointID: req.CheckpointID(), Epoch: 1,
@@ -59,12 +61,12 @@ func (f *fixture) publishDirect(n uint64, savepoint bool) workflows.FinalizeRequ
 func TestCoordinatorRetentionWithSavepoints(t *testing.T) {
 	f := newFixture(t, 2)
 	savepoints := map[uint64]bool{2: true, 5: true, 6: true}
-	reqs := map[uint64]workflows.FinalizeRequest{}
+	reqs := map[uint64]contract.FinalizeRequest{}
 	for n := uint64(1); n <= 6; n++ {
 		reqs[n] = f.publishDirect(n, savepoints[n])
 	}
 	f.env.RegisterDelayedCallback(func() {
-		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 6})
+		f.env.SignalWorkflow(contract.PublishedSignal, contract.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 6})
 	}, time.Second)
 	f.env.RegisterDelayedCallback(func() {
 		st := f.coordinatorStatus()
@@ -72,7 +74,7 @@ func TestCoordinatorRetentionWithSavepoints(t *testing.T) {
 		assert.Equal(t, 3, st.Removed)
 		f.env.CancelWorkflow()
 	}, time.Hour)
-	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+	f.env.ExecuteWorkflow(contract.CoordinatorWorkflow, contract.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
 
 	list, err := f.inner.List(t.Context(), job)
 	require.NoError(t, err)
@@ -103,7 +105,7 @@ func TestSubsumeUnknownConfirmedThenDiscarded(t *testing.T) {
 	f := newFixture(t, 1)
 	req := f.publishDirect(1, false)
 	f.refs.Inject(storefault.OpSubsume, storefault.DropReply)
-	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
+	f.env.ExecuteWorkflow(contract.SubsumeWorkflow, subsumeRequest(f, req, 1))
 
 	require.True(t, f.env.IsWorkflowCompleted())
 	var res workflows.SubsumeResult
@@ -119,7 +121,7 @@ func TestSubsumeDeposedKeepsEverything(t *testing.T) {
 	f := newFixture(t, 1)
 	req := f.publishDirect(1, false)
 	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-	f.env.ExecuteWorkflow(workflows.SubsumeWorkflow, subsumeRequest(f, req, 1))
+	f.env.ExecuteWorkflow(contract.SubsumeWorkflow, subsumeRequest(f, req, 1))
 
 	var res workflows.SubsumeResult
 	decodeChecked(t, "subsume-result.schema.json", f.env.GetWorkflowResult, &res)
@@ -128,7 +130,7 @@ func TestSubsumeDeposedKeepsEverything(t *testing.T) {
 	assert.True(t, f.exists("c1/j1/chk-1/data-0"))
 }
 
-func subsumeRequest(f *fixture, req workflows.FinalizeRequest, epoch uint64) workflows.SubsumeRequest {
+func subsumeRequest(f *fixture, req contract.FinalizeRequest, epoch uint64) workflows.SubsumeRequest {
 	e := f.entry(req.Checkpoint)
 	require.NotNil(f.t, e.Reference, fmt.Sprintf("checkpoint %d published", req.Checkpoint))
 	return workflows.SubsumeRequest{CheckpointID: req.CheckpointID(), Epoch: epoch, HandleKey: e.Reference.Handle}
@@ -136,7 +138,7 @@ func subsumeRequest(f *fixture, req workflows.FinalizeRequest, epoch uint64) wor
 
 func TestClaimEpochRefusesStale(t *testing.T) {
 	f := newFixture(t, 0)
-	f.env.ExecuteWorkflow(workflows.ClaimWorkflow, workflows.ClaimRequest{Cluster: "c1", Job: "j1", Epoch: 1, Owner: "jm-other"})
+	f.env.ExecuteWorkflow(contract.ClaimWorkflow, contract.ClaimRequest{Cluster: "c1", Job: "j1", Epoch: 1, Owner: "jm-other"})
 	require.Error(t, f.env.GetWorkflowError())
 	assert.Contains(t, f.env.GetWorkflowError().Error(), "Rejected.StaleEpoch")
 }
@@ -145,7 +147,7 @@ func TestRetireJob(t *testing.T) {
 	for _, discard := range []bool{false, true} {
 		f := newFixture(t, 0)
 		f.publishDirect(1, false)
-		f.env.ExecuteWorkflow(workflows.RetireWorkflow, workflows.RetireRequest{Cluster: "c1", Job: "j1", Epoch: 1, DiscardCheckpoints: discard})
+		f.env.ExecuteWorkflow(contract.RetireWorkflow, contract.RetireRequest{Cluster: "c1", Job: "j1", Epoch: 1, DiscardCheckpoints: discard})
 		require.NoError(t, f.env.GetWorkflowError())
 		want := stores.ReasonRetained
 		if discard {
@@ -164,7 +166,7 @@ func TestCoordinatorRechecksAReportThatOvertookItsPublish(t *testing.T) {
 	f.publishDirect(1, false)
 	f.env.RegisterDelayedCallback(func() {
 		// Checkpoint 2 reports before its reference lands.
-		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 2})
+		f.env.SignalWorkflow(contract.PublishedSignal, contract.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 2})
 	}, time.Second)
 	f.env.RegisterDelayedCallback(func() { f.publishDirect(2, false) }, 1500*time.Millisecond)
 	f.env.RegisterDelayedCallback(func() {
@@ -174,7 +176,7 @@ func TestCoordinatorRechecksAReportThatOvertookItsPublish(t *testing.T) {
 		assert.Equal(t, 1, st.Removed)
 		f.env.CancelWorkflow()
 	}, time.Hour)
-	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+	f.env.ExecuteWorkflow(contract.CoordinatorWorkflow, contract.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
 
 	e, err := f.inner.Read(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 1})
 	require.NoError(t, err)
@@ -191,7 +193,7 @@ func TestCoordinatorRemovesUnderTheStoresClaim(t *testing.T) {
 	f.publishDirect(1, false)
 	f.publishDirect(2, false)
 	report := func(epoch, n uint64) {
-		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: epoch, Checkpoint: n})
+		f.env.SignalWorkflow(contract.PublishedSignal, contract.PublishedReport{Cluster: "c1", Job: "j1", Epoch: epoch, Checkpoint: n})
 	}
 	f.env.RegisterDelayedCallback(func() { report(9, 5) }, time.Second) // epoch 9 was never claimed
 	f.env.RegisterDelayedCallback(func() {
@@ -208,7 +210,7 @@ func TestCoordinatorRemovesUnderTheStoresClaim(t *testing.T) {
 		assert.Equal(t, []uint64{3}, st.Retained)
 		f.env.CancelWorkflow()
 	}, time.Hour)
-	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+	f.env.ExecuteWorkflow(contract.CoordinatorWorkflow, contract.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
 	assert.NotNil(t, f.entry(1).Tombstone)
 	assert.NotNil(t, f.entry(2).Tombstone)
 	assert.NotNil(t, f.entry(3).Reference)
@@ -222,29 +224,29 @@ func TestCoordinatorFollowsNewClaimsAndRetirement(t *testing.T) {
 	f.publishDirect(2, false)
 	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
 	f.env.RegisterDelayedCallback(func() {
-		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 2})
+		f.env.SignalWorkflow(contract.PublishedSignal, contract.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 2})
 	}, time.Second)
 	f.env.RegisterDelayedCallback(func() {
 		st := f.coordinatorStatus()
 		assert.Equal(t, uint64(2), st.Epoch)
 		assert.Equal(t, 1, st.Removed, "removed under epoch 2, the standing claim")
 		require.NoError(t, f.inner.Retire(t.Context(), job, 2, true))
-		f.env.SignalWorkflow(workflows.PublishedSignal, workflows.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 2, Checkpoint: 2})
+		f.env.SignalWorkflow(contract.PublishedSignal, contract.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 2, Checkpoint: 2})
 	}, time.Minute)
 	f.env.RegisterDelayedCallback(func() {
 		assert.Equal(t, 1, f.coordinatorStatus().Removed, "a retired job's references are the retirement's")
 		f.env.CancelWorkflow()
 	}, time.Hour)
-	f.env.ExecuteWorkflow(workflows.CoordinatorWorkflow, workflows.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+	f.env.ExecuteWorkflow(contract.CoordinatorWorkflow, contract.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
 	assert.Equal(t, stores.ReasonRetained, f.entry(2).Tombstone.Reason)
 }
 
 // coordinatorStatus queries the running coordinator's status.
-func (f *fixture) coordinatorStatus() workflows.CoordinatorStatus {
+func (f *fixture) coordinatorStatus() contract.CoordinatorStatus {
 	f.t.Helper()
-	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+	v, err := f.env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(f.t, err)
-	var st workflows.CoordinatorStatus
+	var st contract.CoordinatorStatus
 	decodeChecked(f.t, "coordinator-status.schema.json", v.Get, &st)
 	return st
 }

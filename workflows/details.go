@@ -5,22 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"go.temporal.io/sdk/workflow"
 )
-
-// StaticDetails is what a finalization's starter shows on its Web UI page
-// for good (the SDK's StaticDetails, markdown): what it finalizes. The
-// one-line StaticSummary is Summary.
-func StaticDetails(r FinalizeRequest) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**\n\n", Summary(r))
-	fmt.Fprintf(&b, "- metadata: `%s` (sha256 `%s`)\n", r.MetadataKey, r.MetadataSHA256)
-	if r.ExclusivePrefix != "" {
-		fmt.Fprintf(&b, "- exclusive state: `%s`\n", r.ExclusivePrefix)
-	}
-	fmt.Fprintf(&b, "- publish attempts at most: %d\n", r.maxAttempts())
-	return b.String()
-}
 
 // showDetails keeps the execution's current details (the Web UI's page of
 // it, markdown) in step with the status query: where it is, since when,
@@ -46,19 +33,19 @@ func (f *finalization) showDetails() {
 }
 
 // operatorAdvice says what an operator can do in a phase.
-func operatorAdvice(p Phase) string {
+func operatorAdvice(p contract.Phase) string {
 	switch p {
-	case Verifying:
+	case contract.Verifying:
 		return "The store has not said whether the reference landed: the state is kept and the job manager must not " +
 			"acknowledge the checkpoint. Fix the store, then signal `retry-now`; or signal `abandon` with a reason " +
 			"(the state is kept). Nothing forces a discard."
-	case Published:
+	case contract.Published:
 		return "Published: the job manager may acknowledge the checkpoint."
-	case Discarded:
+	case contract.Discarded:
 		return "Discarded: the reference is proven absent and can never land; the checkpoint is not recoverable."
-	case Abandoned:
+	case contract.Abandoned:
 		return "Abandoned: the state is kept for an operator; see the reason in the result."
-	case Failed:
+	case contract.Failed:
 		return "Failed: the request was invalid or its data missing; nothing was published."
 	}
 	return ""

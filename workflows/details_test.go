@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // currentDetails is what the Web UI shows on the execution's page.
@@ -37,6 +37,6 @@ func TestCurrentDetailsFollowStatus(t *testing.T) {
 		f.refs.SetUnreachable(false)
 	}, time.Hour)
 	res := f.finalize(f.checkpoint(1, false))
-	require.Equal(t, workflows.Published, res.Phase)
+	require.Equal(t, contract.Published, res.Phase)
 	assert.Contains(t, f.currentDetails(), "**Published** since")
 }

@@ -1,9 +1,9 @@
 package workflows
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -12,8 +12,8 @@ import (
 // finalization is the state of one FinalizeCheckpoint execution.
 type finalization struct {
 	ctx      workflow.Context
-	req      FinalizeRequest
-	status   Status
+	req      contract.FinalizeRequest
+	status   contract.Status
 	retryNow workflow.ReceiveChannel
 	abandon  workflow.ReceiveChannel
 	// abandoned is the operator's reason, once one abandoned the finalization.
@@ -22,36 +22,30 @@ type finalization struct {
 	local bool
 }
 
-func newFinalization(ctx workflow.Context, req FinalizeRequest) *finalization {
+func newFinalization(ctx workflow.Context, req contract.FinalizeRequest) *finalization {
 	now := workflow.Now(ctx)
 	return &finalization{
 		ctx: ctx,
 		req: req,
-		status: Status{
-			StartedAt: now, PhaseSince: now, Timings: map[Phase]time.Duration{},
+		status: contract.Status{
+			StartedAt: now, PhaseSince: now, Timings: map[contract.Phase]time.Duration{},
 		},
-		retryNow: workflow.GetSignalChannel(ctx, RetryNowSignal),
-		abandon:  workflow.GetSignalChannel(ctx, AbandonSignal),
+		retryNow: workflow.GetSignalChannel(ctx, contract.RetryNowSignal),
+		abandon:  workflow.GetSignalChannel(ctx, contract.AbandonSignal),
 	}
 }
 
 // start registers the status query and the identity's search attributes.
 func (f *finalization) start() error {
-	if err := workflow.SetQueryHandler(f.ctx, StatusQuery, func() (Status, error) { return f.status, nil }); err != nil {
+	if err := workflow.SetQueryHandler(f.ctx, contract.StatusQuery, func() (contract.Status, error) { return f.status, nil }); err != nil {
 		return err
 	}
-	memo := map[string]any{MemoSummary: Summary(f.req), MemoContentHash: f.req.ContentHash()}
+	memo := map[string]any{contract.MemoSummary: contract.Summary(f.req), contract.MemoContentHash: f.req.ContentHash()}
 	if f.local && startedWith(f.ctx, memo) {
 		return nil // the starter wrote it: an upsert would only add an event
 	}
 	return workflow.UpsertMemo(f.ctx, memo)
 }
-
-// Memo keys of a finalization, as its starter and the workflow write them.
-const (
-	MemoSummary     = "summary"
-	MemoContentHash = "contentHash"
-)
 
 // startedWith reports whether the execution's start memo holds want.
 func startedWith(ctx workflow.Context, want map[string]any) bool {
@@ -67,17 +61,8 @@ func startedWith(ctx workflow.Context, want map[string]any) bool {
 	return true
 }
 
-// Summary is the memo summary of a finalization, as the Web UI lists it.
-func Summary(r FinalizeRequest) string {
-	kind := "checkpoint"
-	if r.Savepoint {
-		kind = "savepoint"
-	}
-	return fmt.Sprintf("%s %d of %s/%s (epoch %d)", kind, r.Checkpoint, r.Cluster, r.Job, r.Epoch)
-}
-
 // setPhase records a phase change in the status and the search attributes.
-func (f *finalization) setPhase(p Phase) {
+func (f *finalization) setPhase(p contract.Phase) {
 	if f.local && f.status.Phase == p {
 		return // end after published or discard: listed already
 	}
@@ -92,12 +77,12 @@ func (f *finalization) setPhase(p Phase) {
 		return
 	}
 	upsert := []temporal.SearchAttributeUpdate{
-		AttrCluster.ValueSet(f.req.Cluster), AttrJob.ValueSet(f.req.Job),
-		AttrEpoch.ValueSet(int64(f.req.Epoch)), AttrCheckpoint.ValueSet(int64(f.req.Checkpoint)),
-		AttrPhase.ValueSet(string(p)), AttrPhaseSince.ValueSet(now),
+		contract.AttrCluster.ValueSet(f.req.Cluster), contract.AttrJob.ValueSet(f.req.Job),
+		contract.AttrEpoch.ValueSet(int64(f.req.Epoch)), contract.AttrCheckpoint.ValueSet(int64(f.req.Checkpoint)),
+		contract.AttrPhase.ValueSet(string(p)), contract.AttrPhaseSince.ValueSet(now),
 	}
 	if f.status.StoreKind != "" {
-		upsert = append(upsert, AttrStoreKind.ValueSet(f.status.StoreKind))
+		upsert = append(upsert, contract.AttrStoreKind.ValueSet(f.status.StoreKind))
 	}
 	if err := workflow.UpsertTypedSearchAttributes(f.ctx, upsert...); err != nil {
 		workflow.GetLogger(f.ctx).Warn("upsert search attributes", "error", err)
@@ -108,22 +93,22 @@ func (f *finalization) setPhase(p Phase) {
 // through are not upserted, as no one could see them but the next phase:
 // Persisting once the starter listed it so, and the first Publishing,
 // which lasts a few seconds at most before Published or Verifying.
-func (f *finalization) unlisted(p Phase) bool {
+func (f *finalization) unlisted(p contract.Phase) bool {
 	if !f.local {
 		return false
 	}
 	switch p {
-	case Persisting:
-		started, _ := workflow.GetTypedSearchAttributes(f.ctx).GetKeyword(AttrPhase)
-		return started == string(Persisting)
-	case Publishing:
+	case contract.Persisting:
+		started, _ := workflow.GetTypedSearchAttributes(f.ctx).GetKeyword(contract.AttrPhase)
+		return started == string(contract.Persisting)
+	case contract.Publishing:
 		return f.status.Attempts == 1
 	}
 	return false
 }
 
 // end records the terminal phase and the outcome metric.
-func (f *finalization) end(p Phase, reason string) FinalizeResult {
+func (f *finalization) end(p contract.Phase, reason string) contract.FinalizeResult {
 	f.setPhase(p)
 	metrics := workflow.GetMetricsHandler(f.ctx)
 	metrics.WithTags(map[string]string{"outcome": string(p)}).Counter(MetricFinalizations).Inc(1)
@@ -134,7 +119,7 @@ func (f *finalization) end(p Phase, reason string) FinalizeResult {
 	// From the trigger: the execution's start, not this run's first task.
 	latency := workflow.Now(f.ctx).Sub(workflow.GetInfo(f.ctx).WorkflowStartTime)
 	metrics.WithTags(map[string]string{"outcome": string(p), "store": store}).Timer(MetricFinalizationLatency).Record(latency)
-	return FinalizeResult{Phase: p, Attempts: f.status.Attempts, Reason: reason, HandleKey: f.status.HandleKey}
+	return contract.FinalizeResult{Phase: p, Attempts: f.status.Attempts, Reason: reason, HandleKey: f.status.HandleKey}
 }
 
 const (

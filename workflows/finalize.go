@@ -3,12 +3,12 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -16,24 +16,24 @@ import (
 var a *activities.Activities
 
 // FinalizeCheckpoint finalizes one checkpoint; see the package documentation.
-func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResult, error) {
+func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (contract.FinalizeResult, error) {
 	f := newFinalization(ctx, req)
 	f.local = fastPath(ctx)
 	if err := f.start(); err != nil {
-		return FinalizeResult{}, err
+		return contract.FinalizeResult{}, err
 	}
 	if err := req.Validate(); err != nil {
-		return f.end(Failed, err.Error()), nil
+		return f.end(contract.Failed, err.Error()), nil
 	}
 
-	f.setPhase(Persisting)
+	f.setPhase(contract.Persisting)
 	var persisted activities.PersistResult
-	if err := persistCall.execute(ctx, f.local, a.PersistHandle, req.Handle()).Get(ctx, &persisted); err != nil {
+	if err := persistCall.execute(ctx, f.local, a.PersistHandle, activities.HandleOf(req)).Get(ctx, &persisted); err != nil {
 		// Only definite failures (invalid, data missing) end the retries.
 		if f.local && isDataMissing(err) && f.publishedBefore(ctx) {
-			return f.end(Published, "published by an earlier run of this workflow task, then subsumed with its state"), nil
+			return f.end(contract.Published, "published by an earlier run of this workflow task, then subsumed with its state"), nil
 		}
-		return f.end(Failed, message(err)), nil
+		return f.end(contract.Failed, message(err)), nil
 	}
 	f.status.HandleKey, f.status.StoreKind = persisted.HandleKey, persisted.StoreKind
 
@@ -41,7 +41,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 	unfenced := false
 	for {
 		f.status.Attempts++
-		f.setPhase(Publishing)
+		f.setPhase(contract.Publishing)
 		// Only the first attempt is on the fast path: a republish follows a
 		// fence, which the regular path records as it goes.
 		fast := f.local && f.status.Attempts == 1
@@ -69,14 +69,14 @@ func FinalizeCheckpoint(ctx workflow.Context, req FinalizeRequest) (FinalizeResu
 
 		verdict, abandoned := f.verify(ctx)
 		if abandoned != "" {
-			return f.end(Abandoned, abandoned), nil
+			return f.end(contract.Abandoned, abandoned), nil
 		}
 		if verdict == stores.Present {
 			return f.published(ctx, false)
 		}
 		unfenced = false
 		f.status.Fences++
-		if f.status.Attempts >= req.maxAttempts() {
+		if f.status.Attempts >= req.MaxAttempts() {
 			return f.discard(ctx, fmt.Sprintf("absent after %d publish attempts, fenced", f.status.Attempts))
 		}
 	}
@@ -99,7 +99,7 @@ func (f *finalization) publishedBefore(ctx workflow.Context) bool {
 
 func isDataMissing(err error) bool {
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == activities.TypeDataMissing
+	return errors.As(err, &app) && app.Type() == contract.TypeDataMissing
 }
 
 // outcomeOf reads an activity's error: only a Rejected type is definite;
@@ -108,8 +108,7 @@ func outcomeOf(err error) stores.Outcome {
 	if err == nil {
 		return stores.Published
 	}
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && strings.HasPrefix(app.Type(), activities.RejectedPrefix) {
+	if contract.Rejection(err) != nil {
 		return stores.Rejected
 	}
 	return stores.Unknown
@@ -140,16 +139,16 @@ func (f *finalization) publication() stores.Publication {
 
 // published reports the checkpoint to its job's coordinator, unless that
 // was done alongside the publish, and ends.
-func (f *finalization) published(ctx workflow.Context, reported bool) (FinalizeResult, error) {
-	f.setPhase(Published)
+func (f *finalization) published(ctx workflow.Context, reported bool) (contract.FinalizeResult, error) {
+	f.setPhase(contract.Published)
 	if !reported {
 		f.reported(ctx, reportCall.execute(ctx, f.local, a.Report, f.report()))
 	}
-	return f.end(Published, ""), nil
+	return f.end(contract.Published, ""), nil
 }
 
 func (f *finalization) report() activities.ReportInput {
-	return coordinatorReport(PublishedReport{Cluster: f.req.Cluster, Job: f.req.Job, Epoch: f.req.Epoch, Checkpoint: f.req.Checkpoint})
+	return coordinatorReport(contract.PublishedReport{Cluster: f.req.Cluster, Job: f.req.Job, Epoch: f.req.Epoch, Checkpoint: f.req.Checkpoint})
 }
 
 // reported waits for a report to the coordinator; a failed one is only
@@ -166,21 +165,21 @@ func (f *finalization) reported(ctx workflow.Context, report workflow.Future) bo
 
 // discard deletes the checkpoint's state; only reached after a definite
 // rejection with no unknown before it, or after a fenced Absent.
-func (f *finalization) discard(ctx workflow.Context, reason string) (FinalizeResult, error) {
-	f.setPhase(Discarding)
+func (f *finalization) discard(ctx workflow.Context, reason string) (contract.FinalizeResult, error) {
+	f.setPhase(contract.Discarding)
 	var res activities.DiscardResult
 	if err := discardCall.execute(ctx, false, a.Discard, f.status.HandleKey).Get(ctx, &res); err != nil {
 		// Only a handle it cannot trust stops the retries: keep what is there.
 		f.status.LastError = message(err)
-		return f.end(Abandoned, "discard refused, state kept: "+message(err)), nil
+		return f.end(contract.Abandoned, "discard refused, state kept: "+message(err)), nil
 	}
 	switch {
 	case res.Published:
 		// The fence found the token's reference, or the tombstone that
 		// removed it since: it was published, whatever the attempts said.
-		return f.end(Published, "found published when about to discard: "+reason), nil
+		return f.end(contract.Published, "found published when about to discard: "+reason), nil
 	case res.Kept != "":
-		return f.end(Discarded, reason+"; its data stays: "+res.Kept), nil
+		return f.end(contract.Discarded, reason+"; its data stays: "+res.Kept), nil
 	}
-	return f.end(Discarded, reason), nil
+	return f.end(contract.Discarded, reason), nil
 }

@@ -9,9 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 func TestPublishedFirstTry(t *testing.T) {
@@ -19,7 +20,7 @@ func TestPublishedFirstTry(t *testing.T) {
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	assert.Equal(t, uint32(1), res.Attempts)
 	assert.True(t, f.entry(1).HoldsToken(req.Token()))
 	assert.Equal(t, res.HandleKey, f.entry(1).Reference.Handle)
@@ -34,7 +35,7 @@ func TestRetryFindsItsOwnWrite(t *testing.T) {
 	f := newFixture(t, 0)
 	f.refs.Inject(storefault.OpPublish, storefault.DropReply)
 	res := f.finalize(f.checkpoint(1, false))
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	assert.Equal(t, uint32(1), res.Attempts)
 	assert.Equal(t, 2, f.refs.Calls(storefault.OpPublish))
 }
@@ -48,7 +49,7 @@ func TestRejectedIsFencedThenDiscards(t *testing.T) {
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.Equal(t, contract.Discarded, res.Phase)
 	assert.Equal(t, uint32(2), res.Attempts)
 	assert.Contains(t, res.Reason, "attempt 2 rejected")
 	assert.Contains(t, res.Reason, "stale epoch")
@@ -67,7 +68,7 @@ func TestUnknownThenVerifyPresent(t *testing.T) {
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	assert.Equal(t, uint32(1), res.Attempts)
 	assert.Equal(t, 1, f.refs.Calls(storefault.OpVerify))
 	assert.True(t, f.entry(1).HoldsToken(req.Token()))
@@ -80,7 +81,7 @@ func TestUnknownFencedAbsentRepublishes(t *testing.T) {
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	assert.Equal(t, uint32(2), res.Attempts)
 	e := f.entry(1)
 	require.NotNil(t, e.Reference)
@@ -94,7 +95,7 @@ func TestUnknownFencedAbsentExhaustedDiscards(t *testing.T) {
 	req.MaxPublishAttempts = 2
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.Equal(t, contract.Discarded, res.Phase)
 	assert.Equal(t, uint32(2), res.Attempts)
 	assert.Equal(t, 3, f.refs.Calls(storefault.OpVerify), "two attempts verified, then the discard's own fence")
 	e := f.entry(1)
@@ -113,7 +114,7 @@ func TestUnknownThenRejectedVerifies(t *testing.T) {
 	res := f.finalize(req)
 
 	// The retry reads the key, finds its own write: Published, nothing lost.
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	assert.True(t, f.entry(1).HoldsToken(req.Token()))
 	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
 }
@@ -126,7 +127,7 @@ func TestUnknownThenRejectedOnRetryGoesToVerify(t *testing.T) {
 	res := f.finalize(req)
 
 	assert.Equal(t, 2, f.refs.Calls(storefault.OpVerify), "the rejected retry went to verify (then the discard fenced)")
-	assert.Equal(t, workflows.Discarded, res.Phase, "after the fence, attempt 2 is rejected definitely")
+	assert.Equal(t, contract.Discarded, res.Phase, "after the fence, attempt 2 is rejected definitely")
 	e := f.entry(1)
 	require.NotNil(t, e.Tombstone)
 	assert.Equal(t, stores.ReasonFenced, e.Tombstone.Reason)
@@ -138,7 +139,7 @@ func TestUnreachableForDaysStaysVerifying(t *testing.T) {
 	req := f.checkpoint(1, false)
 	f.env.RegisterDelayedCallback(func() {
 		st := f.status()
-		assert.Equal(t, workflows.Verifying, st.Phase)
+		assert.Equal(t, contract.Verifying, st.Phase)
 		assert.Greater(t, f.refs.Calls(storefault.OpVerify), 100, "still verifying, with backoff")
 		assert.True(t, f.exists(req.ExclusivePrefix+"data-0"), "nothing discarded (I2)")
 		assert.True(t, f.exists(st.HandleKey))
@@ -146,7 +147,7 @@ func TestUnreachableForDaysStaysVerifying(t *testing.T) {
 	}, 72*time.Hour)
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Published, res.Phase, "once the store answers: fenced Absent, then attempt 2")
+	assert.Equal(t, contract.Published, res.Phase, "once the store answers: fenced Absent, then attempt 2")
 	assert.Equal(t, uint32(2), res.Attempts)
 }
 
@@ -156,15 +157,15 @@ func TestRetryNowSignal(t *testing.T) {
 	var before int
 	f.env.RegisterDelayedCallback(func() {
 		before = f.status().Verifications
-		f.env.SignalWorkflow(workflows.RetryNowSignal, nil)
+		f.env.SignalWorkflow(contract.RetryNowSignal, nil)
 	}, time.Hour)
 	f.env.RegisterDelayedCallback(func() {
 		assert.Equal(t, before+1, f.status().Verifications, "retry-now started a fresh verify at once")
 		f.refs.SetUnreachable(false)
-		f.env.SignalWorkflow(workflows.RetryNowSignal, nil)
+		f.env.SignalWorkflow(contract.RetryNowSignal, nil)
 	}, time.Hour+time.Second)
 	res := f.finalize(f.checkpoint(1, false))
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 }
 
 func TestAbandonKeepsState(t *testing.T) {
@@ -172,11 +173,11 @@ func TestAbandonKeepsState(t *testing.T) {
 	f.refs.SetUnreachable(true)
 	req := f.checkpoint(1, false)
 	f.env.RegisterDelayedCallback(func() {
-		f.env.SignalWorkflow(workflows.AbandonSignal, "kept for forensics by ops")
+		f.env.SignalWorkflow(contract.AbandonSignal, "kept for forensics by ops")
 	}, time.Hour)
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Abandoned, res.Phase)
+	assert.Equal(t, contract.Abandoned, res.Phase)
 	assert.Equal(t, "kept for forensics by ops", res.Reason)
 	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
 	assert.True(t, f.exists(res.HandleKey), "abandoning never discards")
@@ -188,7 +189,7 @@ func TestInvalidRequestFailsWithNothingWritten(t *testing.T) {
 	req.ExclusivePrefix = "c1/j1/" // the whole job: refused
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Failed, res.Phase)
+	assert.Equal(t, contract.Failed, res.Phase)
 	assert.Contains(t, res.Reason, "exclusivePrefix")
 	assert.Empty(t, res.HandleKey)
 	assert.True(t, f.entry(1).Absent())
@@ -201,7 +202,7 @@ func TestMissingMetadataFails(t *testing.T) {
 	req.MetadataSHA256 = "0000000000000000000000000000000000000000000000000000000000000000"
 	res := f.finalize(req)
 
-	assert.Equal(t, workflows.Failed, res.Phase)
+	assert.Equal(t, contract.Failed, res.Phase)
 	assert.True(t, f.entry(1).Absent())
 	assert.Zero(t, f.refs.Calls(storefault.OpPublish))
 }
@@ -223,7 +224,7 @@ func TestRetriedTaskFindsItsCheckpointSubsumed(t *testing.T) {
 	f := newFixture(t, 0)
 	req := f.publishDirect(1, false) // what the lost run of the task did
 	require.NoError(t, f.inner.Subsume(t.Context(), req.CheckpointID(), 1))
-	key, err := f.states.Write(t.Context(), req.Handle()) // the key publishDirect wrote
+	key, err := f.states.Write(t.Context(), activities.HandleOf(req)) // the key publishDirect wrote
 	require.NoError(t, err)
 	h, err := f.states.ReadKey(t.Context(), key)
 	require.NoError(t, err)
@@ -232,7 +233,7 @@ func TestRetriedTaskFindsItsCheckpointSubsumed(t *testing.T) {
 	require.False(t, f.exists(req.MetadataKey))
 
 	res := f.finalize(req)
-	assert.Equal(t, workflows.Published, res.Phase, "reason: %s", res.Reason)
+	assert.Equal(t, contract.Published, res.Phase, "reason: %s", res.Reason)
 	assert.Contains(t, res.Reason, "subsumed")
 	assert.Zero(t, f.refs.Calls(storefault.OpPublish), "nothing is published again")
 }
@@ -243,6 +244,6 @@ func TestMissingDataFails(t *testing.T) {
 	req := f.checkpoint(1, false)
 	req.MetadataKey = req.ExclusivePrefix + "no-such-metadata"
 	res := f.finalize(req)
-	assert.Equal(t, workflows.Failed, res.Phase)
+	assert.Equal(t, contract.Failed, res.Phase)
 	assert.True(t, f.entry(1).Absent(), "nothing written")
 }

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -64,7 +65,7 @@ func newFixture(t *testing.T, retain int) *fixture {
 
 // checkpoint writes checkpoint n's files the way a job manager would, plus
 // a shared file no discard may touch, and returns the request for it.
-func (f *fixture) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest {
+func (f *fixture) checkpoint(n uint64, savepoint bool) contract.FinalizeRequest {
 	f.t.Helper()
 	req, err := jobmanager.Bucket{Dir: f.dir}.WriteCheckpoint(job, 1, n, savepoint)
 	require.NoError(f.t, err)
@@ -73,21 +74,21 @@ func (f *fixture) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest
 
 func (f *fixture) exists(key string) bool { return jobmanager.Bucket{Dir: f.dir}.Exists(key) }
 
-func (f *fixture) finalize(req workflows.FinalizeRequest) workflows.FinalizeResult {
+func (f *fixture) finalize(req contract.FinalizeRequest) contract.FinalizeResult {
 	f.t.Helper()
-	f.env.ExecuteWorkflow(workflows.FinalizeWorkflow, req)
+	f.env.ExecuteWorkflow(contract.FinalizeWorkflow, req)
 	require.True(f.t, f.env.IsWorkflowCompleted())
 	require.NoError(f.t, f.env.GetWorkflowError())
-	var res workflows.FinalizeResult
+	var res contract.FinalizeResult
 	decodeChecked(f.t, "finalize-result.schema.json", f.env.GetWorkflowResult, &res)
 	return res
 }
 
-func (f *fixture) status() workflows.Status {
+func (f *fixture) status() contract.Status {
 	f.t.Helper()
-	v, err := f.env.QueryWorkflow(workflows.StatusQuery)
+	v, err := f.env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(f.t, err)
-	var st workflows.Status
+	var st contract.Status
 	decodeChecked(f.t, "status.schema.json", v.Get, &st)
 	return st
 }

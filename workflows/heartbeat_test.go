@@ -12,7 +12,8 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // heartbeats records the heartbeat timeout each activity type was
@@ -46,17 +47,17 @@ func TestLongActivitiesHeartbeat(t *testing.T) {
 	f := newFixture(t, 0)
 	h := watchHeartbeats(f.env)
 	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-	require.Equal(t, workflows.Discarded, f.finalize(f.checkpoint(1, false)).Phase)
+	require.Equal(t, contract.Discarded, f.finalize(f.checkpoint(1, false)).Phase)
 	d, ok := h.timeout("Discard")
 	require.True(t, ok, "the finalization discarded")
 	assert.Positive(t, d, "Discard has a heartbeat timeout")
 
 	rf := newReconcileFixture(t)
 	two := rf.published(2)
-	rf.remove(two.Handle().Key()) // an orphan's data left: the run discards it
+	rf.remove(activities.HandleOf(two).Key()) // an orphan's data left: the run discards it
 	env := rf.env(later())
 	h = watchHeartbeats(env)
-	env.ExecuteWorkflow(workflows.ReconcileWorkflow, apply())
+	env.ExecuteWorkflow(contract.ReconcileWorkflow, apply())
 	require.NoError(t, env.GetWorkflowError())
 	for _, name := range []string{"ListClusterJobs", "InventoryJob"} {
 		d, ok := h.timeout(name)

@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Regression tests for the paths around the publish protocol (issue 10).
@@ -23,11 +23,11 @@ import (
 
 // publishAs writes checkpoint n of an epoch's job manager and publishes it
 // the way its finished finalization would: the new leader's checkpoint.
-func publishAs(t *testing.T, bucket jobmanager.Bucket, states *blobstate.Store, refs stores.ReferenceStore, epoch, n uint64) workflows.FinalizeRequest {
+func publishAs(t *testing.T, bucket jobmanager.Bucket, states *blobstate.Store, refs stores.ReferenceStore, epoch, n uint64) contract.FinalizeRequest {
 	t.Helper()
 	req, err := bucket.WriteCheckpoint(job, epoch, n, false)
 	require.NoError(t, err)
-	key, err := states.Write(t.Context(), req.Handle())
+	key, err := states.Write(t.Context(), activities.HandleOf(req))
 	require.NoError(t, err)
 	require.NoError(t, refs.Publish(t.Context(), stores.Publication{
 		CheckpointID: req.CheckpointID(), Epoch: epoch,
@@ -38,9 +38,9 @@ func publishAs(t *testing.T, bucket jobmanager.Bucket, states *blobstate.Store, 
 
 // resolves asserts that a published checkpoint's handle, metadata and data
 // are all there (I1).
-func resolves(t *testing.T, exists func(string) bool, req workflows.FinalizeRequest) {
+func resolves(t *testing.T, exists func(string) bool, req contract.FinalizeRequest) {
 	t.Helper()
-	assert.True(t, exists(req.Handle().Key()), "handle of epoch %d checkpoint %d", req.Epoch, req.Checkpoint)
+	assert.True(t, exists(activities.HandleOf(req).Key()), "handle of epoch %d checkpoint %d", req.Epoch, req.Checkpoint)
 	assert.True(t, exists(req.MetadataKey), "metadata of epoch %d checkpoint %d", req.Epoch, req.Checkpoint)
 	assert.True(t, exists(jobmanager.DataKey(job, req.Checkpoint)), "data of epoch %d checkpoint %d", req.Epoch, req.Checkpoint)
 }
@@ -55,7 +55,7 @@ func TestDeposedFinalizationKeepsTheNewLeadersCheckpoint(t *testing.T) {
 	live := publishAs(t, jobmanager.Bucket{Dir: f.dir}, f.states, f.inner, 2, 5)
 
 	res := f.finalize(f.checkpoint(5, false)) // epoch 1, deposed
-	assert.Equal(t, workflows.Discarded, res.Phase, res.Reason)
+	assert.Equal(t, contract.Discarded, res.Phase, res.Reason)
 	assert.Contains(t, res.Reason, "its data stays")
 	resolves(t, f.exists, live)
 	assert.True(t, f.entry(5).HoldsToken(live.Token()))
@@ -73,11 +73,11 @@ func TestRequestNamingOtherDataFails(t *testing.T) {
 	// Each names metadata that exists with its checksum: only the layout
 	// refuses them (at e5e919a they were published, and their discard
 	// would have emptied the directory they name).
-	cases := map[string]func(r *workflows.FinalizeRequest, b jobmanager.Bucket){
-		"another job's directory": func(r *workflows.FinalizeRequest, _ jobmanager.Bucket) {
+	cases := map[string]func(r *contract.FinalizeRequest, b jobmanager.Bucket){
+		"another job's directory": func(r *contract.FinalizeRequest, _ jobmanager.Bucket) {
 			r.ExclusivePrefix, r.MetadataKey, r.MetadataSHA256 = victim.ExclusivePrefix, victim.MetadataKey, victim.MetadataSHA256
 		},
-		"a nested directory": func(r *workflows.FinalizeRequest, b jobmanager.Bucket) {
+		"a nested directory": func(r *contract.FinalizeRequest, b jobmanager.Bucket) {
 			nested, err := b.WriteCheckpoint(job, 1, 15, false)
 			require.NoError(t, err)
 			*r = nested
@@ -85,7 +85,7 @@ func TestRequestNamingOtherDataFails(t *testing.T) {
 			r.MetadataKey = r.ExclusivePrefix + "_metadata"
 			copyObject(t, b, nested.MetadataKey, r.MetadataKey)
 		},
-		"a cluster named like a checkpoint": func(r *workflows.FinalizeRequest, b jobmanager.Bucket) {
+		"a cluster named like a checkpoint": func(r *contract.FinalizeRequest, b jobmanager.Bucket) {
 			own := r.MetadataKey
 			r.ExclusivePrefix, r.MetadataKey = "chk-5/", "chk-5/_metadata"
 			copyObject(t, b, own, r.MetadataKey)
@@ -99,11 +99,11 @@ func TestRequestNamingOtherDataFails(t *testing.T) {
 			req := f.checkpoint(5, false)
 			mutate(&req, jobmanager.Bucket{Dir: f.dir})
 			res := f.finalize(req)
-			assert.Equal(t, workflows.Failed, res.Phase)
+			assert.Equal(t, contract.Failed, res.Phase)
 			assert.Contains(t, res.Reason, "exclusivePrefix")
 			assert.Contains(t, res.Reason, "must be")
 			assert.True(t, f.entry(req.Checkpoint).Absent(), "nothing published")
-			assert.False(t, f.exists(req.Handle().Key()), "no handle written")
+			assert.False(t, f.exists(activities.HandleOf(req).Key()), "no handle written")
 			assert.True(t, f.exists(victim.MetadataKey), "the other job's data is untouched")
 		})
 	}
@@ -123,13 +123,13 @@ func TestSubsumedBeforeVerifyIsPublished(t *testing.T) {
 	f, req, res := removedBeforeVerify(t, func(f *fixture) error {
 		return f.inner.Subsume(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: 1}, 1)
 	})
-	assert.Equal(t, workflows.Published, res.Phase, res.Reason)
+	assert.Equal(t, contract.Published, res.Phase, res.Reason)
 	assert.Equal(t, stores.ReasonSubsumed, f.entry(req.Checkpoint).Tombstone.Reason)
 }
 
 // removedBeforeVerify finalizes checkpoint 1 with every publish reply lost
 // (the write lands) and runs remove right before the first verify.
-func removedBeforeVerify(t *testing.T, remove func(*fixture) error) (*fixture, workflows.FinalizeRequest, workflows.FinalizeResult) {
+func removedBeforeVerify(t *testing.T, remove func(*fixture) error) (*fixture, contract.FinalizeRequest, contract.FinalizeResult) {
 	f := newFixture(t, 0)
 	f.refs.Inject(storefault.OpPublish, storefault.DropReply, storefault.DropReply, storefault.DropReply, storefault.DropReply)
 	req := f.checkpoint(1, false)
@@ -151,7 +151,7 @@ func TestRetriedTaskAfterSubsumeIsPublished(t *testing.T) {
 	require.NoError(t, f.inner.Subsume(t.Context(), req.CheckpointID(), 1))
 
 	res := f.finalize(req)
-	assert.Equal(t, workflows.Published, res.Phase, res.Reason)
+	assert.Equal(t, contract.Published, res.Phase, res.Reason)
 	assert.Equal(t, stores.ReasonSubsumed, f.entry(1).Tombstone.Reason)
 }
 
@@ -161,7 +161,7 @@ func TestRetiredBeforeVerifyIsPublishedAndKept(t *testing.T) {
 	f, req, res := removedBeforeVerify(t, func(f *fixture) error {
 		return f.inner.Retire(context.Background(), job, 1, true)
 	})
-	assert.Equal(t, workflows.Published, res.Phase, res.Reason)
+	assert.Equal(t, contract.Published, res.Phase, res.Reason)
 	assert.True(t, f.exists(req.MetadataKey), "retained state is never the finalization's to delete")
 }
 
@@ -173,9 +173,9 @@ func TestRetiredBeforeVerifyIsPublishedAndKept(t *testing.T) {
 func TestReconcilerKeepsADirectoryPublishedDuringItsRun(t *testing.T) {
 	f := newReconcileFixture(t)
 	lost := f.checkpoint(1, 5, false) // a deposed job manager's, never published
-	f.finals.set(lost, closed(workflows.Discarded))
+	f.finals.set(lost, closed(contract.Discarded))
 	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-	var live workflows.FinalizeRequest
+	var live contract.FinalizeRequest
 	f.onActivity = func(name string) {
 		if name == "DiscardOrphan" && live.Checkpoint == 0 {
 			live = publishAs(t, f.bucket, f.states, f.inner, 2, 5)
@@ -186,7 +186,7 @@ func TestReconcilerKeepsADirectoryPublishedDuringItsRun(t *testing.T) {
 	require.NotZero(t, live.Checkpoint, "the orphan's discard ran")
 	assert.Zero(t, rep.Counts.Discarded)
 	resolves(t, f.exists, live)
-	assert.Contains(t, orphanActions(rep)[lost.Handle().Key()], "live reference")
+	assert.Contains(t, orphanActions(rep)[activities.HandleOf(lost).Key()], "live reference")
 }
 
 // A job retired, forgotten and its ID reused: the old incarnation's state
@@ -201,7 +201,7 @@ func TestReconcilerKeepsAPreviousIncarnation(t *testing.T) {
 	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
 
 	rep := f.reconcile(apply(), later())
-	assert.Equal(t, activities.KeepPreviousIncarnation, orphanActions(rep)[old.Handle().Key()][len(workflows.ActionKeptPrefix):])
+	assert.Equal(t, activities.KeepPreviousIncarnation, orphanActions(rep)[activities.HandleOf(old).Key()][len(contract.ActionKeptPrefix):])
 	assert.True(t, f.exists(old.MetadataKey))
 	assert.True(t, f.entry(5).Absent(), "no fence written into the new incarnation")
 	live := publishAs(t, f.bucket, f.states, f.inner, 2, 5)
@@ -218,8 +218,8 @@ func TestReconcilerRetirement(t *testing.T) {
 		f := newReconcileFixture(t)
 		old := f.published(3)
 		// Written long before the retirement: past the grace by its own age.
-		long := time.Now().Add(-3 * workflows.DefaultReconcileGrace)
-		require.NoError(t, os.Chtimes(filepath.Join(f.bucket.Dir, old.Handle().Key()), long, long))
+		long := time.Now().Add(-3 * contract.DefaultReconcileGrace)
+		require.NoError(t, os.Chtimes(filepath.Join(f.bucket.Dir, activities.HandleOf(old).Key()), long, long))
 		require.NoError(t, f.inner.Retire(t.Context(), job, 1, !discard))
 		v, err := f.inner.Verify(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 9}, "late", 1)
 		require.NoError(t, err)
@@ -236,11 +236,11 @@ func TestReconcilerRetirement(t *testing.T) {
 			assert.False(t, f.exists(old.MetadataKey))
 		} else {
 			assert.Zero(t, rep.Counts.Discarded)
-			assert.Equal(t, workflows.ActionKeptPrefix+activities.KeepRetained, orphanActions(rep)[old.Handle().Key()])
+			assert.Equal(t, contract.ActionKeptPrefix+activities.KeepRetained, orphanActions(rep)[activities.HandleOf(old).Key()])
 			assert.True(t, f.exists(old.MetadataKey), "retained for the operator")
 		}
 
-		f.reconcile(apply(), time.Now().Add(2*workflows.DefaultTombstoneTTL))
+		f.reconcile(apply(), time.Now().Add(2*contract.DefaultTombstoneTTL))
 		st, err := f.inner.ReadJob(t.Context(), job)
 		require.NoError(t, err)
 		assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "discard %t: forgotten", discard)

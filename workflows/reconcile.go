@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -22,34 +23,34 @@ const historyLimit = 8000
 // shared files) and collects old tombstones. Without req.Apply it changes
 // nothing and reports what it would do. Its status query and result are a
 // ReconcileReport.
-func Reconcile(ctx workflow.Context, req ReconcileRequest) (ReconcileReport, error) {
+func Reconcile(ctx workflow.Context, req contract.ReconcileRequest) (contract.ReconcileReport, error) {
 	r := newReconciliation(ctx, req)
-	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (ReconcileReport, error) { return r.report, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (contract.ReconcileReport, error) { return r.report, nil }); err != nil {
 		return r.report, err
 	}
 	if err := req.Validate(); err != nil {
-		return r.report, temporal.NewNonRetryableApplicationError(err.Error(), "Rejected.Invalid", err)
+		return r.report, temporal.NewNonRetryableApplicationError(err.Error(), contract.TypeInvalid, err)
 	}
 	var jobs []stores.JobID
 	if req.Carry != nil {
 		jobs = req.Carry.Jobs
 	} else {
-		r.report.Phase = ReconcileListing
+		r.report.Phase = contract.ReconcileListing
 		if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.ListClusterJobs, req.Cluster).Get(ctx, &jobs); err != nil {
 			r.fail("list jobs", err)
 			return r.report, fmt.Errorf("reconcile %s: list jobs: %w", req.Cluster, err)
 		}
 	}
-	r.report.Phase = ReconcileReconciling
+	r.report.Phase = contract.ReconcileReconciling
 	for i, job := range jobs {
 		if workflow.GetInfo(ctx).GetCurrentHistoryLength() >= historyLimit {
 			next := req
-			next.Carry = &ReconcileCarry{Report: r.report, Jobs: jobs[i:]}
-			return r.report, workflow.NewContinueAsNewError(ctx, ReconcileWorkflow, next)
+			next.Carry = &contract.ReconcileCarry{Report: r.report, Jobs: jobs[i:]}
+			return r.report, workflow.NewContinueAsNewError(ctx, contract.ReconcileWorkflow, next)
 		}
 		r.job(ctx, job)
 	}
-	r.report.Phase, r.report.Job = ReconcileDone, ""
+	r.report.Phase, r.report.Job = contract.ReconcileDone, ""
 	workflow.GetLogger(ctx).Info("reconciled", "cluster", req.Cluster, "dryRun", r.report.DryRun, "counts", r.report.Counts)
 	return r.report, nil
 }
@@ -57,23 +58,23 @@ func Reconcile(ctx workflow.Context, req ReconcileRequest) (ReconcileReport, err
 // reconciliation is the state of one Reconcile run.
 type reconciliation struct {
 	ctx    workflow.Context
-	req    ReconcileRequest
-	report ReconcileReport
+	req    contract.ReconcileRequest
+	report contract.ReconcileReport
 	limit  int
 }
 
-func newReconciliation(ctx workflow.Context, req ReconcileRequest) *reconciliation {
-	r := &reconciliation{ctx: ctx, req: req, limit: req.reportLimit()}
+func newReconciliation(ctx workflow.Context, req contract.ReconcileRequest) *reconciliation {
+	r := &reconciliation{ctx: ctx, req: req, limit: req.ListLimit()}
 	if req.Carry != nil {
 		r.report = req.Carry.Report
 		return r
 	}
 	now := workflow.Now(ctx).UTC()
-	r.report = ReconcileReport{
+	r.report = contract.ReconcileReport{
 		Cluster: req.Cluster, DryRun: !req.Apply, QuarantineDangling: req.QuarantineDangling,
 		Now: now, GraceCutoff: now.Add(-time.Duration(req.Grace)), TombstoneCutoff: now.Add(-time.Duration(req.TombstoneTTL)),
-		Dangling: []DanglingFinding{}, Orphans: []OrphanFinding{}, Discarded: []string{}, Quarantined: []string{},
-		TombstonesCollected: []TombstoneFinding{}, Errors: []string{},
+		Dangling: []contract.DanglingFinding{}, Orphans: []contract.OrphanFinding{}, Discarded: []string{}, Quarantined: []string{},
+		TombstonesCollected: []contract.TombstoneFinding{}, Errors: []string{},
 	}
 	return r
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // A reference whose handle or metadata is gone (what Flink users met after
@@ -23,30 +23,30 @@ func TestReconcileReportsDanglingReferences(t *testing.T) {
 	f := newReconcileFixture(t)
 	f.published(1)
 	two := f.published(2)
-	f.remove(two.Handle().Key())
+	f.remove(activities.HandleOf(two).Key())
 	three := f.published(3)
 	f.remove(three.MetadataKey)
 	before := f.snapshot()
 
 	rep := f.reconcile(dryRun(), later())
 	assert.True(t, rep.DryRun)
-	assert.Equal(t, workflows.ReconcileDone, rep.Phase)
+	assert.Equal(t, contract.ReconcileDone, rep.Phase)
 	assert.Equal(t, 1, rep.Counts.Jobs)
 	assert.Equal(t, 3, rep.Counts.References)
 	assert.Equal(t, 2, rep.Counts.Dangling)
 	assert.Zero(t, rep.Counts.Quarantined)
-	assert.Equal(t, map[string]string{"c1/j1/2": workflows.ActionWouldQuarantine, "c1/j1/3": workflows.ActionWouldQuarantine}, danglingActions(rep))
+	assert.Equal(t, map[string]string{"c1/j1/2": contract.ActionWouldQuarantine, "c1/j1/3": contract.ActionWouldQuarantine}, danglingActions(rep))
 	require.Len(t, rep.Dangling, 2)
-	assert.Equal(t, activities.ProblemHandleMissing, rep.Dangling[0].Problem)
+	assert.Equal(t, contract.ProblemHandleMissing, rep.Dangling[0].Problem)
 	assert.Equal(t, two.Token(), rep.Dangling[0].Token)
-	assert.Equal(t, activities.ProblemDataMissing, rep.Dangling[1].Problem)
+	assert.Equal(t, contract.ProblemDataMissing, rep.Dangling[1].Problem)
 	assert.Empty(t, rep.Quarantined)
 	assert.Equal(t, before, f.snapshot(), "a dry run changes nothing")
 
 	req := apply()
 	req.QuarantineDangling = false
 	rep = f.reconcile(req, later())
-	assert.Equal(t, map[string]string{"c1/j1/2": workflows.ActionReported, "c1/j1/3": workflows.ActionReported}, danglingActions(rep))
+	assert.Equal(t, map[string]string{"c1/j1/2": contract.ActionReported, "c1/j1/3": contract.ActionReported}, danglingActions(rep))
 	assert.Equal(t, before, f.snapshot(), "not asked to quarantine: reported only")
 }
 
@@ -56,16 +56,16 @@ func TestReconcileQuarantinesDanglingReferences(t *testing.T) {
 	f := newReconcileFixture(t)
 	one := f.published(1)
 	two := f.published(2)
-	f.remove(two.Handle().Key())
+	f.remove(activities.HandleOf(two).Key())
 	three := f.published(3)
 	f.remove(three.MetadataKey)
 
 	rep := f.reconcile(apply(), later())
 	assert.False(t, rep.DryRun)
-	assert.Equal(t, map[string]string{"c1/j1/2": workflows.ActionQuarantined, "c1/j1/3": workflows.ActionQuarantined}, danglingActions(rep))
+	assert.Equal(t, map[string]string{"c1/j1/2": contract.ActionQuarantined, "c1/j1/3": contract.ActionQuarantined}, danglingActions(rep))
 	assert.Equal(t, []string{"c1/j1/2", "c1/j1/3"}, rep.Quarantined)
 	assert.Equal(t, 2, rep.Counts.Quarantined)
-	for _, req := range []workflows.FinalizeRequest{two, three} {
+	for _, req := range []contract.FinalizeRequest{two, three} {
 		e := f.entry(req.Checkpoint)
 		require.NotNil(t, e.Tombstone, "checkpoint %d", req.Checkpoint)
 		assert.Equal(t, stores.ReasonQuarantined, e.Tombstone.Reason)
@@ -86,7 +86,7 @@ func TestReconcileQuarantinesDanglingReferences(t *testing.T) {
 func TestReconcileQuarantineReconfirms(t *testing.T) {
 	f := newReconcileFixture(t)
 	two := f.published(2)
-	path := filepath.Join(f.bucket.Dir, two.Handle().Key())
+	path := filepath.Join(f.bucket.Dir, activities.HandleOf(two).Key())
 	saved, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(path))
@@ -98,7 +98,7 @@ func TestReconcileQuarantineReconfirms(t *testing.T) {
 
 	rep := f.reconcile(apply(), later())
 	assert.Equal(t, 1, rep.Counts.Dangling, "the inventory saw it dangling")
-	assert.Equal(t, map[string]string{"c1/j1/2": workflows.ActionResolves}, danglingActions(rep))
+	assert.Equal(t, map[string]string{"c1/j1/2": contract.ActionResolves}, danglingActions(rep))
 	assert.Zero(t, rep.Counts.Quarantined)
 	assert.True(t, f.entry(2).HoldsToken(two.Token()), "nothing written")
 }
@@ -125,7 +125,7 @@ func TestReconcileDoesNotCountASubsumedReferenceDangling(t *testing.T) {
 	f.published(3)
 	var once sync.Once
 	f.acts.States = racingStates{Store: f.states, before: func(key string) {
-		if key == two.Handle().Key() {
+		if key == activities.HandleOf(two).Key() {
 			once.Do(func() {
 				f.subsume(2)
 				f.remove(key)

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -37,14 +38,14 @@ func (r *reconciliation) action(action string, n int) {
 // right before.
 func (r *reconciliation) dangling(ctx workflow.Context, job stores.JobID, d activities.DanglingReference) {
 	id := stores.CheckpointID{JobID: job, Checkpoint: d.Checkpoint}
-	f := DanglingFinding{Checkpoint: id.String(), HandleKey: d.HandleKey, Token: d.Token, Savepoint: d.Savepoint, Problem: d.Problem}
+	f := contract.DanglingFinding{Checkpoint: id.String(), HandleKey: d.HandleKey, Token: d.Token, Savepoint: d.Savepoint, Problem: d.Problem}
 	r.report.Counts.Dangling++
 	r.finding("dangling", 1)
 	switch {
 	case !r.req.QuarantineDangling:
-		f.Action = ActionReported
+		f.Action = contract.ActionReported
 	case !r.req.Apply:
-		f.Action = ActionWouldQuarantine
+		f.Action = contract.ActionWouldQuarantine
 	default:
 		f.Action = r.quarantine(ctx, id, d)
 	}
@@ -64,12 +65,12 @@ func (r *reconciliation) quarantine(ctx workflow.Context, id stores.CheckpointID
 		r.fail("quarantine "+id.String(), err)
 		return "not quarantined: " + message(err)
 	case res.Resolves:
-		return ActionResolves
+		return contract.ActionResolves
 	}
 	r.report.Counts.Quarantined++
 	r.action("quarantined", 1)
 	r.list(capped(&r.report.Quarantined, id.String(), r.limit))
-	return ActionQuarantined
+	return contract.ActionQuarantined
 }
 
 // tombstones collects the job's tombstones past the TTL at or below the
@@ -80,7 +81,7 @@ func (r *reconciliation) tombstones(ctx workflow.Context, job stores.JobID, coll
 	}
 	r.report.Counts.Tombstones += len(collectable)
 	r.finding("tombstone", len(collectable))
-	f := TombstoneFinding{Job: job.String(), Checkpoints: collectable, Action: ActionWouldCollect}
+	f := contract.TombstoneFinding{Job: job.String(), Checkpoints: collectable, Action: contract.ActionWouldCollect}
 	if len(f.Checkpoints) > r.limit {
 		f.Checkpoints = f.Checkpoints[:r.limit]
 		r.list(false)
@@ -91,7 +92,7 @@ func (r *reconciliation) tombstones(ctx workflow.Context, job stores.JobID, coll
 			r.fail("collect tombstones of "+job.String(), err)
 			return
 		}
-		f.Action = ActionCollected
+		f.Action = contract.ActionCollected
 		r.report.Counts.TombstonesCollected += f.Collected
 		r.action("tombstones_collected", f.Collected)
 	}
@@ -100,5 +101,5 @@ func (r *reconciliation) tombstones(ctx workflow.Context, job stores.JobID, coll
 
 func isConflict(err error) bool {
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == "Rejected.Conflict"
+	return errors.As(err, &app) && app.Type() == contract.TypeConflict
 }

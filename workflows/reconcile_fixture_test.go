@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -66,17 +67,17 @@ func newReconcileFixture(t *testing.T) *reconcileFixture {
 
 // reconcile runs one Reconcile at the given workflow time and returns its
 // result, which must equal what the status query answers afterwards.
-func (f *reconcileFixture) reconcile(req workflows.ReconcileRequest, at time.Time) workflows.ReconcileReport {
+func (f *reconcileFixture) reconcile(req contract.ReconcileRequest, at time.Time) contract.ReconcileReport {
 	f.t.Helper()
 	env := f.env(at)
-	env.ExecuteWorkflow(workflows.ReconcileWorkflow, req)
+	env.ExecuteWorkflow(contract.ReconcileWorkflow, req)
 	require.True(f.t, env.IsWorkflowCompleted())
 	require.NoError(f.t, env.GetWorkflowError())
-	var rep workflows.ReconcileReport
+	var rep contract.ReconcileReport
 	decodeChecked(f.t, "reconcile-report.schema.json", env.GetWorkflowResult, &rep)
-	v, err := env.QueryWorkflow(workflows.StatusQuery)
+	v, err := env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(f.t, err)
-	var status workflows.ReconcileReport
+	var status contract.ReconcileReport
 	decodeChecked(f.t, "reconcile-report.schema.json", v.Get, &status)
 	require.Equal(f.t, rep, status, "the status query answers the report")
 	return rep
@@ -99,14 +100,14 @@ func (f *reconcileFixture) env(at time.Time) *testsuite.TestWorkflowEnvironment 
 }
 
 // apply is the applied request with the defaults and every action on.
-func apply() workflows.ReconcileRequest {
-	req := workflows.NewReconcileRequest(job.Cluster)
+func apply() contract.ReconcileRequest {
+	req := contract.NewReconcileRequest(job.Cluster)
 	req.Apply, req.QuarantineDangling = true, true
 	return req
 }
 
 // dryRun asks for everything, changes nothing.
-func dryRun() workflows.ReconcileRequest {
+func dryRun() contract.ReconcileRequest {
 	req := apply()
 	req.Apply = false
 	return req
@@ -114,33 +115,33 @@ func dryRun() workflows.ReconcileRequest {
 
 // later is a workflow time at which every handle written now is past the
 // default grace period, and no tombstone past the default TTL.
-func later() time.Time { return time.Now().Add(2 * workflows.DefaultReconcileGrace) }
+func later() time.Time { return time.Now().Add(2 * contract.DefaultReconcileGrace) }
 
 // checkpoint writes checkpoint n's files and its handle blob, as a
 // finalization does before it publishes, and returns its request.
-func (f *reconcileFixture) checkpoint(epoch, n uint64, savepoint bool) workflows.FinalizeRequest {
+func (f *reconcileFixture) checkpoint(epoch, n uint64, savepoint bool) contract.FinalizeRequest {
 	f.t.Helper()
 	return f.checkpointOf(job, epoch, n, savepoint)
 }
 
-func (f *reconcileFixture) checkpointOf(job stores.JobID, epoch, n uint64, savepoint bool) workflows.FinalizeRequest {
+func (f *reconcileFixture) checkpointOf(job stores.JobID, epoch, n uint64, savepoint bool) contract.FinalizeRequest {
 	f.t.Helper()
 	req, err := f.bucket.WriteCheckpoint(job, epoch, n, savepoint)
 	require.NoError(f.t, err)
-	_, err = f.states.Write(context.Background(), req.Handle())
+	_, err = f.states.Write(context.Background(), activities.HandleOf(req))
 	require.NoError(f.t, err)
 	return req
 }
 
 // published is a checkpoint whose finalization published it.
-func (f *reconcileFixture) published(n uint64) workflows.FinalizeRequest {
+func (f *reconcileFixture) published(n uint64) contract.FinalizeRequest {
 	f.t.Helper()
 	req := f.checkpoint(1, n, false)
 	require.NoError(f.t, f.inner.Publish(context.Background(), stores.Publication{
 		CheckpointID: req.CheckpointID(), Epoch: req.Epoch,
-		Reference: stores.Reference{Handle: req.Handle().Key(), Token: req.Token(), Attempt: 1},
+		Reference: stores.Reference{Handle: activities.HandleOf(req).Key(), Token: req.Token(), Attempt: 1},
 	}))
-	f.finals.set(req, activities.FinalizationState{Found: true, Status: "Completed", Phase: string(workflows.Published)})
+	f.finals.set(req, activities.FinalizationState{Found: true, Status: "Completed", Phase: string(contract.Published)})
 	return req
 }
 
@@ -196,7 +197,7 @@ type scriptedFinalizations struct {
 	states map[string]activities.FinalizationState
 }
 
-func (s *scriptedFinalizations) set(req workflows.FinalizeRequest, st activities.FinalizationState) {
+func (s *scriptedFinalizations) set(req contract.FinalizeRequest, st activities.FinalizationState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.states == nil {
@@ -216,7 +217,7 @@ func (s *scriptedFinalizations) Finalization(_ context.Context, id string) (acti
 	return st, nil
 }
 
-func closed(phase workflows.Phase) activities.FinalizationState {
+func closed(phase contract.Phase) activities.FinalizationState {
 	return activities.FinalizationState{Found: true, Status: "Completed", Phase: string(phase)}
 }
 
@@ -229,12 +230,12 @@ func actions[T any](list []T, key func(T) (string, string)) map[string]string {
 	return out
 }
 
-func orphanActions(r workflows.ReconcileReport) map[string]string {
-	return actions(r.Orphans, func(o workflows.OrphanFinding) (string, string) { return o.HandleKey, o.Action })
+func orphanActions(r contract.ReconcileReport) map[string]string {
+	return actions(r.Orphans, func(o contract.OrphanFinding) (string, string) { return o.HandleKey, o.Action })
 }
 
-func danglingActions(r workflows.ReconcileReport) map[string]string {
-	return actions(r.Dangling, func(d workflows.DanglingFinding) (string, string) { return d.Checkpoint, d.Action })
+func danglingActions(r contract.ReconcileReport) map[string]string {
+	return actions(r.Dangling, func(d contract.DanglingFinding) (string, string) { return d.Checkpoint, d.Action })
 }
 
 func sorted(s []string) []string {

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -17,9 +19,9 @@ import (
 func TestReconcileEmitsMetrics(t *testing.T) {
 	f := newReconcileFixture(t)
 	two := f.published(2)
-	f.remove(two.Handle().Key())
+	f.remove(activities.HandleOf(two).Key())
 	lost := f.checkpoint(1, 5, false)
-	f.finals.set(lost, closed(workflows.Discarded))
+	f.finals.set(lost, closed(contract.Discarded))
 	f.checkpoint(1, 6, true) // a savepoint nobody explains: kept
 
 	f.reconcile(apply(), later())

@@ -7,13 +7,14 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // orphan is a candidate whose identity the workflow has worked out.
 type orphan struct {
-	identity FinalizeRequest
-	finding  OrphanFinding
+	identity contract.FinalizeRequest
+	finding  contract.OrphanFinding
 }
 
 // orphans settles the job's orphan candidates: a handle whose key holds
@@ -24,11 +25,11 @@ type orphan struct {
 func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candidates []activities.OrphanCandidate) {
 	var ask []orphan
 	for _, c := range candidates {
-		id := FinalizeRequest{Cluster: job.Cluster, Job: job.Job, Epoch: c.Epoch, Checkpoint: c.Checkpoint}
+		id := contract.FinalizeRequest{Cluster: job.Cluster, Job: job.Job, Epoch: c.Epoch, Checkpoint: c.Checkpoint}
 		if c.Entry.HoldsToken(id.Token()) {
 			continue // its reference stands
 		}
-		o := orphan{identity: id, finding: OrphanFinding{
+		o := orphan{identity: id, finding: contract.OrphanFinding{
 			HandleKey: c.Key, Checkpoint: c.CheckpointID.String(), Epoch: c.Epoch,
 			WorkflowID: id.WorkflowID(), ModTime: c.ModTime, Savepoint: c.Savepoint,
 		}}
@@ -55,14 +56,14 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 		o.finding.Finalization = finalizationText(st)
 		switch {
 		case !st.Found:
-			r.keep(o.finding, KeepNoFinalization)
+			r.keep(o.finding, contract.KeepNoFinalization)
 		case st.Running:
 			r.report.Counts.InFlight++
 			r.finding("in_flight", 1)
-		case st.Phase == string(Abandoned):
-			r.keep(o.finding, KeepAbandoned)
+		case st.Phase == string(contract.Abandoned):
+			r.keep(o.finding, contract.KeepAbandoned)
 		case !r.req.Apply:
-			o.finding.Action = ActionWouldDiscard
+			o.finding.Action = contract.ActionWouldDiscard
 			r.orphan(o.finding)
 		default:
 			r.discard(ctx, o)
@@ -93,7 +94,7 @@ func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
 	case res.Kept != "":
 		r.keep(o.finding, res.Kept)
 	default:
-		o.finding.Action = ActionDiscarded
+		o.finding.Action = contract.ActionDiscarded
 		r.report.Counts.Discarded++
 		r.action("discarded", 1)
 		r.list(capped(&r.report.Discarded, o.finding.HandleKey, r.limit))
@@ -101,14 +102,14 @@ func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
 	}
 }
 
-func (r *reconciliation) keep(f OrphanFinding, reason string) {
-	f.Action = ActionKeptPrefix + reason
+func (r *reconciliation) keep(f contract.OrphanFinding, reason string) {
+	f.Action = contract.ActionKeptPrefix + reason
 	r.report.Counts.Kept++
 	r.finding("orphan_kept", 1)
 	r.orphan(f)
 }
 
-func (r *reconciliation) orphan(f OrphanFinding) {
+func (r *reconciliation) orphan(f contract.OrphanFinding) {
 	r.report.Counts.Orphans++
 	r.finding("orphan", 1)
 	r.list(capped(&r.report.Orphans, f, r.limit))
@@ -132,7 +133,7 @@ func keepType(err error) bool {
 		return false
 	}
 	switch app.Type() {
-	case activities.TypeSavepoint, activities.TypeCorruptHandle, activities.TypeOutsideLayout:
+	case contract.TypeSavepoint, contract.TypeCorruptHandle, contract.TypeOutsideLayout:
 		return true
 	}
 	return false

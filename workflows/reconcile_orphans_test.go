@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Orphaned state whose finalization is closed is discarded, only behind a
@@ -28,16 +28,16 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 	f.finals.set(lost, activities.FinalizationState{Found: true, Status: "Terminated"})
 
 	rep := f.reconcile(apply(), later())
-	want := map[string]string{lost.Handle().Key(): workflows.ActionDiscarded, subsumed.Handle().Key(): workflows.ActionDiscarded}
+	want := map[string]string{activities.HandleOf(lost).Key(): contract.ActionDiscarded, activities.HandleOf(subsumed).Key(): contract.ActionDiscarded}
 	assert.Equal(t, want, orphanActions(rep))
-	assert.Equal(t, sorted([]string{lost.Handle().Key(), subsumed.Handle().Key()}), sorted(rep.Discarded))
+	assert.Equal(t, sorted([]string{activities.HandleOf(lost).Key(), activities.HandleOf(subsumed).Key()}), sorted(rep.Discarded))
 	assert.Equal(t, 2, rep.Counts.Discarded)
 	assert.Equal(t, "Completed/Published", rep.Orphans[0].Finalization)
 	assert.Equal(t, "Terminated", rep.Orphans[1].Finalization)
 	assert.Equal(t, lost.WorkflowID(), rep.Orphans[1].WorkflowID)
 
-	for _, req := range []workflows.FinalizeRequest{lost, subsumed} {
-		assert.False(t, f.exists(req.Handle().Key()), "handle of %d", req.Checkpoint)
+	for _, req := range []contract.FinalizeRequest{lost, subsumed} {
+		assert.False(t, f.exists(activities.HandleOf(req).Key()), "handle of %d", req.Checkpoint)
 		assert.False(t, f.exists(req.MetadataKey), "metadata of %d", req.Checkpoint)
 		assert.False(t, f.exists(jobmanager.DataKey(job, req.Checkpoint)), "data of %d", req.Checkpoint)
 	}
@@ -48,7 +48,7 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 	require.NotNil(t, removed.Tombstone)
 	assert.Equal(t, stores.ReasonSubsumed, removed.Tombstone.Reason, "a removed reference's tombstone already keeps every attempt out")
 
-	assert.True(t, f.exists(live.Handle().Key()))
+	assert.True(t, f.exists(activities.HandleOf(live).Key()))
 	assert.True(t, f.exists(jobmanager.DataKey(job, 1)))
 	assert.True(t, f.exists(jobmanager.DataKey(job, 3)))
 	assert.True(t, f.exists(jobmanager.SharedKey(job)), "shared files are never discarded")
@@ -56,7 +56,7 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 	// No attempt of the discarded finalization can ever publish (I6).
 	err := f.inner.Publish(t.Context(), stores.Publication{
 		CheckpointID: lost.CheckpointID(), Epoch: 1,
-		Reference: stores.Reference{Handle: lost.Handle().Key(), Token: lost.Token(), Attempt: 7},
+		Reference: stores.Reference{Handle: activities.HandleOf(lost).Key(), Token: lost.Token(), Attempt: 7},
 	})
 	require.ErrorIs(t, err, stores.ErrFenced)
 }
@@ -66,7 +66,7 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
 	f := newReconcileFixture(t)
 	lost := f.checkpoint(1, 2, false)
-	f.finals.set(lost, closed(workflows.Discarded))
+	f.finals.set(lost, closed(contract.Discarded))
 	f.refs.SetUnreachable(true)
 
 	rep := f.reconcile(apply(), later())
@@ -74,7 +74,7 @@ func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
 	assert.Equal(t, 1, rep.Counts.Errors)
 	require.Len(t, rep.Orphans, 1)
 	assert.True(t, strings.HasPrefix(rep.Orphans[0].Action, "not discarded: "), rep.Orphans[0].Action)
-	assert.True(t, f.exists(lost.Handle().Key()))
+	assert.True(t, f.exists(activities.HandleOf(lost).Key()))
 	assert.True(t, f.exists(jobmanager.DataKey(job, 2)))
 	assert.True(t, f.entry(2).Absent())
 	assert.Positive(t, f.refs.Calls("verify"), "the fence was tried")
@@ -82,7 +82,7 @@ func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
 	f.refs.SetUnreachable(false)
 	rep = f.reconcile(apply(), later())
 	assert.Equal(t, 1, rep.Counts.Discarded)
-	assert.False(t, f.exists(lost.Handle().Key()))
+	assert.False(t, f.exists(activities.HandleOf(lost).Key()))
 	assert.NotNil(t, f.entry(2).Tombstone)
 }
 
@@ -110,17 +110,17 @@ func TestReconcileLeavesFinalizationsInFlightAlone(t *testing.T) {
 func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
 	f := newReconcileFixture(t)
 	savepoint := f.checkpoint(1, 2, true)
-	f.finals.set(savepoint, closed(workflows.Discarded))
+	f.finals.set(savepoint, closed(contract.Discarded))
 	abandoned := f.checkpoint(1, 3, false)
-	f.finals.set(abandoned, closed(workflows.Abandoned))
+	f.finals.set(abandoned, closed(contract.Abandoned))
 	unknown := f.checkpoint(1, 4, false)
 	before := f.snapshot()
 
 	rep := f.reconcile(apply(), later())
 	assert.Equal(t, map[string]string{
-		savepoint.Handle().Key(): workflows.ActionKeptPrefix + activities.KeepSavepoint,
-		abandoned.Handle().Key(): workflows.ActionKeptPrefix + workflows.KeepAbandoned,
-		unknown.Handle().Key():   workflows.ActionKeptPrefix + workflows.KeepNoFinalization,
+		activities.HandleOf(savepoint).Key(): contract.ActionKeptPrefix + activities.KeepSavepoint,
+		activities.HandleOf(abandoned).Key(): contract.ActionKeptPrefix + contract.KeepAbandoned,
+		activities.HandleOf(unknown).Key():   contract.ActionKeptPrefix + contract.KeepNoFinalization,
 	}, orphanActions(rep))
 	assert.Equal(t, 3, rep.Counts.Orphans)
 	assert.Equal(t, 3, rep.Counts.Kept)
@@ -135,11 +135,11 @@ func TestReconcileKeepsDataAPublishedCheckpointUses(t *testing.T) {
 	f := newReconcileFixture(t)
 	f.published(5)
 	stale := f.checkpoint(2, 5, false)
-	f.finals.set(stale, closed(workflows.Discarded))
+	f.finals.set(stale, closed(contract.Discarded))
 	before := f.snapshot()
 
 	rep := f.reconcile(apply(), later())
-	assert.Equal(t, map[string]string{stale.Handle().Key(): "kept: data shared with published checkpoint 5"}, orphanActions(rep))
+	assert.Equal(t, map[string]string{activities.HandleOf(stale).Key(): "kept: data shared with published checkpoint 5"}, orphanActions(rep))
 	assert.Equal(t, before, f.snapshot())
 }
 
@@ -149,12 +149,12 @@ func TestReconcileKeepsStateOfAJobUnknownToTheStore(t *testing.T) {
 	f := newReconcileFixture(t)
 	gone := stores.JobID{Cluster: job.Cluster, Job: "gone"}
 	req := f.checkpointOf(gone, 1, 1, false)
-	f.finals.set(req, closed(workflows.Published))
+	f.finals.set(req, closed(contract.Published))
 
 	rep := f.reconcile(apply(), later())
-	assert.Equal(t, map[string]string{req.Handle().Key(): workflows.ActionKeptPrefix + activities.KeepUnknownJob}, orphanActions(rep))
+	assert.Equal(t, map[string]string{activities.HandleOf(req).Key(): contract.ActionKeptPrefix + activities.KeepUnknownJob}, orphanActions(rep))
 	assert.Equal(t, 2, rep.Counts.Jobs, "jobs from the store and from the bucket")
-	assert.True(t, f.exists(req.Handle().Key()))
+	assert.True(t, f.exists(activities.HandleOf(req).Key()))
 	e, err := f.inner.Read(t.Context(), req.CheckpointID())
 	require.NoError(t, err)
 	assert.True(t, e.Absent())
@@ -164,21 +164,21 @@ func TestReconcileKeepsStateOfAJobUnknownToTheStore(t *testing.T) {
 func TestReconcileDryRunChangesNothing(t *testing.T) {
 	f := newReconcileFixture(t)
 	dangling := f.published(1)
-	f.remove(dangling.Handle().Key())
+	f.remove(activities.HandleOf(dangling).Key())
 	lost := f.checkpoint(1, 2, false)
-	f.finals.set(lost, closed(workflows.Discarded))
+	f.finals.set(lost, closed(contract.Discarded))
 	f.published(3)
 	f.published(4)
 	f.subsume(3)
-	past := time.Now().Add(workflows.DefaultTombstoneTTL + time.Hour)
+	past := time.Now().Add(contract.DefaultTombstoneTTL + time.Hour)
 	before := f.snapshot()
 
 	rep := f.reconcile(dryRun(), past)
 	assert.True(t, rep.DryRun)
-	assert.Equal(t, map[string]string{"c1/j1/1": workflows.ActionWouldQuarantine}, danglingActions(rep))
-	assert.Equal(t, workflows.ActionWouldDiscard, orphanActions(rep)[lost.Handle().Key()])
+	assert.Equal(t, map[string]string{"c1/j1/1": contract.ActionWouldQuarantine}, danglingActions(rep))
+	assert.Equal(t, contract.ActionWouldDiscard, orphanActions(rep)[activities.HandleOf(lost).Key()])
 	require.Len(t, rep.TombstonesCollected, 1)
-	assert.Equal(t, workflows.ActionWouldCollect, rep.TombstonesCollected[0].Action)
+	assert.Equal(t, contract.ActionWouldCollect, rep.TombstonesCollected[0].Action)
 	assert.Zero(t, rep.Counts.Quarantined+rep.Counts.Discarded+rep.Counts.TombstonesCollected)
 	assert.Empty(t, rep.Discarded)
 	assert.Empty(t, rep.Quarantined)

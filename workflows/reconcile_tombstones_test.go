@@ -7,8 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Tombstones go only when past the TTL and at or below the watermark
@@ -21,7 +22,7 @@ func TestReconcileCollectsTombstones(t *testing.T) {
 		if n < 3 {
 			f.subsume(n)
 			// The subsumption's own discard, so that only tombstones remain.
-			_, err := f.states.Discard(t.Context(), req.Handle())
+			_, err := f.states.Discard(t.Context(), activities.HandleOf(req))
 			require.NoError(t, err)
 		}
 	}
@@ -33,17 +34,17 @@ func TestReconcileCollectsTombstones(t *testing.T) {
 	assert.Zero(t, rep.Counts.Tombstones, "younger than the TTL")
 	assert.NotNil(t, f.entry(1).Tombstone)
 
-	past := time.Now().Add(workflows.DefaultTombstoneTTL + time.Hour)
+	past := time.Now().Add(contract.DefaultTombstoneTTL + time.Hour)
 	before := f.snapshot()
 	rep = f.reconcile(dryRun(), past)
 	assert.Equal(t, 2, rep.Counts.Tombstones)
 	assert.Zero(t, rep.Counts.TombstonesCollected)
-	assert.Equal(t, []workflows.TombstoneFinding{{Job: "c1/j1", Checkpoints: []uint64{1, 2}, Action: workflows.ActionWouldCollect}}, rep.TombstonesCollected)
+	assert.Equal(t, []contract.TombstoneFinding{{Job: "c1/j1", Checkpoints: []uint64{1, 2}, Action: contract.ActionWouldCollect}}, rep.TombstonesCollected)
 	assert.Equal(t, before, f.snapshot())
 
 	rep = f.reconcile(apply(), past)
 	assert.Equal(t, 2, rep.Counts.TombstonesCollected)
-	assert.Equal(t, []workflows.TombstoneFinding{{Job: "c1/j1", Checkpoints: []uint64{1, 2}, Collected: 2, Action: workflows.ActionCollected}}, rep.TombstonesCollected)
+	assert.Equal(t, []contract.TombstoneFinding{{Job: "c1/j1", Checkpoints: []uint64{1, 2}, Collected: 2, Action: contract.ActionCollected}}, rep.TombstonesCollected)
 	assert.True(t, f.entry(1).Absent())
 	assert.True(t, f.entry(2).Absent())
 	assert.NotNil(t, f.entry(3).Reference)

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -11,11 +12,11 @@ type Registry interface {
 
 // Register registers every workflow under its contract name.
 func Register(r Registry) {
-	r.RegisterWorkflowWithOptions(FinalizeCheckpoint, workflow.RegisterOptions{Name: FinalizeWorkflow})
-	r.RegisterWorkflowWithOptions(JobCoordinator, workflow.RegisterOptions{Name: CoordinatorWorkflow})
-	r.RegisterWorkflowWithOptions(SubsumeCheckpoint, workflow.RegisterOptions{Name: SubsumeWorkflow})
-	r.RegisterWorkflowWithOptions(ClaimEpoch, workflow.RegisterOptions{Name: ClaimWorkflow})
-	r.RegisterWorkflowWithOptions(RetireJob, workflow.RegisterOptions{Name: RetireWorkflow})
-	r.RegisterWorkflowWithOptions(Reconcile, workflow.RegisterOptions{Name: ReconcileWorkflow})
-	r.RegisterWorkflowWithOptions(LatestCheckpoint, workflow.RegisterOptions{Name: LatestWorkflow})
+	r.RegisterWorkflowWithOptions(FinalizeCheckpoint, workflow.RegisterOptions{Name: contract.FinalizeWorkflow})
+	r.RegisterWorkflowWithOptions(JobCoordinator, workflow.RegisterOptions{Name: contract.CoordinatorWorkflow})
+	r.RegisterWorkflowWithOptions(SubsumeCheckpoint, workflow.RegisterOptions{Name: contract.SubsumeWorkflow})
+	r.RegisterWorkflowWithOptions(ClaimEpoch, workflow.RegisterOptions{Name: contract.ClaimWorkflow})
+	r.RegisterWorkflowWithOptions(RetireJob, workflow.RegisterOptions{Name: contract.RetireWorkflow})
+	r.RegisterWorkflowWithOptions(Reconcile, workflow.RegisterOptions{Name: contract.ReconcileWorkflow})
+	r.RegisterWorkflowWithOptions(LatestCheckpoint, workflow.RegisterOptions{Name: contract.LatestWorkflow})
 }

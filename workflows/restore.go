@@ -1,44 +1,12 @@
 package workflows
 
 import (
-	"fmt"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
-
-// The restore point answers ClaimEpoch and LatestCheckpoint; see
-// activities.RestorePoint for its fields.
-type (
-	RestorePoint      = activities.RestorePoint
-	RestoreCheckpoint = activities.RestoreCheckpoint
-	RestoreState      = activities.RestoreState
-)
-
-// What a job manager can recover from.
-const (
-	RestoreNone     = activities.RestoreNone
-	RestoreResolved = activities.RestoreResolved
-	RestoreDangling = activities.RestoreDangling
-)
-
-// LatestRequest is the input of LatestCheckpoint: a read-only question
-// about one job, for tools and operators.
-type LatestRequest struct {
-	Cluster string `json:"cluster"`
-	Job     string `json:"job"`
-}
-
-// JobID is the job the request names.
-func (r LatestRequest) JobID() stores.JobID { return stores.JobID{Cluster: r.Cluster, Job: r.Job} }
-
-// WorkflowID names one read; nonce makes it unique, so that a read never
-// attaches to an earlier one whose answer may predate the caller's question.
-func (r LatestRequest) WorkflowID(nonce string) string {
-	return fmt.Sprintf("latest/%s/%s/%s", r.Cluster, r.Job, nonce)
-}
 
 // LatestCheckpoint answers the job's restore point without claiming
 // anything. It is a workflow, not a query or an update: reading the store
@@ -46,8 +14,8 @@ func (r LatestRequest) WorkflowID(nonce string) string {
 // per job exists to carry an update (a job's coordinator runs only while
 // it has finalizations). A short workflow also leaves the read in the
 // history, visible in the Web UI.
-func LatestCheckpoint(ctx workflow.Context, req LatestRequest) (RestorePoint, error) {
-	var rp RestorePoint
+func LatestCheckpoint(ctx workflow.Context, req contract.LatestRequest) (contract.RestorePoint, error) {
+	var rp contract.RestorePoint
 	err := storeCall.execute(ctx, false, a.RestorePoint, activities.RestoreInput{JobID: req.JobID()}).Get(ctx, &rp)
 	return rp, err
 }
@@ -58,12 +26,12 @@ const restoreVersion = "claim-restore-point"
 
 // restorePoint reads the restore point once the claim stands; the read
 // refuses a claim a newer one replaced meanwhile.
-func restorePoint(ctx workflow.Context, req ClaimRequest) (RestorePoint, error) {
+func restorePoint(ctx workflow.Context, req contract.ClaimRequest) (contract.RestorePoint, error) {
 	if workflow.GetVersion(ctx, restoreVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return RestorePoint{}, nil
+		return contract.RestorePoint{}, nil
 	}
 	in := activities.RestoreInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, Owner: req.Owner}
-	var rp RestorePoint
+	var rp contract.RestorePoint
 	err := storeCall.execute(ctx, false, a.RestorePoint, in).Get(ctx, &rp)
 	return rp, err
 }

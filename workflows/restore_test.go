@@ -11,15 +11,15 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
-func (f *fixture) claim(epoch uint64, owner string) (workflows.RestorePoint, error) {
+func (f *fixture) claim(epoch uint64, owner string) (contract.RestorePoint, error) {
 	f.t.Helper()
-	f.env.ExecuteWorkflow(workflows.ClaimWorkflow, workflows.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Owner: owner})
+	f.env.ExecuteWorkflow(contract.ClaimWorkflow, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Owner: owner})
 	require.True(f.t, f.env.IsWorkflowCompleted())
-	var rp workflows.RestorePoint
+	var rp contract.RestorePoint
 	if err := f.env.GetWorkflowError(); err != nil {
 		return rp, err
 	}
@@ -52,12 +52,12 @@ func TestRestorePointRefusesAForeignHandle(t *testing.T) {
 	// edit of the HA store would.
 	require.NoError(t, f.inner.Publish(context.Background(), stores.Publication{
 		CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: 3}, Epoch: 1,
-		Reference: stores.Reference{Handle: two.Handle().Key(), Token: "hand-edit", Attempt: 1},
+		Reference: stores.Reference{Handle: activities.HandleOf(two).Key(), Token: "hand-edit", Attempt: 1},
 	}))
 	rp, err := f.claim(2, "jm-2")
 	require.NoError(t, err)
-	assert.Equal(t, workflows.RestoreDangling, rp.State)
-	assert.Equal(t, activities.ProblemHandleForeign, rp.Dangling)
+	assert.Equal(t, contract.RestoreDangling, rp.State)
+	assert.Equal(t, contract.ProblemHandleForeign, rp.Dangling)
 	require.NotNil(t, rp.Fallback)
 	assert.Equal(t, uint64(2), rp.Fallback.Checkpoint)
 }

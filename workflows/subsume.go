@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -44,14 +45,14 @@ type SubsumeResult struct {
 func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult, error) {
 	local := fastPath(ctx)
 	phase := "Subsuming"
-	if err := workflow.SetQueryHandler(ctx, StatusQuery, func() (string, error) { return phase, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (string, error) { return phase, nil }); err != nil {
 		return SubsumeResult{}, err
 	}
 	upsertPhase := func(p string) {
 		phase = p
 		_ = workflow.UpsertTypedSearchAttributes(ctx,
-			AttrCluster.ValueSet(req.Cluster), AttrJob.ValueSet(req.Job), AttrEpoch.ValueSet(int64(req.Epoch)),
-			AttrCheckpoint.ValueSet(int64(req.Checkpoint)), AttrPhase.ValueSet(p), AttrPhaseSince.ValueSet(workflow.Now(ctx)))
+			contract.AttrCluster.ValueSet(req.Cluster), contract.AttrJob.ValueSet(req.Job), contract.AttrEpoch.ValueSet(int64(req.Epoch)),
+			contract.AttrCheckpoint.ValueSet(int64(req.Checkpoint)), contract.AttrPhase.ValueSet(p), contract.AttrPhaseSince.ValueSet(workflow.Now(ctx)))
 	}
 	upsertPhase("Subsuming")
 
@@ -60,7 +61,7 @@ func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult,
 	var app *temporal.ApplicationError
 	switch {
 	case err == nil:
-	case errors.As(err, &app) && app.Type() == "Rejected.StaleEpoch":
+	case errors.As(err, &app) && app.Type() == contract.TypeStaleEpoch:
 		upsertPhase("Deposed")
 		return SubsumeResult{Deposed: true}, nil
 	default:

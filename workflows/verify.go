@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -20,7 +21,7 @@ const verifyPause = 5 * time.Minute
 // operator abandoned the finalization instead. A retry-now signal cancels the
 // running verify (and its backoff) and starts a new one at once.
 func (f *finalization) verify(ctx workflow.Context) (stores.Verdict, string) {
-	f.setPhase(Verifying)
+	f.setPhase(contract.Verifying)
 	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: f.status.Attempts}
 	for {
 		actx, cancel := workflow.WithCancel(verifyOptions(ctx))
@@ -80,5 +81,5 @@ func (f *finalization) operatorSelector(ctx workflow.Context) workflow.Selector 
 
 func isInvalid(err error) bool {
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == "Rejected.Invalid"
+	return errors.As(err, &app) && app.Type() == contract.TypeInvalid
 }

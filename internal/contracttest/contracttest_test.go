@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
@@ -20,18 +21,18 @@ import (
 // contractTypes is the Go type each schema describes (a string for a bare
 // string payload).
 var contractTypes = map[string]any{
-	"finalize-request.schema.json":   workflows.FinalizeRequest{},
-	"finalize-result.schema.json":    workflows.FinalizeResult{},
-	"status.schema.json":             workflows.Status{},
-	"claim-request.schema.json":      workflows.ClaimRequest{},
-	"latest-request.schema.json":     workflows.LatestRequest{},
-	"restore-point.schema.json":      workflows.RestorePoint{},
-	"retire-request.schema.json":     workflows.RetireRequest{},
-	"reconcile-request.schema.json":  workflows.ReconcileRequest{},
-	"reconcile-report.schema.json":   workflows.ReconcileReport{},
-	"coordinator-state.schema.json":  workflows.CoordinatorState{},
-	"coordinator-status.schema.json": workflows.CoordinatorStatus{},
-	"published-report.schema.json":   workflows.PublishedReport{},
+	"finalize-request.schema.json":   contract.FinalizeRequest{},
+	"finalize-result.schema.json":    contract.FinalizeResult{},
+	"status.schema.json":             contract.Status{},
+	"claim-request.schema.json":      contract.ClaimRequest{},
+	"latest-request.schema.json":     contract.LatestRequest{},
+	"restore-point.schema.json":      contract.RestorePoint{},
+	"retire-request.schema.json":     contract.RetireRequest{},
+	"reconcile-request.schema.json":  contract.ReconcileRequest{},
+	"reconcile-report.schema.json":   contract.ReconcileReport{},
+	"coordinator-state.schema.json":  contract.CoordinatorState{},
+	"coordinator-status.schema.json": contract.CoordinatorStatus{},
+	"published-report.schema.json":   contract.PublishedReport{},
 	"subsume-request.schema.json":    workflows.SubsumeRequest{},
 	"subsume-result.schema.json":     workflows.SubsumeResult{},
 	"abandon-signal.schema.json":     "",
@@ -52,7 +53,7 @@ func TestContractIndexMatchesTheCode(t *testing.T) {
 	var registered registry
 	workflows.Register(&registered)
 	assert.ElementsMatch(t, registered, slices.Collect(maps.Keys(c.Workflows)))
-	assert.Equal(t, workflows.DefaultTaskQueue, c.TaskQueue)
+	assert.Equal(t, contract.DefaultTaskQueue, c.TaskQueue)
 
 	named := map[string]bool{}
 	for name, w := range c.Workflows {
@@ -61,7 +62,7 @@ func TestContractIndexMatchesTheCode(t *testing.T) {
 			named[*w.Result] = true
 		}
 		for q, schema := range w.Queries {
-			assert.Equal(t, workflows.StatusQuery, q, name)
+			assert.Equal(t, contract.StatusQuery, q, name)
 			named[schema] = true
 		}
 		for _, schema := range w.Signals {
@@ -70,10 +71,10 @@ func TestContractIndexMatchesTheCode(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, map[string]*string{workflows.RetryNowSignal: nil, workflows.AbandonSignal: ptr("abandon-signal.schema.json")},
-		c.Workflows[workflows.FinalizeWorkflow].Signals)
-	assert.Equal(t, map[string]*string{workflows.PublishedSignal: ptr("published-report.schema.json")},
-		c.Workflows[workflows.CoordinatorWorkflow].Signals)
+	assert.Equal(t, map[string]*string{contract.RetryNowSignal: nil, contract.AbandonSignal: ptr("abandon-signal.schema.json")},
+		c.Workflows[contract.FinalizeWorkflow].Signals)
+	assert.Equal(t, map[string]*string{contract.PublishedSignal: ptr("published-report.schema.json")},
+		c.Workflows[contract.CoordinatorWorkflow].Signals)
 
 	for _, name := range contracttest.Names(t) {
 		if name == "common.schema.json" {

@@ -11,7 +11,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Checked is what CheckHistory validated.
@@ -57,7 +57,7 @@ func CheckExecution(ctx context.Context, t testing.TB, c client.Client, workflow
 // as the server carried it, against schema.
 func CheckQuery(ctx context.Context, t testing.TB, c client.Client, workflowID, schema string) {
 	t.Helper()
-	v, err := c.QueryWorkflow(ctx, workflowID, "", workflows.StatusQuery)
+	v, err := c.QueryWorkflow(ctx, workflowID, "", contract.StatusQuery)
 	if err != nil {
 		t.Fatalf("query %s: %v", workflowID, err)
 	}
@@ -85,8 +85,8 @@ func (hc *historyCheck) event(ev *historypb.HistoryEvent) {
 		a := ev.GetWorkflowExecutionStartedEventAttributes()
 		hc.workflowType = a.GetWorkflowType().GetName()
 		in := hc.payload(at+" input", a.GetInput(), hc.workflow(at, hc.workflowType).Input)
-		if hc.workflowType == workflows.FinalizeWorkflow && in != nil {
-			var req workflows.FinalizeRequest
+		if hc.workflowType == contract.FinalizeWorkflow && in != nil {
+			var req contract.FinalizeRequest
 			if err := json.Unmarshal(in, &req); err != nil {
 				hc.t.Errorf("%s: decode FinalizeRequest: %v", at, err)
 			}
@@ -168,18 +168,18 @@ func (hc *historyCheck) payload(at string, ps *commonpb.Payloads, schema string)
 // memo checks a contentHash the memo carries against the start input's.
 func (hc *historyCheck) memo(at string, m *commonpb.Memo) {
 	hc.t.Helper()
-	p, ok := m.GetFields()[workflows.MemoContentHash]
-	if !ok || hc.workflowType != workflows.FinalizeWorkflow {
+	p, ok := m.GetFields()[contract.MemoContentHash]
+	if !ok || hc.workflowType != contract.FinalizeWorkflow {
 		return
 	}
 	data, ok := jsonData(p)
 	var hash string
 	if !ok || json.Unmarshal(data, &hash) != nil {
-		hc.t.Errorf("%s: memo %s is no JSON string", at, workflows.MemoContentHash)
+		hc.t.Errorf("%s: memo %s is no JSON string", at, contract.MemoContentHash)
 		return
 	}
 	if hash != hc.hash {
-		hc.t.Errorf("%s: memo %s %s, but the start input hashes to %s", at, workflows.MemoContentHash, hash, hc.hash)
+		hc.t.Errorf("%s: memo %s %s, but the start input hashes to %s", at, contract.MemoContentHash, hash, hc.hash)
 		return
 	}
 	hc.checked.ContentHashes++

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // A rule only one side can state: the schema cannot compare two fields
@@ -39,7 +39,7 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 			"metadataKey": "flink/prod-eu/0a1b/chk-42/_metadata", "metadataSha256": sha,
 			"exclusivePrefix": "flink/prod-eu/0a1b/chk-42/",
 		},
-		decoded(func(r workflows.FinalizeRequest) error { return r.Validate() }),
+		decoded(func(r contract.FinalizeRequest) error { return r.Validate() }),
 		[]validationCase{
 			{name: "valid", ok: true},
 			{name: "max attempts", change: map[string]any{"maxPublishAttempts": 7}, ok: true},
@@ -80,7 +80,7 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 
 	checkAgreement(t, "claim-request.schema.json",
 		map[string]any{"cluster": "prod-eu", "job": "0a1b", "epoch": 3, "owner": "jm-7f3a"},
-		decoded(func(r workflows.ClaimRequest) error {
+		decoded(func(r contract.ClaimRequest) error {
 			return stores.ValidateClaim(stores.JobID{Cluster: r.Cluster, Job: r.Job}, r.Epoch, r.Owner)
 		}),
 		[]validationCase{
@@ -96,7 +96,7 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 
 	checkAgreement(t, "retire-request.schema.json",
 		map[string]any{"cluster": "prod-eu", "job": "0a1b", "epoch": 3},
-		decoded(func(r workflows.RetireRequest) error {
+		decoded(func(r contract.RetireRequest) error {
 			return stores.ValidateRetire(stores.JobID{Cluster: r.Cluster, Job: r.Job}, r.Epoch)
 		}),
 		[]validationCase{
@@ -108,7 +108,7 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 
 	checkAgreement(t, "latest-request.schema.json",
 		map[string]any{"cluster": "prod-eu", "job": "0a1b"},
-		decoded(func(r workflows.LatestRequest) error { return r.JobID().Validate() }),
+		decoded(func(r contract.LatestRequest) error { return r.JobID().Validate() }),
 		[]validationCase{
 			{name: "valid", ok: true},
 			{name: "job missing", change: map[string]any{"job": nil}},
@@ -116,7 +116,7 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 
 	checkAgreement(t, "reconcile-request.schema.json",
 		map[string]any{"cluster": "prod-eu", "grace": "10m", "tombstoneTtl": "24h"},
-		decoded(func(r workflows.ReconcileRequest) error { return r.Validate() }),
+		decoded(func(r contract.ReconcileRequest) error { return r.Validate() }),
 		[]validationCase{
 			{name: "valid", ok: true},
 			{name: "applied", change: map[string]any{"apply": true, "quarantineDangling": true, "reportLimit": 10}, ok: true},

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Vector is one entry of testdata/contenthash-vectors.json: a valid
@@ -41,11 +41,11 @@ func ContentHashVectors(t testing.TB) []Vector {
 
 // FinalizeRequest decodes the vector's request strictly: a misspelt member
 // in the file would otherwise be dropped and hash as absent.
-func (v Vector) FinalizeRequest(t testing.TB) workflows.FinalizeRequest {
+func (v Vector) FinalizeRequest(t testing.TB) contract.FinalizeRequest {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(v.Request))
 	dec.DisallowUnknownFields()
-	var req workflows.FinalizeRequest
+	var req contract.FinalizeRequest
 	if err := dec.Decode(&req); err != nil {
 		t.Fatalf("vector %s: %v", v.Name, err)
 	}

@@ -16,6 +16,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
@@ -115,18 +116,18 @@ func (e *env) ctx() context.Context {
 
 // claim claims epoch as a job manager does on gaining leadership and
 // returns the restore point the claim answers.
-func (e *env) claim(epoch uint64) workflows.RestorePoint {
+func (e *env) claim(epoch uint64) contract.RestorePoint {
 	e.t.Helper()
-	req := workflows.ClaimRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%d", epoch)}
-	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: e.taskQueue}, workflows.ClaimWorkflow, req)
+	req := contract.ClaimRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%d", epoch)}
+	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: e.taskQueue}, contract.ClaimWorkflow, req)
 	require.NoError(e.t, err)
-	var rp workflows.RestorePoint
+	var rp contract.RestorePoint
 	require.NoError(e.t, run.Get(e.ctx(), &rp))
 	return rp
 }
 
 // checkpoint writes checkpoint n's files as a job manager would.
-func (e *env) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest {
+func (e *env) checkpoint(n uint64, savepoint bool) contract.FinalizeRequest {
 	e.t.Helper()
 	req, err := jobmanager.Bucket{Dir: e.bucket}.WriteCheckpoint(e.job, 1, n, savepoint)
 	require.NoError(e.t, err)
@@ -135,19 +136,19 @@ func (e *env) checkpoint(n uint64, savepoint bool) workflows.FinalizeRequest {
 
 func (e *env) exists(key string) bool { return jobmanager.Bucket{Dir: e.bucket}.Exists(key) }
 
-func (e *env) start(req workflows.FinalizeRequest) sdkclient.WorkflowRun {
+func (e *env) start(req contract.FinalizeRequest) sdkclient.WorkflowRun {
 	e.t.Helper()
 	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{
 		ID: req.WorkflowID(), TaskQueue: e.taskQueue,
-	}, workflows.FinalizeWorkflow, req)
+	}, contract.FinalizeWorkflow, req)
 	require.NoError(e.t, err)
 	return run
 }
 
-func (e *env) finalize(req workflows.FinalizeRequest) (workflows.FinalizeResult, sdkclient.WorkflowRun) {
+func (e *env) finalize(req contract.FinalizeRequest) (contract.FinalizeResult, sdkclient.WorkflowRun) {
 	e.t.Helper()
 	run := e.start(req)
-	var res workflows.FinalizeResult
+	var res contract.FinalizeResult
 	require.NoError(e.t, run.Get(e.ctx(), &res))
 	return res, run
 }

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 var recordHistories = flag.Bool("record-histories", false, "write the scenarios' histories to workflows/testdata/histories")
@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	var err error
 	temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{
-		SearchAttributes: workflows.SearchAttributes(), Progress: os.Stderr,
+		SearchAttributes: contract.SearchAttributes(), Progress: os.Stderr,
 	})
 	cancel()
 	if err != nil {

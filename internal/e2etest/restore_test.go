@@ -11,8 +11,8 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // The recovery read a job manager makes on every failover, on each real
@@ -33,25 +33,25 @@ func TestRestorePoint(t *testing.T) {
 func restoreNone(t *testing.T, b backend) {
 	e := newEnvOn(t, b, 0)
 	rp := e.latest()
-	assert.Equal(t, workflows.RestoreNone, rp.State)
+	assert.Equal(t, contract.RestoreNone, rp.State)
 	assert.Zero(t, rp.Epoch, "never claimed")
 	rp = e.claim(1)
-	assert.Equal(t, workflows.RestorePoint{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, State: workflows.RestoreNone}, rp)
+	assert.Equal(t, contract.RestorePoint{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, State: contract.RestoreNone}, rp)
 }
 
 func restoreAfterRun(t *testing.T, b backend) {
 	e := newEnvOn(t, b, 2)
 	e.claim(1)
-	var last workflows.FinalizeRequest
+	var last contract.FinalizeRequest
 	for n := uint64(1); n <= 3; n++ {
 		last = e.checkpoint(n, false)
 		res, _ := e.finalize(last)
-		require.Equal(t, workflows.Published, res.Phase)
+		require.Equal(t, contract.Published, res.Phase)
 	}
 	rp := e.claim(2)
-	require.Equal(t, workflows.RestoreResolved, rp.State)
+	require.Equal(t, contract.RestoreResolved, rp.State)
 	assert.Equal(t, uint64(2), rp.Epoch)
-	want := &workflows.RestoreCheckpoint{
+	want := &contract.RestoreCheckpoint{
 		Checkpoint: 3, Epoch: 1, MetadataKey: last.MetadataKey, MetadataSHA256: last.MetadataSHA256,
 		ExclusivePrefix: last.ExclusivePrefix, HandleKey: e.handleKey(last),
 		RestorePath: "file://" + filepath.ToSlash(e.bucket) + "/" + last.MetadataKey,
@@ -61,7 +61,7 @@ func restoreAfterRun(t *testing.T, b backend) {
 	assert.FileExists(t, filepath.Join(e.bucket, filepath.FromSlash(last.MetadataKey)), "the restore path names the metadata file")
 	assert.Equal(t, rp, e.latest(), "the read-only answer is the claim's")
 	if b.name == onZooKeeper.name {
-		claim := workflows.ClaimRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 2}
+		claim := contract.ClaimRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 2}
 		record(t, e, "claim-restore-point", e.client.GetWorkflow(e.ctx(), claim.WorkflowID(), ""))
 	}
 }
@@ -71,16 +71,16 @@ func restoreDangling(t *testing.T, b backend) {
 	e.claim(1)
 	for n := uint64(1); n <= 3; n++ {
 		res, _ := e.finalize(e.checkpoint(n, false))
-		require.Equal(t, workflows.Published, res.Phase)
+		require.Equal(t, contract.Published, res.Phase)
 	}
 	// Checkpoint 3's metadata deleted by hand, 2's made to mismatch its checksum.
 	require.NoError(t, os.Remove(filepath.Join(e.bucket, e.job.Cluster, e.job.Job, "chk-3", "_metadata")))
 	require.NoError(t, os.WriteFile(filepath.Join(e.bucket, e.job.Cluster, e.job.Job, "chk-2", "_metadata"), []byte("edited"), 0o644))
 
 	rp := e.claim(2)
-	require.Equal(t, workflows.RestoreDangling, rp.State)
+	require.Equal(t, contract.RestoreDangling, rp.State)
 	assert.Equal(t, uint64(3), rp.Latest.Checkpoint)
-	assert.Equal(t, activities.ProblemDataMissing, rp.Dangling)
+	assert.Equal(t, contract.ProblemDataMissing, rp.Dangling)
 	require.NotNil(t, rp.Fallback, "checkpoint 1 still resolves")
 	assert.Equal(t, uint64(1), rp.Fallback.Checkpoint)
 	assert.Equal(t, rp, e.latest())
@@ -88,7 +88,7 @@ func restoreDangling(t *testing.T, b backend) {
 	// Nothing resolves: no fallback, the caller decides.
 	require.NoError(t, os.Remove(filepath.Join(e.bucket, e.job.Cluster, e.job.Job, "chk-1", "_metadata")))
 	rp = e.latest()
-	assert.Equal(t, workflows.RestoreDangling, rp.State)
+	assert.Equal(t, contract.RestoreDangling, rp.State)
 	assert.Nil(t, rp.Fallback)
 }
 
@@ -101,7 +101,7 @@ func restoreFailover(t *testing.T, b backend, landed bool) {
 	e := newEnvOn(t, b, 0)
 	e.claim(1)
 	res, _ := e.finalize(e.checkpoint(1, false))
-	require.Equal(t, workflows.Published, res.Phase)
+	require.Equal(t, contract.Published, res.Phase)
 
 	first := storefault.DropRequest
 	if landed {
@@ -115,47 +115,47 @@ func restoreFailover(t *testing.T, b backend, landed bool) {
 		}
 	})
 	run := e.start(e.checkpoint(2, false))
-	e.waitPhase(run, workflows.Verifying)
+	e.waitPhase(run, contract.Verifying)
 
 	rp := e.claim(2)
 	close(release)
-	var out workflows.FinalizeResult
+	var out contract.FinalizeResult
 	require.NoError(t, run.Get(e.ctx(), &out))
 
-	require.Equal(t, workflows.RestoreResolved, rp.State)
+	require.Equal(t, contract.RestoreResolved, rp.State)
 	if landed {
 		assert.Equal(t, uint64(2), rp.Latest.Checkpoint, "the landed publish is the restore point")
-		assert.Equal(t, workflows.Published, out.Phase)
+		assert.Equal(t, contract.Published, out.Phase)
 	} else {
 		assert.Equal(t, uint64(1), rp.Latest.Checkpoint, "the lost publish is not")
-		assert.Equal(t, workflows.Discarded, out.Phase, "and can never land after the claim")
+		assert.Equal(t, contract.Discarded, out.Phase, "and can never land after the claim")
 	}
 	assert.Equal(t, rp.Latest.Checkpoint, e.latest().Latest.Checkpoint)
 	e.checkInvariants()
 }
 
 // latest reads the restore point without claiming, as an operator's tool does.
-func (e *env) latest() workflows.RestorePoint {
+func (e *env) latest() contract.RestorePoint {
 	e.t.Helper()
-	req := workflows.LatestRequest{Cluster: e.job.Cluster, Job: e.job.Job}
+	req := contract.LatestRequest{Cluster: e.job.Cluster, Job: e.job.Job}
 	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{
 		ID: req.WorkflowID(time.Now().Format("150405.000000000")), TaskQueue: e.taskQueue,
-	}, workflows.LatestWorkflow, req)
+	}, contract.LatestWorkflow, req)
 	require.NoError(e.t, err)
-	var rp workflows.RestorePoint
+	var rp contract.RestorePoint
 	require.NoError(e.t, run.Get(e.ctx(), &rp))
 	record(e.t, e, "latest-checkpoint", run)
 	return rp
 }
 
 // waitPhase waits until the finalization's status query answers phase.
-func (e *env) waitPhase(run sdkclient.WorkflowRun, phase workflows.Phase) {
+func (e *env) waitPhase(run sdkclient.WorkflowRun, phase contract.Phase) {
 	e.t.Helper()
 	require.Eventually(e.t, func() bool {
-		v, err := e.client.QueryWorkflow(e.ctx(), run.GetID(), "", workflows.StatusQuery)
-		var st workflows.Status
+		v, err := e.client.QueryWorkflow(e.ctx(), run.GetID(), "", contract.StatusQuery)
+		var st contract.Status
 		return err == nil && v.Get(&st) == nil && st.Phase == phase
 	}, time.Minute, 100*time.Millisecond)
 }
 
-func (e *env) handleKey(req workflows.FinalizeRequest) string { return req.Handle().Key() }
+func (e *env) handleKey(req contract.FinalizeRequest) string { return activities.HandleOf(req).Key() }

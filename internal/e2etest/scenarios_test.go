@@ -12,8 +12,8 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // The whole path against real servers: claim, finalize a stream of
@@ -21,11 +21,11 @@ import (
 func TestEndToEndZooKeeper(t *testing.T) {
 	e := newEnv(t, 1)
 	e.claim(1)
-	var last workflows.FinalizeResult
+	var last contract.FinalizeResult
 	var runs []sdkclient.WorkflowRun
 	for n := uint64(1); n <= 3; n++ {
 		res, run := e.finalize(e.checkpoint(n, false))
-		require.Equal(t, workflows.Published, res.Phase, "checkpoint %d", n)
+		require.Equal(t, contract.Published, res.Phase, "checkpoint %d", n)
 		last, runs = res, append(runs, run)
 	}
 	record(t, e, "finalize-published", runs[0])
@@ -45,7 +45,7 @@ func TestEndToEndZooKeeper(t *testing.T) {
 	// Coordinators on the fast path remove through RemoveCheckpoints: SubsumeCheckpoint runs
 	// only for those still on version 0, and its recorded histories
 	// (subsume-discarded.json, v0-subsume-discarded.json) stay as they are.
-	record(t, e, "coordinator", e.client.GetWorkflow(e.ctx(), workflows.CoordinatorID(e.job.Cluster, e.job.Job), ""))
+	record(t, e, "coordinator", e.client.GetWorkflow(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), ""))
 }
 
 func TestUnknownThenVerifyPresent(t *testing.T) {
@@ -53,7 +53,7 @@ func TestUnknownThenVerifyPresent(t *testing.T) {
 	e.claim(1)
 	e.refs.Inject(storefault.OpPublish, storefault.DropReply, storefault.DropRequest, storefault.DropRequest)
 	res, run := e.finalize(e.checkpoint(1, false))
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	assert.Equal(t, 1, e.refs.Calls(storefault.OpVerify))
 	e.checkInvariants()
 	record(t, e, "finalize-verify-present", run)
@@ -64,7 +64,7 @@ func TestFencedAbsentThenRepublished(t *testing.T) {
 	e.claim(1)
 	e.refs.Inject(storefault.OpPublish, storefault.DropRequest, storefault.DropRequest, storefault.DropRequest)
 	res, run := e.finalize(e.checkpoint(1, false))
-	assert.Equal(t, workflows.Published, res.Phase)
+	assert.Equal(t, contract.Published, res.Phase)
 	assert.Equal(t, uint32(2), res.Attempts)
 	e.checkInvariants()
 	record(t, e, "finalize-fenced-republished", run)
@@ -76,7 +76,7 @@ func TestRejectedDiscarded(t *testing.T) {
 	e.claim(2)
 	req := e.checkpoint(1, false)
 	res, run := e.finalize(req)
-	assert.Equal(t, workflows.Discarded, res.Phase)
+	assert.Equal(t, contract.Discarded, res.Phase)
 	assert.False(t, e.exists(req.ExclusivePrefix+"data-0"))
 	record(t, e, "finalize-rejected-discarded", run)
 }
@@ -87,11 +87,11 @@ func TestAbandonedWhileVerifying(t *testing.T) {
 	e.refs.SetUnreachable(true)
 	req := e.checkpoint(1, false)
 	run := e.start(req)
-	e.waitPhase(run, workflows.Verifying)
-	require.NoError(t, e.client.SignalWorkflow(e.ctx(), run.GetID(), "", workflows.AbandonSignal, "operator keeps it"))
-	var res workflows.FinalizeResult
+	e.waitPhase(run, contract.Verifying)
+	require.NoError(t, e.client.SignalWorkflow(e.ctx(), run.GetID(), "", contract.AbandonSignal, "operator keeps it"))
+	var res contract.FinalizeResult
 	require.NoError(t, run.Get(e.ctx(), &res))
-	assert.Equal(t, workflows.Abandoned, res.Phase)
+	assert.Equal(t, contract.Abandoned, res.Phase)
 	assert.True(t, e.exists(req.ExclusivePrefix+"data-0"))
 	record(t, e, "finalize-abandoned", run)
 }

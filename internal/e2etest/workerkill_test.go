@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // A worker process killed with SIGKILL in the middle of a finalization, and
@@ -36,12 +36,12 @@ func TestWorkerKilledMidFinalization(t *testing.T) {
 
 	req := e.checkpoint(1, false)
 	proxy.Inject(zkfault.Partition)
-	run, err := e.client.ExecuteWorkflow(e.ctx(), startOptions(req, queue), workflows.FinalizeWorkflow, req)
+	run, err := e.client.ExecuteWorkflow(e.ctx(), startOptions(req, queue), contract.FinalizeWorkflow, req)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		v, err := e.client.QueryWorkflow(e.ctx(), run.GetID(), "", workflows.StatusQuery)
-		var st workflows.Status
-		return err == nil && v.Get(&st) == nil && st.Phase == workflows.Verifying
+		v, err := e.client.QueryWorkflow(e.ctx(), run.GetID(), "", contract.StatusQuery)
+		var st contract.Status
+		return err == nil && v.Get(&st) == nil && st.Phase == contract.Verifying
 	}, 2*time.Minute, 200*time.Millisecond, "the partitioned publish goes to Verifying")
 
 	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
@@ -49,11 +49,11 @@ func TestWorkerKilledMidFinalization(t *testing.T) {
 	proxy.Heal()
 	startWorker(t, bin, queue, proxy.Addr, e.root, e.bucket)
 
-	var res workflows.FinalizeResult
+	var res contract.FinalizeResult
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	require.NoError(t, run.Get(ctx, &res))
-	require.Equal(t, workflows.Published, res.Phase, "the new worker resolves it: Verify fences Absent, attempt 2 lands")
+	require.Equal(t, contract.Published, res.Phase, "the new worker resolves it: Verify fences Absent, attempt 2 lands")
 
 	e.checkInvariants()
 	ref, err := e.store.Read(e.ctx(), req.CheckpointID())
@@ -101,7 +101,7 @@ func startWorker(t *testing.T, bin, queue, zkAddr, root, bucket string) *exec.Cm
 	return cmd
 }
 
-func startOptions(req workflows.FinalizeRequest, queue string) sdkclient.StartWorkflowOptions {
+func startOptions(req contract.FinalizeRequest, queue string) sdkclient.StartWorkflowOptions {
 	return sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: queue}
 }
 

@@ -11,8 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Bucket is a file:// bucket's directory.
@@ -25,7 +25,7 @@ func (b Bucket) URL() string { return "file://" + b.Dir }
 // under <cluster>/<job>/chk-<n>/ (exclusive to it) and a file under
 // <cluster>/<job>/shared/ that no checkpoint's discard may touch. It returns
 // the request that finalizes the checkpoint at epoch.
-func (b Bucket) WriteCheckpoint(job stores.JobID, epoch, n uint64, savepoint bool) (workflows.FinalizeRequest, error) {
+func (b Bucket) WriteCheckpoint(job stores.JobID, epoch, n uint64, savepoint bool) (contract.FinalizeRequest, error) {
 	prefix := fmt.Sprintf("%s/%s/chk-%d/", job.Cluster, job.Job, n)
 	meta := []byte(fmt.Sprintf("metadata of %s checkpoint %d", job, n))
 	files := []struct {
@@ -38,11 +38,11 @@ func (b Bucket) WriteCheckpoint(job stores.JobID, epoch, n uint64, savepoint boo
 	}
 	for _, f := range files {
 		if err := b.Write(f.key, f.data); err != nil {
-			return workflows.FinalizeRequest{}, err
+			return contract.FinalizeRequest{}, err
 		}
 	}
 	sum := sha256.Sum256(meta)
-	return workflows.FinalizeRequest{
+	return contract.FinalizeRequest{
 		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
 		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
 		ExclusivePrefix: prefix, Savepoint: savepoint,

@@ -26,9 +26,9 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Namespace is the namespace Start registers, with the finalizer's search
@@ -255,7 +255,7 @@ func (s *Server) setup(ctx context.Context) error {
 			return fmt.Errorf("register namespace: %w", err)
 		}
 		attrs := map[string]enums.IndexedValueType{}
-		for name, typ := range workflows.SearchAttributes() {
+		for name, typ := range contract.SearchAttributes() {
 			attrs[name] = enums.IndexedValueType(enums.IndexedValueType_value["INDEXED_VALUE_TYPE_"+strings.ToUpper(typ)])
 		}
 		_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{

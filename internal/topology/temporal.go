@@ -21,9 +21,9 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // ServerVersion is the Temporal server the topology runs: the version of
@@ -278,7 +278,7 @@ func (tp *Topology) registerNamespace(ctx context.Context, progress io.Writer) e
 	}); err != nil {
 		return err
 	}
-	sas := workflows.SearchAttributes()
+	sas := contract.SearchAttributes()
 	names := make([]string, 0, len(sas))
 	for name := range sas {
 		names = append(names, name)
@@ -351,7 +351,7 @@ func (tp *Topology) temporalReady(ctx context.Context, c sdkclient.Client, names
 		return err
 	}
 	var clauses []string
-	for name, typ := range workflows.SearchAttributes() {
+	for name, typ := range contract.SearchAttributes() {
 		if _, ok := resp.GetCustomAttributes()[name]; !ok {
 			return fmt.Errorf("search attribute %s not registered yet", name)
 		}

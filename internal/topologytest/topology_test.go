@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
@@ -50,9 +51,9 @@ func (w logWriter) Write(p []byte) (int, error) {
 
 // triggered is one finalization a job manager triggered.
 type triggered struct {
-	req workflows.FinalizeRequest
+	req contract.FinalizeRequest
 	f   *client.Finalization
-	res workflows.FinalizeResult
+	res contract.FinalizeResult
 }
 
 // The whole production topology under load, with a worker kill -9ed and
@@ -107,8 +108,8 @@ func TestProductionTopology(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := retry(ctx, &transient, func() (workflows.RestorePoint, error) {
-				return c.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 1, Owner: "jm-" + job.Job})
+			_, err := retry(ctx, &transient, func() (contract.RestorePoint, error) {
+				return c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 1, Owner: "jm-" + job.Job})
 			})
 			if !assert.NoError(t, err, "claim %s", job) {
 				return
@@ -204,7 +205,7 @@ func TestProductionTopology(t *testing.T) {
 	all = append(all, parked)
 	require.Eventually(t, func() bool {
 		st, err := pf.Status(ctx)
-		return err == nil && st.Phase == workflows.Verifying
+		return err == nil && st.Phase == contract.Verifying
 	}, 5*time.Minute, 250*time.Millisecond, "the publish without a quorum parks in Verifying")
 	require.Eventually(t, func() bool {
 		var list []client.Stuck
@@ -224,21 +225,21 @@ func TestProductionTopology(t *testing.T) {
 
 	// Every finalization ends.
 	for _, tr := range all {
-		tr.res, err = retry(ctx, &transient, func() (workflows.FinalizeResult, error) {
+		tr.res, err = retry(ctx, &transient, func() (contract.FinalizeResult, error) {
 			wctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			return tr.f.Wait(wctx)
 		})
 		require.NoError(t, err, "wait for %s", tr.req.WorkflowID())
 	}
-	phases := map[workflows.Phase]int{}
+	phases := map[contract.Phase]int{}
 	for _, tr := range all {
 		phases[tr.res.Phase]++
-		assert.Contains(t, []workflows.Phase{workflows.Published, workflows.Discarded}, tr.res.Phase,
+		assert.Contains(t, []contract.Phase{contract.Published, contract.Discarded}, tr.res.Phase,
 			"%s ended %s: %s", tr.req.WorkflowID(), tr.res.Phase, tr.res.Reason)
 	}
 	t.Logf("outcomes: %v", phases)
-	assert.Positive(t, phases[workflows.Published])
+	assert.Positive(t, phases[contract.Published])
 
 	// The invariants, on what ZooKeeper and the bucket hold.
 	store, err := zookeeper.Open(ctx, zookeeper.Config{Servers: tp.ZooKeeperServers(), Root: tp.ZooKeeperRoot, SessionTimeout: 10 * time.Second}, quiet)
@@ -262,7 +263,7 @@ func TestProductionTopology(t *testing.T) {
 	}, 5*time.Minute, time.Second, "retention and discards settle")
 
 	// PostgreSQL visibility answers queries on the search attributes.
-	want := phases[workflows.Published]
+	want := phases[contract.Published]
 	query := fmt.Sprintf(`CheckpointCluster = %q AND FinalizationPhase = "Published"`, cluster)
 	require.Eventually(t, func() bool {
 		resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: tp.Temporal.Namespace, Query: query})
@@ -353,10 +354,10 @@ func (c checker) finalization(ctx context.Context, tr *triggered) {
 	token := tr.req.Token()
 	removed := e.Tombstone != nil && e.Tombstone.Token == token && e.Tombstone.Reason != stores.ReasonFenced
 	switch tr.res.Phase {
-	case workflows.Published:
+	case contract.Published:
 		collected := e.Reference == nil && tr.req.Checkpoint <= js.Watermark
 		assert.True(t, e.HoldsToken(token) || removed || collected, "I4: %s ended Published, but its key holds %+v", id, e)
-	case workflows.Discarded:
+	case contract.Discarded:
 		assert.False(t, e.HoldsToken(token), "I2: %s discarded while its reference is present", id)
 		assert.False(t, removed, "I7: %s ended Discarded, but its reference was published", id)
 		assert.False(t, e.Absent() && !js.Retired && js.Epoch == tr.req.Epoch && js.Watermark < tr.req.Checkpoint,

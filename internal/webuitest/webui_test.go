@@ -18,13 +18,13 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -34,7 +34,7 @@ const chromium = "/usr/bin/chromium"
 // shows it in Verifying, and its page its summary, phase and store. The screenshots are test artifacts
 // (go test -artifacts keeps them).
 func TestWebUIShowsAStuckFinalization(t *testing.T) {
-	srv := temporaltest.Start(t, temporaltest.Options{UI: true, SearchAttributes: workflows.SearchAttributes()})
+	srv := temporaltest.Start(t, temporaltest.Options{UI: true, SearchAttributes: contract.SearchAttributes()})
 	require.NoError(t, debian.Ensure(func() bool { _, err := os.Stat(chromium); return err == nil }, "chromium"))
 	require.NotEmpty(t, srv.UIAddress)
 
@@ -69,7 +69,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	defer tc.Close()
 	c := client.New(tc, client.Options{})
 	job := stores.JobID{Cluster: "prod-eu", Job: "0a1b2c3d4e5f60718293a4b5c6d7e8f9"}
-	_, err = c.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 3, Owner: "jm-3"})
+	_, err = c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 3, Owner: "jm-3"})
 	require.NoError(t, err)
 	req, err := jobmanager.Bucket{Dir: filepath.Join(dir, "bucket")}.WriteCheckpoint(job, 3, 42, false)
 	require.NoError(t, err)
@@ -78,7 +78,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		st, err := f.Status(ctx)
-		return err == nil && st.Phase == workflows.Verifying
+		return err == nil && st.Phase == contract.Verifying
 	}, time.Minute, 100*time.Millisecond)
 
 	browser := newBrowser(t, ctx)
@@ -102,7 +102,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	// current details (workflow.SetCurrentDetails) are checked through the
 	// metadata query in workflows/details_test.go: this UI version shows
 	// them only in a collapsed section.
-	summary := workflows.Summary(req) // "checkpoint 42 of prod-eu/0a1b... (epoch 3)"
+	summary := contract.Summary(req) // "checkpoint 42 of prod-eu/0a1b... (epoch 3)"
 	page := srv.UIAddress + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/metadata"
 	text = pageText(t, browser, page, summary, "page")
 	assert.Contains(t, text, summary, "the page shows the summary")

@@ -46,7 +46,7 @@ func runConformance(t *testing.T, open func(t *testing.T) *Store) {
 		require.NoError(t, err)
 		assert.Equal(t, key1, key2, "a retried write lands on the same key")
 		assert.Equal(t, first, get(t, s, key2), "and writes the same bytes")
-		assert.Len(t, keys(t, s, HandlesPrefix), 1)
+		assert.Len(t, keys(t, s, stores.HandlesPrefix), 1)
 	})
 
 	t.Run("EpochIsPartOfTheIdentity", func(t *testing.T) {
@@ -74,7 +74,7 @@ func runConformance(t *testing.T, open func(t *testing.T) *Store) {
 		other := h
 		other.MetadataSHA256 = sha([]byte("other content"))
 		_, err = s.Write(ctx, other)
-		require.ErrorIs(t, err, ErrConflict)
+		require.ErrorIs(t, err, stores.ErrHandleConflict)
 		assert.Equal(t, before, get(t, s, key), "the stored handle is untouched")
 	})
 
@@ -271,7 +271,7 @@ func runConformance(t *testing.T, open func(t *testing.T) *Store) {
 		wrong := h
 		wrong.MetadataSHA256 = sha([]byte("not what was persisted"))
 		_, err = s.Discard(ctx, wrong)
-		require.ErrorIs(t, err, ErrConflict)
+		require.ErrorIs(t, err, stores.ErrHandleConflict)
 		assert.Equal(t, before, keys(t, s, ""), "nothing deleted")
 	})
 
@@ -393,7 +393,7 @@ func invalidHandles() map[string]Handle {
 		f(&h)
 		return h
 	}
-	long := make([]byte, MaxKeyLength)
+	long := make([]byte, stores.MaxKeyLength)
 	for i := range long {
 		long[i] = 'a'
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/checkpoint-finalizer/finalizer/stores"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -27,7 +28,7 @@ type DiscardResult struct {
 // second call succeeds. Nothing outside h.ExclusivePrefix is touched. For a
 // savepoint only the handle blob is deleted and the data is kept
 // (DataKept). If the key holds a different valid handle, Discard refuses
-// with ErrConflict and deletes nothing: the caller's pointers are not the
+// with stores.ErrHandleConflict and deletes nothing: the caller's pointers are not the
 // ones stored.
 func (s *Store) Discard(ctx context.Context, h Handle) (DiscardResult, error) {
 	if err := h.Validate(); err != nil {
@@ -46,7 +47,7 @@ func (s *Store) Discard(ctx context.Context, h Handle) (DiscardResult, error) {
 		return DiscardResult{}, fmt.Errorf("discard checkpoint %d: %w", h.Checkpoint, err)
 	case cur != h:
 		return DiscardResult{}, fmt.Errorf("discard checkpoint %d: %s holds prefix %q, metadata %s, savepoint %t: %w",
-			h.Checkpoint, key, cur.ExclusivePrefix, cur.MetadataKey, cur.Savepoint, ErrConflict)
+			h.Checkpoint, key, cur.ExclusivePrefix, cur.MetadataKey, cur.Savepoint, stores.ErrHandleConflict)
 	}
 	var res DiscardResult
 	if h.Savepoint {

@@ -7,7 +7,7 @@
 //
 //   - Write stores a Handle under a key derived only from its identity
 //     (cluster, job, epoch, checkpoint; see Key), so a retried activity
-//     rewrites the same blob with the same bytes. It refuses (ErrConflict) to
+//     rewrites the same blob with the same bytes. It refuses (stores.ErrHandleConflict) to
 //     replace a different valid handle stored under that key. On a file://
 //     bucket the blob, its directory and every directory up to the bucket root
 //     are fsynced before Write returns: a nil error means durable.
@@ -39,7 +39,7 @@
 //
 // # Failure semantics
 //
-// The sentinels (ErrNotFound, ErrCorrupt, ErrConflict, ErrDataMissing,
+// The sentinels (ErrNotFound, ErrCorrupt, stores.ErrHandleConflict, ErrDataMissing,
 // ErrDataCorrupt, stores.ErrInvalid) are definite answers about the bucket's
 // content. Every other error is an I/O failure (network, permissions, disk,
 // cancelled context) and says nothing about the content: the caller retries.

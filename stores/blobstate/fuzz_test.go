@@ -69,7 +69,7 @@ func checkSafePrefix(t *testing.T, h Handle) {
 	if want := "chk-" + strconv.FormatUint(h.Checkpoint, 10); segs[len(segs)-2] != want {
 		t.Fatalf("prefix %q is not the directory %s", p, want)
 	}
-	if strings.HasPrefix(p, HandlesPrefix) {
+	if strings.HasPrefix(p, stores.HandlesPrefix) {
 		t.Fatalf("prefix %q is in the handle namespace", p)
 	}
 	if !strings.HasPrefix(h.MetadataKey, p) {

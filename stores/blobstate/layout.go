@@ -53,7 +53,7 @@ func ParseLayout(spec string) (Layout, error) {
 			return bad("cluster %q is listed twice", cluster)
 		}
 		dir = strings.TrimSuffix(dir, "/")
-		if err := validateObjectKey("clusters", dir+"/", true); err != nil {
+		if err := stores.ValidateObjectKey("clusters", dir+"/", true); err != nil {
 			return bad("directory of %s: %v", cluster, err)
 		}
 		l.dirs[cluster] = dir

@@ -41,7 +41,7 @@ func (s *Store) ListHandles(ctx context.Context, cluster string) (Listing, error
 	if err := stores.ValidateCluster(cluster); err != nil {
 		return Listing{}, fmt.Errorf("list handles: %w", err)
 	}
-	return s.listHandles(ctx, HandlesPrefix+cluster+"/")
+	return s.listHandles(ctx, stores.HandlesPrefix+cluster+"/")
 }
 
 // ListJobHandles lists the handle blobs of one job, every epoch.
@@ -49,7 +49,7 @@ func (s *Store) ListJobHandles(ctx context.Context, job stores.JobID) (Listing, 
 	if err := job.Validate(); err != nil {
 		return Listing{}, fmt.Errorf("list handles: %w", err)
 	}
-	return s.listHandles(ctx, HandlesPrefix+job.Cluster+"/"+job.Job+"/")
+	return s.listHandles(ctx, stores.HandlesPrefix+job.Cluster+"/"+job.Job+"/")
 }
 
 // HandleJobs lists the jobs of the cluster that have handle blobs, sorted.
@@ -59,7 +59,7 @@ func (s *Store) HandleJobs(ctx context.Context, cluster string) ([]stores.JobID,
 	if err := stores.ValidateCluster(cluster); err != nil {
 		return nil, fmt.Errorf("list jobs with handles: %w", err)
 	}
-	prefix := HandlesPrefix + cluster + "/"
+	prefix := stores.HandlesPrefix + cluster + "/"
 	var jobs []stores.JobID
 	err := s.each(ctx, &blob.ListOptions{Prefix: prefix, Delimiter: "/"}, func(o *blob.ListObject) {
 		name, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, prefix), "/")

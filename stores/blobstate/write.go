@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/checkpoint-finalizer/finalizer/stores"
 	"gocloud.dev/blob"
 )
 
@@ -14,7 +15,7 @@ import (
 // handle. Writing the same handle again rewrites the same bytes (and, on a
 // local bucket, fsyncs them again), so a retried activity that crashed
 // before its fsync still ends durable. A different valid handle already
-// under the key is ErrConflict and stays untouched; a corrupt blob there is
+// under the key is stores.ErrHandleConflict and stays untouched; a corrupt blob there is
 // replaced, since nothing could have been resolved from it.
 //
 // The check for a different handle is a read before the write, not an
@@ -50,7 +51,7 @@ func (s *Store) checkReplace(ctx context.Context, key string, h Handle, b []byte
 		return err
 	case !bytes.Equal(raw, b):
 		return fmt.Errorf("%s holds metadata %s (%s), prefix %q, savepoint %t: %w",
-			key, cur.MetadataKey, cur.MetadataSHA256, cur.ExclusivePrefix, cur.Savepoint, ErrConflict)
+			key, cur.MetadataKey, cur.MetadataSHA256, cur.ExclusivePrefix, cur.Savepoint, stores.ErrHandleConflict)
 	}
 	return nil
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 func claimCommand() command {
@@ -30,7 +30,7 @@ func claimCommand() command {
 			}
 		},
 		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			req := workflows.ClaimRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Owner: owner}
+			req := contract.ClaimRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Owner: owner}
 			rp, err := c.ClaimEpoch(ctx, req)
 			if err != nil {
 				return err

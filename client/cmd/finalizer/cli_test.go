@@ -13,11 +13,11 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // finalizeArgs is the finalize command line of req.
-func finalizeArgs(req workflows.FinalizeRequest, extra ...string) []string {
+func finalizeArgs(req contract.FinalizeRequest, extra ...string) []string {
 	args := []string{"finalize",
 		"--cluster", req.Cluster, "--job", req.Job,
 		"--epoch", fmt.Sprint(req.Epoch), "--checkpoint", fmt.Sprint(req.Checkpoint),
@@ -43,7 +43,7 @@ func TestClaimThenFinalizeWait(t *testing.T) {
 	assert.Equal(t, req.WorkflowID(), got.WorkflowID)
 	assert.Equal(t, req.ContentHash(), got.ContentHash)
 	require.NotNil(t, got.Result)
-	assert.Equal(t, workflows.Published, got.Result.Phase)
+	assert.Equal(t, contract.Published, got.Result.Phase)
 	assert.True(t, e.Entry(1).HoldsToken(req.Token()))
 	assert.True(t, e.Exists(got.Result.HandleKey))
 	assert.Contains(t, o.stderr, req.WorkflowID()+" ", "progress goes to stderr")
@@ -61,15 +61,15 @@ func TestClaimThenFinalizeWait(t *testing.T) {
 	o = runTool(t, env, "--json", "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
 	require.Equal(t, exitOK, o.code)
 	var st struct {
-		Phase     workflows.Phase            `json:"phase"`
-		HandleKey string                     `json:"handleKey"`
-		Timings   map[workflows.Phase]string `json:"timings"`
+		Phase     contract.Phase            `json:"phase"`
+		HandleKey string                    `json:"handleKey"`
+		Timings   map[contract.Phase]string `json:"timings"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &st))
-	assert.Equal(t, workflows.Published, st.Phase)
+	assert.Equal(t, contract.Published, st.Phase)
 	assert.Equal(t, got.Result.HandleKey, st.HandleKey)
-	require.Contains(t, st.Timings, workflows.Publishing)
-	_, err := time.ParseDuration(st.Timings[workflows.Publishing])
+	require.Contains(t, st.Timings, contract.Publishing)
+	_, err := time.ParseDuration(st.Timings[contract.Publishing])
 	assert.NoError(t, err, "timings are duration strings, not nanoseconds: %s", o.stdout)
 
 	o = runTool(t, env, "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
@@ -79,9 +79,9 @@ func TestClaimThenFinalizeWait(t *testing.T) {
 	// The restore point: what a script passes on as Flink's restore path.
 	o = runTool(t, env, "latest", "--cluster", e.Cluster, "--job", e.Job, "--json")
 	require.Equal(t, exitOK, o.code)
-	var rp workflows.RestorePoint
+	var rp contract.RestorePoint
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &rp), "stdout holds only the JSON restore point")
-	require.Equal(t, workflows.RestoreResolved, rp.State)
+	require.Equal(t, contract.RestoreResolved, rp.State)
 	assert.Equal(t, e.BucketURL+"/"+req.MetadataKey, rp.Latest.RestorePath)
 	o = runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "2", "--owner", "jm-2")
 	require.Equal(t, exitOK, o.code)

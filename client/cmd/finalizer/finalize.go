@@ -7,21 +7,21 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // finalizeOutput is finalize's JSON output; Result only with --wait.
 type finalizeOutput struct {
-	WorkflowID  string                    `json:"workflowId"`
-	RunID       string                    `json:"runId"`
-	ContentHash string                    `json:"contentHash"`
-	Result      *workflows.FinalizeResult `json:"result,omitempty"`
+	WorkflowID  string                   `json:"workflowId"`
+	RunID       string                   `json:"runId"`
+	ContentHash string                   `json:"contentHash"`
+	Result      *contract.FinalizeResult `json:"result,omitempty"`
 }
 
 func finalizeCommand() command {
 	var (
 		id       identity
-		req      workflows.FinalizeRequest
+		req      contract.FinalizeRequest
 		attempts uint
 		wait     bool
 		interval time.Duration
@@ -36,7 +36,7 @@ func finalizeCommand() command {
 			fs.StringVar(&req.MetadataSHA256, "metadata-sha256", "", "hex SHA-256 of the metadata file")
 			fs.StringVar(&req.ExclusivePrefix, "exclusive-prefix", "", "bucket prefix of the data only this checkpoint owns (\".../chk-<id>/\")")
 			fs.BoolVar(&req.Savepoint, "savepoint", false, "a savepoint: its data is never discarded")
-			fs.UintVar(&attempts, "max-attempts", 0, fmt.Sprintf("publish attempts before a fenced absent discards (0: %d)", workflows.DefaultMaxPublishAttempts))
+			fs.UintVar(&attempts, "max-attempts", 0, fmt.Sprintf("publish attempts before a fenced absent discards (0: %d)", contract.DefaultMaxPublishAttempts))
 			fs.BoolVar(&wait, "wait", false, "wait for the outcome, showing progress on stderr; exit 0 only if Published")
 			fs.DurationVar(&interval, "progress-interval", client.DefaultProgressInterval, "how often --wait polls the status")
 			return func() error {
@@ -63,7 +63,7 @@ func finalizeCommand() command {
 			if !wait {
 				return out.result(o, fmt.Sprintf("%s run %s (content %s)", f.WorkflowID, f.RunID, o.ContentHash))
 			}
-			res, err := f.WaitProgress(ctx, interval, func(st workflows.Status) { out.status(f.WorkflowID, st) })
+			res, err := f.WaitProgress(ctx, interval, func(st contract.Status) { out.status(f.WorkflowID, st) })
 			if err != nil {
 				return err
 			}
@@ -71,7 +71,7 @@ func finalizeCommand() command {
 			if err := out.result(o, resultText(f.WorkflowID, res)); err != nil {
 				return err
 			}
-			if res.Phase != workflows.Published {
+			if res.Phase != contract.Published {
 				return errNotPublished
 			}
 			return nil

@@ -14,7 +14,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // envName is the variable behind a flag, named as the worker names it:
@@ -114,7 +114,7 @@ type globals struct {
 // newGlobals reads the environment fallbacks of the flags that have no
 // other layer; the connection's are resolved by check.
 func newGlobals(getenv func(string) string, stderr io.Writer) *globals {
-	g := &globals{given: map[string]*givenValue{}, taskQueue: workflows.DefaultTaskQueue, getenv: getenv, stderr: stderr}
+	g := &globals{given: map[string]*givenValue{}, taskQueue: contract.DefaultTaskQueue, getenv: getenv, stderr: stderr}
 	if v := getenv(envTaskQueue); v != "" {
 		g.taskQueue = v
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 func latestCommand() command {
@@ -38,13 +38,13 @@ func latestCommand() command {
 }
 
 // restoreText is the restore point as claim and latest print it.
-func restoreText(rp workflows.RestorePoint) string {
+func restoreText(rp contract.RestorePoint) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%s at epoch %d: ", rp.Cluster, rp.Job, rp.Epoch)
 	switch rp.State {
-	case workflows.RestoreResolved:
+	case contract.RestoreResolved:
 		fmt.Fprintf(&b, "restore from checkpoint %d\n%s", rp.Latest.Checkpoint, checkpointText(rp.Latest))
-	case workflows.RestoreDangling:
+	case contract.RestoreDangling:
 		fmt.Fprintf(&b, "the newest checkpoint %d does not resolve (%s)\n%s", rp.Latest.Checkpoint, rp.Dangling, checkpointText(rp.Latest))
 		if rp.Fallback != nil {
 			fmt.Fprintf(&b, "\nnewest that resolves: checkpoint %d\n%s", rp.Fallback.Checkpoint, checkpointText(rp.Fallback))
@@ -57,7 +57,7 @@ func restoreText(rp workflows.RestorePoint) string {
 	return b.String()
 }
 
-func checkpointText(c *workflows.RestoreCheckpoint) string {
+func checkpointText(c *contract.RestoreCheckpoint) string {
 	s := fmt.Sprintf("  handle:       %s", c.HandleKey)
 	if c.RestorePath != "" {
 		s = fmt.Sprintf("  restore path: %s\n  epoch:        %d\n  sha256:       %s\n", c.RestorePath, c.Epoch, c.MetadataSHA256) + s

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // printer writes a command's result to stdout (text, or JSON with --json)
@@ -33,7 +33,7 @@ func (p *printer) result(v any, text string) error {
 }
 
 // status prints one progress report (stderr, always text: it is for eyes).
-func (p *printer) status(id string, st workflows.Status) {
+func (p *printer) status(id string, st contract.Status) {
 	line := fmt.Sprintf("%s %s %s attempts=%d verifications=%d fences=%d",
 		time.Now().UTC().Format("15:04:05.000"), id, st.Phase, st.Attempts, st.Verifications, st.Fences)
 	if st.LastError != "" {
@@ -43,7 +43,7 @@ func (p *printer) status(id string, st workflows.Status) {
 }
 
 // statusText is the status command's text output.
-func statusText(id string, st workflows.Status) string {
+func statusText(id string, st contract.Status) string {
 	s := fmt.Sprintf("%s\n  phase:         %s since %s\n  started:       %s\n  attempts:      %d\n  verifications: %d\n  fences:        %d",
 		id, st.Phase, st.PhaseSince.UTC().Format(time.RFC3339), st.StartedAt.UTC().Format(time.RFC3339),
 		st.Attempts, st.Verifications, st.Fences)
@@ -60,7 +60,7 @@ func statusText(id string, st workflows.Status) string {
 }
 
 // resultText is finalize --wait's text output.
-func resultText(id string, res workflows.FinalizeResult) string {
+func resultText(id string, res contract.FinalizeResult) string {
 	s := fmt.Sprintf("%s %s after %d publish attempt(s)", id, res.Phase, res.Attempts)
 	if res.HandleKey != "" {
 		s += ", handle " + res.HandleKey

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // DefaultScheduleInterval is how often a scheduled reconciler runs unless
@@ -21,15 +21,15 @@ var errReconcileErrors = errors.New("reconcile finished with errors")
 
 // scheduleOutput is reconcile --schedule's JSON output.
 type scheduleOutput struct {
-	ScheduleID string                     `json:"scheduleId"`
-	Created    bool                       `json:"created"`
-	Interval   string                     `json:"interval"`
-	Request    workflows.ReconcileRequest `json:"request"`
+	ScheduleID string                    `json:"scheduleId"`
+	Created    bool                      `json:"created"`
+	Interval   string                    `json:"interval"`
+	Request    contract.ReconcileRequest `json:"request"`
 }
 
 func reconcileCommand() command {
 	var (
-		req      workflows.ReconcileRequest
+		req      contract.ReconcileRequest
 		schedule bool
 		interval time.Duration
 	)
@@ -42,9 +42,9 @@ func reconcileCommand() command {
 			fs.BoolVar(&req.Apply, "apply", false, "discard orphans, collect tombstones and (with --quarantine-dangling) quarantine; without it nothing changes")
 			fs.BoolVar(&req.QuarantineDangling, "quarantine-dangling", false, "tombstone dangling references (with --apply), after confirming their state is gone")
 			// A workflows.Duration is a time.Duration written as a string in JSON.
-			fs.DurationVar((*time.Duration)(&req.Grace), "grace", workflows.DefaultReconcileGrace, "only handles older than this can be orphans")
-			fs.DurationVar((*time.Duration)(&req.TombstoneTTL), "tombstone-ttl", workflows.DefaultTombstoneTTL, fmt.Sprintf("collect tombstones older than this (at least %s)", workflows.MinTombstoneTTL))
-			fs.IntVar(&req.ReportLimit, "report-limit", workflows.DefaultReportLimit, "cap of each list in the report (the counts are complete)")
+			fs.DurationVar((*time.Duration)(&req.Grace), "grace", contract.DefaultReconcileGrace, "only handles older than this can be orphans")
+			fs.DurationVar((*time.Duration)(&req.TombstoneTTL), "tombstone-ttl", contract.DefaultTombstoneTTL, fmt.Sprintf("collect tombstones older than this (at least %s)", contract.MinTombstoneTTL))
+			fs.IntVar(&req.ReportLimit, "report-limit", contract.DefaultReportLimit, "cap of each list in the report (the counts are complete)")
 			fs.BoolVar(&schedule, "schedule", false, "create or update the cluster's Temporal Schedule instead of running once")
 			fs.DurationVar(&interval, "interval", DefaultScheduleInterval, "with --schedule: time between runs")
 			return func() error {
@@ -68,7 +68,7 @@ func reconcileCommand() command {
 				if err != nil {
 					return err
 				}
-				o := scheduleOutput{ScheduleID: workflows.ReconcileScheduleID(req.Cluster), Created: created, Interval: interval.String(), Request: req}
+				o := scheduleOutput{ScheduleID: contract.ReconcileScheduleID(req.Cluster), Created: created, Interval: interval.String(), Request: req}
 				return out.result(o, scheduleText(o))
 			}
 			run, err := c.StartReconcile(ctx, req)

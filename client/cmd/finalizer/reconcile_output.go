@@ -6,11 +6,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // reportText is reconcile's text output: the counts, then each list.
-func reportText(r workflows.ReconcileReport) string {
+func reportText(r contract.ReconcileReport) string {
 	var b strings.Builder
 	mode := "applied"
 	if r.DryRun {

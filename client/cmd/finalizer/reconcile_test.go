@@ -15,10 +15,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	finalizer "github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // The reconciler end to end: real finalizations on the real dev server,
@@ -32,13 +33,13 @@ func TestReconcileOnce(t *testing.T) {
 	env := envFor(t, e)
 	require.NoError(t, e.Store.ClaimEpoch(t.Context(), e.JobID(), 1, "jm-1"))
 	c := finalizer.New(e.Temporal, finalizer.Options{TaskQueue: e.TaskQueue})
-	finalize := func(n uint64) workflows.FinalizeRequest {
+	finalize := func(n uint64) contract.FinalizeRequest {
 		req := e.Checkpoint(1, n)
 		f, err := c.Finalize(ctxMinute(t), req)
 		require.NoError(t, err)
 		res, err := f.Wait(ctxMinute(t))
 		require.NoError(t, err)
-		require.Equal(t, workflows.Published, res.Phase)
+		require.Equal(t, contract.Published, res.Phase)
 		return req
 	}
 	live := finalize(1)
@@ -47,28 +48,28 @@ func TestReconcileOnce(t *testing.T) {
 	subsumed := finalize(3) // then its subsumption "crashed" before its discard
 	require.NoError(t, e.Store.Subsume(t.Context(), subsumed.CheckpointID(), 1))
 	unexplained := e.Checkpoint(1, 9) // a handle no finalization wrote
-	_, err := e.States.Write(t.Context(), unexplained.Handle())
+	_, err := e.States.Write(t.Context(), activities.HandleOf(unexplained))
 	require.NoError(t, err)
 
 	args := []string{"reconcile", "--cluster", e.Cluster, "--quarantine-dangling", "--grace", "0s"}
 	o := runTool(t, env, append(args, "--json")...)
 	require.Equal(t, exitOK, o.code)
-	var rep workflows.ReconcileReport
+	var rep contract.ReconcileReport
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep), "stdout holds only the JSON report")
 	assert.True(t, rep.DryRun)
 	assert.Equal(t, 2, rep.Counts.References, "checkpoints 1 and 2; 3 is a tombstone")
 	require.Len(t, rep.Dangling, 1)
-	assert.Equal(t, workflows.ActionWouldQuarantine, rep.Dangling[0].Action)
-	orphans := map[string]workflows.OrphanFinding{}
+	assert.Equal(t, contract.ActionWouldQuarantine, rep.Dangling[0].Action)
+	orphans := map[string]contract.OrphanFinding{}
 	for _, f := range rep.Orphans {
 		orphans[f.HandleKey] = f
 	}
 	require.Len(t, orphans, 2)
-	assert.Equal(t, workflows.ActionWouldDiscard, orphans[subsumed.Handle().Key()].Action)
-	assert.Equal(t, "Completed/Published", orphans[subsumed.Handle().Key()].Finalization, "asked the server by workflow ID")
-	assert.Equal(t, workflows.ActionKeptPrefix+workflows.KeepNoFinalization, orphans[unexplained.Handle().Key()].Action)
+	assert.Equal(t, contract.ActionWouldDiscard, orphans[activities.HandleOf(subsumed).Key()].Action)
+	assert.Equal(t, "Completed/Published", orphans[activities.HandleOf(subsumed).Key()].Finalization, "asked the server by workflow ID")
+	assert.Equal(t, contract.ActionKeptPrefix+contract.KeepNoFinalization, orphans[activities.HandleOf(unexplained).Key()].Action)
 	assert.True(t, e.Entry(2).HoldsToken(dangling.Token()), "a dry run changes nothing")
-	assert.True(t, e.Exists(subsumed.Handle().Key()))
+	assert.True(t, e.Exists(activities.HandleOf(subsumed).Key()))
 	assert.Contains(t, o.stderr, "reconcile/"+e.Cluster+"/run-", "the run's workflow ID on stderr")
 
 	o = runTool(t, env, append(args, "--apply")...)
@@ -83,9 +84,9 @@ func TestReconcileOnce(t *testing.T) {
 	removed := e.Entry(3)
 	require.NotNil(t, removed.Tombstone)
 	assert.Equal(t, stores.ReasonSubsumed, removed.Tombstone.Reason, "discarded behind the tombstone that removed it")
-	assert.False(t, e.Exists(subsumed.Handle().Key()))
+	assert.False(t, e.Exists(activities.HandleOf(subsumed).Key()))
 	assert.False(t, e.Exists(subsumed.MetadataKey))
-	assert.True(t, e.Exists(unexplained.Handle().Key()), "kept: no finalization explains it")
+	assert.True(t, e.Exists(activities.HandleOf(unexplained).Key()), "kept: no finalization explains it")
 	assert.True(t, e.Exists(live.MetadataKey))
 	assert.True(t, e.Entry(1).HoldsToken(live.Token()))
 }
@@ -95,7 +96,7 @@ func TestReconcileSchedule(t *testing.T) {
 	t.Parallel()
 	e := e2e.Start(t, e2e.Options{})
 	env := envFor(t, e)
-	id := workflows.ReconcileScheduleID(e.Cluster)
+	id := contract.ReconcileScheduleID(e.Cluster)
 	t.Cleanup(func() {
 		_ = e.Temporal.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background())
 	})
@@ -117,14 +118,14 @@ func TestReconcileSchedule(t *testing.T) {
 	assert.Equal(t, enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, d.Schedule.Policy.Overlap)
 	action, ok := d.Schedule.Action.(*client.ScheduleWorkflowAction)
 	require.True(t, ok)
-	assert.Equal(t, workflows.ReconcileWorkflow, action.Workflow)
+	assert.Equal(t, contract.ReconcileWorkflow, action.Workflow)
 	assert.Equal(t, e.TaskQueue, action.TaskQueue)
 	require.Len(t, action.Args, 1)
-	var req workflows.ReconcileRequest
+	var req contract.ReconcileRequest
 	payload, ok := action.Args[0].(*commonpb.Payload)
 	require.True(t, ok, "%T", action.Args[0])
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayload(payload, &req))
-	assert.Equal(t, workflows.ReconcileRequest{Cluster: e.Cluster, Apply: true, Grace: workflows.Duration(time.Hour), TombstoneTTL: workflows.Duration(48 * time.Hour), ReportLimit: workflows.DefaultReportLimit}, req)
+	assert.Equal(t, contract.ReconcileRequest{Cluster: e.Cluster, Apply: true, Grace: contract.Duration(time.Hour), TombstoneTTL: contract.Duration(48 * time.Hour), ReportLimit: contract.DefaultReportLimit}, req)
 
 	// A run the schedule starts reaches the worker and reconciles.
 	handle := e.Temporal.ScheduleClient().GetHandle(ctxMinute(t), id)
@@ -138,9 +139,9 @@ func TestReconcileSchedule(t *testing.T) {
 		started = d.Info.RecentActions[0].StartWorkflowResult.WorkflowID
 		return true
 	}, 30*time.Second, 100*time.Millisecond)
-	var rep workflows.ReconcileReport
+	var rep contract.ReconcileReport
 	require.NoError(t, e.Temporal.GetWorkflow(ctxMinute(t), started, "").Get(ctxMinute(t), &rep))
-	assert.Equal(t, workflows.ReconcileDone, rep.Phase)
+	assert.Equal(t, contract.ReconcileDone, rep.Phase)
 	assert.Equal(t, e.Cluster, rep.Cluster)
 	assert.False(t, rep.DryRun)
 }

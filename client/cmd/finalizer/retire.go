@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 func retireCommand() command {
@@ -25,7 +25,7 @@ func retireCommand() command {
 			}
 		},
 		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			req := workflows.RetireRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, DiscardCheckpoints: discard}
+			req := contract.RetireRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, DiscardCheckpoints: discard}
 			if err := c.Retire(ctx, req); err != nil {
 				return err
 			}

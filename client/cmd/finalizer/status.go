@@ -5,7 +5,7 @@ import (
 	"flag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 func statusCommand() command {
@@ -25,7 +25,7 @@ func statusCommand() command {
 			if err != nil {
 				return err
 			}
-			wid := workflows.FinalizeRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Checkpoint: id.checkpoint}.WorkflowID()
+			wid := contract.FinalizeRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Checkpoint: id.checkpoint}.WorkflowID()
 			return out.result(statusJSON(st), statusText(wid, st))
 		},
 	}
@@ -35,12 +35,12 @@ func statusCommand() command {
 // duration strings ("1.5s"), as every duration the tool prints, where the
 // query answers nanoseconds.
 type statusOutput struct {
-	workflows.Status
-	Timings map[workflows.Phase]string `json:"timings"`
+	contract.Status
+	Timings map[contract.Phase]string `json:"timings"`
 }
 
-func statusJSON(st workflows.Status) statusOutput {
-	o := statusOutput{Status: st, Timings: make(map[workflows.Phase]string, len(st.Timings))}
+func statusJSON(st contract.Status) statusOutput {
+	o := statusOutput{Status: st, Timings: make(map[contract.Phase]string, len(st.Timings))}
 	for p, d := range st.Timings {
 		o.Timings[p] = d.String()
 	}

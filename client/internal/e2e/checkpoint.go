@@ -3,15 +3,15 @@ package e2e
 import (
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Checkpoint writes checkpoint n's files into the bucket the way a job
 // manager does (metadata and data under chk-<n>/, plus a shared file no
 // discard may touch) and returns the request that finalizes it at epoch.
-func (e *Env) Checkpoint(epoch, n uint64) workflows.FinalizeRequest {
+func (e *Env) Checkpoint(epoch, n uint64) contract.FinalizeRequest {
 	e.t.Helper()
 	req, err := e.bucket().WriteCheckpoint(e.JobID(), epoch, n, false)
 	require.NoError(e.t, err)

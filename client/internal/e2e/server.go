@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 var server *temporaltest.Server
@@ -26,7 +26,7 @@ func Main(m *testing.M) {
 	// An install can take ~12 minutes; the start itself about a second.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	s, err := temporaltest.StartServer(ctx, temporaltest.Options{
-		SearchAttributes: workflows.SearchAttributes(),
+		SearchAttributes: contract.SearchAttributes(),
 		Progress:         os.Stderr,
 	})
 	cancel()

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // summary tallies the demo's finalizations.
@@ -22,13 +22,13 @@ type summary struct {
 	injected                                       int
 }
 
-func (s *summary) add(res workflows.FinalizeResult, st workflows.Status) {
+func (s *summary) add(res contract.FinalizeResult, st contract.Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch res.Phase {
-	case workflows.Published:
+	case contract.Published:
 		s.published++
-	case workflows.Discarded:
+	case contract.Discarded:
 		s.discarded++
 	default:
 		s.others++
@@ -72,8 +72,8 @@ func demo(ctx context.Context, s settings, r worker.Ready) (*summary, error) {
 	}
 	for i := 1; i <= s.jobs; i++ {
 		job := fmt.Sprintf("demo-job-%d", i)
-		v, err := r.Client.QueryWorkflow(ctx, workflows.CoordinatorID(cluster, job), "", workflows.StatusQuery)
-		var st workflows.CoordinatorStatus
+		v, err := r.Client.QueryWorkflow(ctx, contract.CoordinatorID(cluster, job), "", contract.StatusQuery)
+		var st contract.CoordinatorStatus
 		if err == nil && v.Get(&st) == nil {
 			sum.retained[job] = st.Retained
 		}
@@ -92,14 +92,14 @@ type jobManager struct {
 }
 
 func (jm jobManager) run(ctx context.Context, depose bool) error {
-	if _, err := jm.c.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch, Owner: "demo-" + jm.job}); err != nil {
+	if _, err := jm.c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch, Owner: "demo-" + jm.job}); err != nil {
 		return err
 	}
 	base := jm.epoch * 1000
 	for k := uint64(1); k <= uint64(jm.s.checkpoints); k++ {
 		if depose && k == uint64(jm.s.checkpoints) {
 			// A new leader takes over; the old one's last trigger is a zombie.
-			if _, err := jm.c.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch + 1, Owner: "demo-successor"}); err != nil {
+			if _, err := jm.c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch + 1, Owner: "demo-successor"}); err != nil {
 				return err
 			}
 			fmt.Printf("%s: epoch %d claimed by a new leader; the old leader triggers one more checkpoint\n", jm.job, jm.epoch+1)

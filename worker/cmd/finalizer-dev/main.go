@@ -21,11 +21,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 type settings struct {
@@ -81,7 +81,7 @@ func runDemo(ctx context.Context, s settings) (*summary, error) {
 	}
 	srv, err := temporaltest.StartServer(ctx, temporaltest.Options{
 		DBFile: filepath.Join(s.dir, "temporal.db"), UI: true, Port: s.port, UIPort: s.uiPort,
-		SearchAttributes: workflows.SearchAttributes(), CLIPath: cli, LogDir: s.dir,
+		SearchAttributes: contract.SearchAttributes(), CLIPath: cli, LogDir: s.dir,
 	})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package activities
+package contract
 
 import (
 	"crypto/sha256"

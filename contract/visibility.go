@@ -1,6 +1,9 @@
-package workflows
+package contract
 
 import (
+	"fmt"
+	"strings"
+
 	"go.temporal.io/sdk/temporal"
 )
 
@@ -31,4 +34,33 @@ func SearchAttributes() map[string]string {
 		AttrPhaseSince.GetName(): "Datetime",
 		AttrStoreKind.GetName():  "Keyword",
 	}
+}
+
+// Memo keys of a finalization, as its starter and the workflow write them.
+const (
+	MemoSummary     = "summary"
+	MemoContentHash = "contentHash"
+)
+
+// Summary is the memo summary of a finalization, as the Web UI lists it.
+func Summary(r FinalizeRequest) string {
+	kind := "checkpoint"
+	if r.Savepoint {
+		kind = "savepoint"
+	}
+	return fmt.Sprintf("%s %d of %s/%s (epoch %d)", kind, r.Checkpoint, r.Cluster, r.Job, r.Epoch)
+}
+
+// StaticDetails is what a finalization's starter shows on its Web UI page
+// for good (the SDK's StaticDetails, markdown): what it finalizes. The
+// one-line StaticSummary is Summary.
+func StaticDetails(r FinalizeRequest) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**\n\n", Summary(r))
+	fmt.Fprintf(&b, "- metadata: `%s` (sha256 `%s`)\n", r.MetadataKey, r.MetadataSHA256)
+	if r.ExclusivePrefix != "" {
+		fmt.Fprintf(&b, "- exclusive state: `%s`\n", r.ExclusivePrefix)
+	}
+	fmt.Fprintf(&b, "- publish attempts at most: %d\n", r.MaxAttempts())
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package workflows
+package contract
 
 import (
 	"crypto/sha256"
@@ -71,7 +71,7 @@ func (r FinalizeRequest) CanonicalContent() string {
 		b = append(b, `,"savepoint":true`...)
 	}
 	b = append(b, `,"maxPublishAttempts":`...)
-	b = strconv.AppendUint(b, uint64(r.maxAttempts()), 10)
+	b = strconv.AppendUint(b, uint64(r.MaxAttempts()), 10)
 	b = append(b, '}')
 	return string(b)
 }

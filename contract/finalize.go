@@ -1,38 +1,9 @@
-package workflows
+package contract
 
 import (
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-)
-
-// The workflow contract for callers in any language.
-const (
-	DefaultTaskQueue = "checkpoint-finalizer"
-
-	FinalizeWorkflow    = "FinalizeCheckpoint"
-	CoordinatorWorkflow = "JobCoordinator"
-	SubsumeWorkflow     = "SubsumeCheckpoint"
-	ClaimWorkflow       = "ClaimEpoch"
-	RetireWorkflow      = "RetireJob"
-	ReconcileWorkflow   = "Reconcile"
-	LatestWorkflow      = "LatestCheckpoint"
-
-	// StatusQuery answers a Status (finalization), a CoordinatorStatus or a
-	// ReconcileReport.
-	StatusQuery = "status"
-	// RetryNowSignal ends the current verify backoff of a finalization.
-	RetryNowSignal = "retry-now"
-	// AbandonSignal (payload: a reason string) ends a Verifying
-	// finalization as Abandoned, its state kept.
-	AbandonSignal = "abandon"
-	// PublishedSignal reports a Published checkpoint to its job's coordinator.
-	PublishedSignal = "published"
-
-	// DefaultMaxPublishAttempts bounds publishing when a request names none.
-	DefaultMaxPublishAttempts = 3
 )
 
 // FinalizeRequest is the input of FinalizeCheckpoint: pointers and
@@ -61,18 +32,9 @@ func (r FinalizeRequest) CheckpointID() stores.CheckpointID {
 	return stores.CheckpointID{JobID: stores.JobID{Cluster: r.Cluster, Job: r.Job}, Checkpoint: r.Checkpoint}
 }
 
-// Handle is the state handle the request describes.
-func (r FinalizeRequest) Handle() blobstate.Handle {
-	return blobstate.Handle{
-		CheckpointID: r.CheckpointID(), Epoch: r.Epoch,
-		MetadataKey: r.MetadataKey, MetadataSHA256: r.MetadataSHA256,
-		ExclusivePrefix: r.ExclusivePrefix, Savepoint: r.Savepoint,
-	}
-}
-
 // Validate checks the request; an invalid one ends Failed with nothing written.
 func (r FinalizeRequest) Validate() error {
-	if err := r.Handle().Validate(); err != nil {
+	if err := stores.ValidateStateHandle(r.CheckpointID(), r.Epoch, r.MetadataKey, r.MetadataSHA256, r.ExclusivePrefix, r.Savepoint); err != nil {
 		return err
 	}
 	if r.Epoch == 0 {
@@ -84,15 +46,17 @@ func (r FinalizeRequest) Validate() error {
 // WorkflowID derives the execution's ID from the finalization's identity,
 // so a repeated trigger reaches the same execution.
 func (r FinalizeRequest) WorkflowID() string {
-	return activities.FinalizationID(r.CheckpointID(), r.Epoch)
+	return FinalizationID(r.CheckpointID(), r.Epoch)
 }
 
 // Token identifies this finalization's reference in the store.
 func (r FinalizeRequest) Token() string {
-	return activities.Token(r.CheckpointID(), r.Epoch)
+	return Token(r.CheckpointID(), r.Epoch)
 }
 
-func (r FinalizeRequest) maxAttempts() uint32 {
+// MaxAttempts is the bound on publish attempts: MaxPublishAttempts, or
+// DefaultMaxPublishAttempts when the request names none.
+func (r FinalizeRequest) MaxAttempts() uint32 {
 	if r.MaxPublishAttempts == 0 {
 		return DefaultMaxPublishAttempts
 	}

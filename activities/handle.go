@@ -1,0 +1,18 @@
+package activities
+
+import (
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+)
+
+// HandleOf is the state handle a finalization request describes: what
+// PersistHandle checks and writes. It is here rather than a method of the
+// request so that the contract, which a job manager links, stays free of
+// the bucket's code.
+func HandleOf(r contract.FinalizeRequest) blobstate.Handle {
+	return blobstate.Handle{
+		CheckpointID: r.CheckpointID(), Epoch: r.Epoch,
+		MetadataKey: r.MetadataKey, MetadataSHA256: r.MetadataSHA256,
+		ExclusivePrefix: r.ExclusivePrefix, Savepoint: r.Savepoint,
+	}
+}

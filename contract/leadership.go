@@ -1,0 +1,37 @@
+package contract
+
+import "fmt"
+
+// ClaimRequest is the input of ClaimEpoch: a job manager claims its
+// leadership incarnation before it recovers or triggers anything.
+type ClaimRequest struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	Epoch   uint64 `json:"epoch"`
+	// Owner identifies the claimant (e.g. the job manager's leader session
+	// ID): a second claimant of the same epoch number is refused.
+	Owner string `json:"owner"`
+}
+
+// WorkflowID names the claim.
+func (r ClaimRequest) WorkflowID() string {
+	return fmt.Sprintf("claim/%s/%s/%d", r.Cluster, r.Job, r.Epoch)
+}
+
+// RetireRequest is the input of RetireJob.
+type RetireRequest struct {
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	Epoch   uint64 `json:"epoch"`
+	// DiscardCheckpoints: the reconciler discards the state of the
+	// checkpoints the retirement removed once its grace has passed since
+	// the retirement (Flink's DELETE_ON_CANCELLATION). By default their
+	// state is retained for the operator (RETAIN_ON_CANCELLATION): reported,
+	// never deleted, so a resubmitted job can restore from it.
+	DiscardCheckpoints bool `json:"discardCheckpoints,omitempty"`
+}
+
+// WorkflowID names the retirement.
+func (r RetireRequest) WorkflowID() string {
+	return fmt.Sprintf("retire/%s/%s/%d", r.Cluster, r.Job, r.Epoch)
+}
