@@ -10,8 +10,8 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Anatomy is what one uneventful finalization of a path writes into
@@ -55,7 +55,7 @@ func (sr *storeRun) anatomy(ctx context.Context, path Path) (Anatomy, error) {
 	}
 	src := newCheckpoints(sr.bucket, sr.cluster, sr.epoch, []string{job})
 	fin := sr.finalizer(path)
-	coordinator := workflows.CoordinatorID(sr.cluster, job)
+	coordinator := contract.CoordinatorID(sr.cluster, job)
 	var before map[string]int
 	var id string
 	for i := range 2 {

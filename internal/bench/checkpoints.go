@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // checkpoints hands out fresh checkpoints of a set of jobs, writing their
@@ -36,7 +36,7 @@ func jobNames(prefix string, n int) []string {
 }
 
 // next writes the next checkpoint of the slot's job and returns its request.
-func (c *checkpoints) next(slot int) (workflows.FinalizeRequest, error) {
+func (c *checkpoints) next(slot int) (contract.FinalizeRequest, error) {
 	job := c.jobs[slot%len(c.jobs)]
 	c.mu.Lock()
 	c.last[job]++

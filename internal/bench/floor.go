@@ -9,8 +9,8 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // FloorWorkflow is the floor path's registered name.
@@ -53,7 +53,7 @@ func registerFloor(w sdkworker.Worker, refs stores.ReferenceStore) {
 // floor starts the floor workflow eagerly on the in-process worker's task
 // queue and waits for it.
 func floor(tc sdkclient.Client, taskQueue string) finalizeFunc {
-	return func(ctx context.Context, req workflows.FinalizeRequest) (time.Duration, error) {
+	return func(ctx context.Context, req contract.FinalizeRequest) (time.Duration, error) {
 		start := time.Now()
 		run, err := tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 			ID: "floor/" + req.WorkflowID(), TaskQueue: taskQueue, EnableEagerStart: true,

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Mode is how a load run offers finalizations.
@@ -38,7 +38,7 @@ type Load struct {
 // finalizeFunc finalizes req and returns once it is Published; any other
 // end is an error. triggered is how long the trigger took to be accepted
 // (the start of a workflow), 0 for a path without one.
-type finalizeFunc func(ctx context.Context, req workflows.FinalizeRequest) (triggered time.Duration, err error)
+type finalizeFunc func(ctx context.Context, req contract.FinalizeRequest) (triggered time.Duration, err error)
 
 // run drives fin with checkpoints from src as l says.
 func (l Load) run(ctx context.Context, src *checkpoints, fin finalizeFunc) (Sample, error) {
@@ -56,7 +56,7 @@ func (l Load) run(ctx context.Context, src *checkpoints, fin finalizeFunc) (Samp
 // tick, each on its own goroutine.
 func (l Load) openLoop(ctx context.Context, src *checkpoints, fin finalizeFunc, rec *recorder) error {
 	total := max(1, int(l.Rate*l.Duration.Seconds()+0.5))
-	reqs := make([]workflows.FinalizeRequest, total)
+	reqs := make([]contract.FinalizeRequest, total)
 	for i := range reqs {
 		var err error
 		if reqs[i], err = src.next(i); err != nil {
@@ -111,7 +111,7 @@ func (l Load) closedLoop(ctx context.Context, src *checkpoints, fin finalizeFunc
 }
 
 // once finalizes one checkpoint; the latency counts from since.
-func (l Load) once(ctx context.Context, fin finalizeFunc, req workflows.FinalizeRequest, since time.Time) outcome {
+func (l Load) once(ctx context.Context, fin finalizeFunc, req contract.FinalizeRequest, since time.Time) outcome {
 	ctx, cancel := context.WithTimeout(ctx, l.Timeout)
 	defer cancel()
 	triggered, err := fin(ctx, req)

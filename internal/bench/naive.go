@@ -8,10 +8,10 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // NaiveWorkflow is the name the benchmark registers naive.Finalize under:
@@ -39,7 +39,7 @@ func startBaselineWorker(tc sdkclient.Client, taskQueue string, refs stores.Refe
 // naiveFinalize starts the naive workflow (no eager start: a naive caller
 // does not set it up) and waits for its result.
 func naiveFinalize(tc sdkclient.Client, naiveQueue, finalizerQueue string) finalizeFunc {
-	return func(ctx context.Context, req workflows.FinalizeRequest) (time.Duration, error) {
+	return func(ctx context.Context, req contract.FinalizeRequest) (time.Duration, error) {
 		start := time.Now()
 		run, err := tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 			ID: "naive/" + req.WorkflowID(), TaskQueue: naiveQueue,
@@ -48,7 +48,7 @@ func naiveFinalize(tc sdkclient.Client, naiveQueue, finalizerQueue string) final
 			return 0, fmt.Errorf("start naive workflow: %w", err)
 		}
 		triggered := time.Since(start)
-		var res workflows.FinalizeResult
+		var res contract.FinalizeResult
 		if err := run.Get(ctx, &res); err != nil {
 			return triggered, fmt.Errorf("naive workflow: %w", err)
 		}

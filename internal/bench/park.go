@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // unreadableEntry is a checkpoint node as a newer finalizer version might
@@ -95,8 +95,8 @@ func (sr *storeRun) awaitVerifying(ctx context.Context, job string, n int) (int,
 
 func (sr *storeRun) countVerifying(ctx context.Context, job string) (int, error) {
 	query := fmt.Sprintf(`%s = %q AND %s = %q AND %s = %q AND ExecutionStatus = "Running"`,
-		workflows.AttrCluster.GetName(), sr.cluster, workflows.AttrJob.GetName(), job,
-		workflows.AttrPhase.GetName(), workflows.Verifying)
+		contract.AttrCluster.GetName(), sr.cluster, contract.AttrJob.GetName(), job,
+		contract.AttrPhase.GetName(), contract.Verifying)
 	resp, err := sr.ready.Client.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
 	if err != nil {
 		return 0, fmt.Errorf("count Verifying finalizations (%s): %w", query, err)

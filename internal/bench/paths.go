@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // durable triggers through the finalizer's client and waits for the
 // result: the latency a job manager sees before it may acknowledge.
 func durable(c *client.Client) finalizeFunc {
-	return func(ctx context.Context, req workflows.FinalizeRequest) (time.Duration, error) {
+	return func(ctx context.Context, req contract.FinalizeRequest) (time.Duration, error) {
 		start := time.Now()
 		f, err := c.Finalize(ctx, req)
 		if err != nil {
@@ -32,8 +33,8 @@ func durable(c *client.Client) finalizeFunc {
 // direct persists the handle and publishes the reference in-process, as
 // Flink's job manager does: no Temporal, no verify, no subsumption.
 func direct(states *blobstate.Store, refs stores.ReferenceStore) finalizeFunc {
-	return func(ctx context.Context, req workflows.FinalizeRequest) (time.Duration, error) {
-		key, err := states.Write(ctx, req.Handle())
+	return func(ctx context.Context, req contract.FinalizeRequest) (time.Duration, error) {
+		key, err := states.Write(ctx, activities.HandleOf(req))
 		if err != nil {
 			return 0, fmt.Errorf("persist handle: %w", err)
 		}
@@ -45,8 +46,8 @@ func direct(states *blobstate.Store, refs stores.ReferenceStore) finalizeFunc {
 	}
 }
 
-func published(res workflows.FinalizeResult) error {
-	if res.Phase != workflows.Published {
+func published(res contract.FinalizeResult) error {
+	if res.Phase != contract.Published {
 		return fmt.Errorf("ended %s: %s", res.Phase, res.Reason)
 	}
 	return nil

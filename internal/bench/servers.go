@@ -10,11 +10,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/topology"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // servers are the run's real servers, shared by every store and path.
@@ -99,7 +99,7 @@ func startDevServer(ctx context.Context, cfg Config, dir string) (devServer, err
 	}
 	t, err := temporaltest.StartServer(ctx, temporaltest.Options{
 		DBFile: filepath.Join(dir, "temporal.db"), LogDir: dir, CLIPath: cli,
-		SearchAttributes: workflows.SearchAttributes(), ExtraArgs: args,
+		SearchAttributes: contract.SearchAttributes(), ExtraArgs: args,
 	})
 	if err != nil {
 		return devServer{}, err

@@ -11,13 +11,13 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // zkRoot is the run's ZooKeeper root, for the worker and the direct path.
@@ -170,7 +170,7 @@ func (sr *storeRun) claim(ctx context.Context, path Path, jobs []string) error {
 		if path == Direct {
 			err = sr.refs.ClaimEpoch(ctx, stores.JobID{Cluster: sr.cluster, Job: job}, sr.epoch, "bench")
 		} else {
-			_, err = sr.client.ClaimEpoch(ctx, workflows.ClaimRequest{Cluster: sr.cluster, Job: job, Epoch: sr.epoch, Owner: "bench"})
+			_, err = sr.client.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: sr.cluster, Job: job, Epoch: sr.epoch, Owner: "bench"})
 		}
 		if err != nil {
 			return fmt.Errorf("claim %s: %w", job, err)

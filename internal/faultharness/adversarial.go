@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // unclaimedEpochs is how far above the current claim an unclaimed-epoch
@@ -154,7 +154,7 @@ func (r *run) judge(ctx context.Context, a *attack) {
 	case !ended || failure != "":
 		r.violation("requests", subject, "did not end Failed or Discarded: %s %s", outcome, clip(failure))
 	case a.want != "":
-		if res.Phase != workflows.Failed {
+		if res.Phase != contract.Failed {
 			r.violation("requests", subject, "named %s (not its directory %s) and ended %s, not Failed: %s",
 				a.f.req.ExclusivePrefix, a.want, res.Phase, clip(res.Reason))
 		} else if !namesField(res.Reason) || !strings.Contains(res.Reason, a.want) {
@@ -164,8 +164,8 @@ func (r *run) judge(ctx context.Context, a *attack) {
 		if w := r.written(ctx, a.f); w != "" {
 			r.violation("requests", subject, "named %s and ended %s, yet %s", a.f.req.ExclusivePrefix, res.Phase, w)
 		}
-	case res.Phase == workflows.Discarded:
-	case res.Phase == workflows.Failed && r.gone(ctx, a):
+	case res.Phase == contract.Discarded:
+	case res.Phase == contract.Failed && r.gone(ctx, a):
 		// Its checkpoint's data went with a legitimate removal before it
 		// was persisted: Failed (data missing) is right.
 	default:

@@ -22,10 +22,10 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // stateBucketName is the S3 bucket of a run; a run has its S3 endpoint to
@@ -254,13 +254,13 @@ func (w *blobWorld) exists(ctx context.Context, key string) (bool, error) {
 // writeCheckpoint writes checkpoint n of job in the layout of
 // jobmanager.Bucket.WriteCheckpoint (metadata and a data file exclusive to
 // it, a shared file no discard may touch) and returns its request.
-func (w *blobWorld) writeCheckpoint(ctx context.Context, job stores.JobID, epoch, n uint64, savepoint bool) (workflows.FinalizeRequest, error) {
+func (w *blobWorld) writeCheckpoint(ctx context.Context, job stores.JobID, epoch, n uint64, savepoint bool) (contract.FinalizeRequest, error) {
 	return w.writeCheckpointAt(ctx, job, epoch, n, checkpointDir(job, n), savepoint)
 }
 
 // writeCheckpointAt writes checkpoint n's files under dir, wherever that
 // is (an adversarial request names a directory of its own choosing).
-func (w *blobWorld) writeCheckpointAt(ctx context.Context, job stores.JobID, epoch, n uint64, dir string, savepoint bool) (workflows.FinalizeRequest, error) {
+func (w *blobWorld) writeCheckpointAt(ctx context.Context, job stores.JobID, epoch, n uint64, dir string, savepoint bool) (contract.FinalizeRequest, error) {
 	files := []struct {
 		key  string
 		data []byte
@@ -271,7 +271,7 @@ func (w *blobWorld) writeCheckpointAt(ctx context.Context, job stores.JobID, epo
 	}
 	for _, f := range files {
 		if err := retry(ctx, "write "+f.key, func(ctx context.Context) error { return w.write(ctx, f.key, f.data) }, nil); err != nil {
-			return workflows.FinalizeRequest{}, err
+			return contract.FinalizeRequest{}, err
 		}
 	}
 	return checkpointRequest(job, epoch, n, dir, savepoint), nil
@@ -291,9 +291,9 @@ func checkpointMetadata(job stores.JobID, n uint64) []byte {
 
 // checkpointRequest finalizes checkpoint n of job at epoch, its metadata
 // and exclusive data under dir.
-func checkpointRequest(job stores.JobID, epoch, n uint64, dir string, savepoint bool) workflows.FinalizeRequest {
+func checkpointRequest(job stores.JobID, epoch, n uint64, dir string, savepoint bool) contract.FinalizeRequest {
 	sum := sha256.Sum256(checkpointMetadata(job, n))
-	return workflows.FinalizeRequest{
+	return contract.FinalizeRequest{
 		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
 		MetadataKey: dir + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
 		ExclusivePrefix: dir, Savepoint: savepoint,
@@ -321,7 +321,7 @@ func (w *blobWorld) scan(ctx context.Context) (map[stores.CheckpointID]*stateAtR
 			return nil, fmt.Errorf("list the state bucket: %w", err)
 		}
 		key := obj.Key
-		if strings.HasPrefix(key, blobstate.HandlesPrefix) {
+		if strings.HasPrefix(key, stores.HandlesPrefix) {
 			if id, _, err := blobstate.ParseKey(key); err == nil {
 				s := at(id)
 				s.handles = append(s.handles, key)

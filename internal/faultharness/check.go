@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -130,7 +131,7 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 	token := f.req.Token()
 	_, past := r.jobOf(f.req.CheckpointID().JobID).retiredIncarnation(f.req.Epoch)
 	switch res.Phase {
-	case workflows.Published:
+	case contract.Published:
 		// Still referenced, or removed (subsumed, retired, quarantined: a
 		// tombstone of its token), or subsumed and that tombstone collected
 		// (no reference at or below the watermark: the key absent, or
@@ -141,7 +142,7 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 		if !e.HoldsToken(token) && !removed(e, token) && !collected {
 			r.violation("I4", f.subject(), "ended Published, but its key holds %s", describeEntry(e))
 		}
-	case workflows.Discarded:
+	case contract.Discarded:
 		switch {
 		case e.HoldsToken(token):
 			r.violation("I2", f.subject(), "discarded while its reference is present (%s): %s", describeEntry(e), clip(res.Reason))
@@ -151,7 +152,7 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 			r.violation("I2", f.subject(), "discarded with no fence: the key is absent, epoch %d still current and above the watermark, so an attempt could still land: %s",
 				f.req.Epoch, clip(res.Reason))
 		}
-	case workflows.Abandoned:
+	case contract.Abandoned:
 		// The operator keeps the state; nothing to check but that it ended.
 	default:
 		r.violation("I4", f.subject(), "ended %s: %s", res.Phase, clip(res.Reason))

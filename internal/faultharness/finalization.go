@@ -12,13 +12,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // finalization is the harness's record of one finalization.
 type finalization struct {
-	req   workflows.FinalizeRequest
+	req   contract.FinalizeRequest
 	label string // "random", "closing", a targeted scenario's or an adversarial kind's name
 	lane  *lane
 	// rawID is the workflow ID of a finalization started straight through
@@ -28,11 +28,11 @@ type finalization struct {
 	mu      sync.Mutex
 	handle  *client.Finalization // real mode
 	ended   bool
-	result  workflows.FinalizeResult
+	result  contract.FinalizeResult
 	failure string // the workflow failed or timed out instead of returning
 }
 
-func (f *finalization) outcome() (workflows.FinalizeResult, bool, string) {
+func (f *finalization) outcome() (contract.FinalizeResult, bool, string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.result, f.ended, f.failure
@@ -43,7 +43,7 @@ func (f *finalization) subject() string {
 }
 
 // trigger starts a finalization, real or naive, riding out faults.
-func (r *run) trigger(ctx context.Context, req workflows.FinalizeRequest, label string) (*finalization, error) {
+func (r *run) trigger(ctx context.Context, req contract.FinalizeRequest, label string) (*finalization, error) {
 	f := &finalization{req: req, label: label, lane: r.laneOf(req.CheckpointID().JobID)}
 	if r.cfg.Naive {
 		f.rawID = naiveWorkflowID(req)
@@ -62,7 +62,7 @@ func (r *run) start(ctx context.Context, f *finalization) error {
 		case r.cfg.Naive:
 			return r.startOnce(ctx, f.rawID, naiveTaskQueue, NaiveWorkflow, naive.Input{Request: req, ActivityTaskQueue: l.taskQueue})
 		case f.rawID != "":
-			return r.startOnce(ctx, f.rawID, l.taskQueue, workflows.FinalizeWorkflow, req)
+			return r.startOnce(ctx, f.rawID, l.taskQueue, contract.FinalizeWorkflow, req)
 		}
 		h, err := l.fc.Finalize(ctx, req)
 		if err == nil {
@@ -101,7 +101,7 @@ func (r *run) startOnce(ctx context.Context, id, queue, workflow string, arg any
 // await waits for the finalization's end, riding out faults, until ctx
 // ends; a finalization still running then is recorded as not ended.
 func (r *run) await(ctx context.Context, f *finalization) {
-	var res workflows.FinalizeResult
+	var res contract.FinalizeResult
 	err := retry(ctx, "wait for "+f.req.WorkflowID(), func(context.Context) error {
 		// A long poll: no per-call deadline but the run's.
 		if f.rawID != "" {

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/faultharness"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // workerBinary is built once for the package's runs.
@@ -80,15 +80,15 @@ func TestRealModeHoldsEveryInvariant(t *testing.T) {
 	}
 	assert.Positive(t, hits[faultharness.BlobWriteFailure]+hits[faultharness.BlobWriteReplyLost], "blob writes failed")
 	assert.Equal(t, 48+len(rep.Targeted)+rep.Closing, rep.TotalFinalizations())
-	for _, o := range []string{"NotEnded", "WorkflowFailed", string(workflows.Failed)} {
+	for _, o := range []string{"NotEnded", "WorkflowFailed", string(contract.Failed)} {
 		assert.Zero(t, rep.Outcomes[o], "finalizations that ended %s", o)
 	}
 
 	require.Len(t, rep.Targeted, 2)
 	assert.Positive(t, rep.Targeted[0].Hits, "the dropped reply hit the publish")
-	assert.Equal(t, string(workflows.Published), rep.Targeted[0].Outcome, "a retry finds its own applied write")
+	assert.Equal(t, string(contract.Published), rep.Targeted[0].Outcome, "a retry finds its own applied write")
 	assert.Positive(t, rep.Targeted[1].Hits, "the publish requests were dropped")
-	assert.Equal(t, string(workflows.Discarded), rep.Targeted[1].Outcome, "fenced Absent with no attempt left")
+	assert.Equal(t, string(contract.Discarded), rep.Targeted[1].Outcome, "fenced Absent with no attempt left")
 
 	assertLifecycle(t, rep)
 	assert.Positive(t, rep.Paths.Fenced, "the fenced path was taken (at least by the targeted scenario)")
@@ -122,10 +122,10 @@ func TestRealModeBothStores(t *testing.T) {
 	assert.Empty(t, rep.Missing)
 	require.Len(t, rep.Targeted, 6, "three scenarios on each store")
 	for i := 0; i < 6; i += 3 {
-		assert.Equal(t, string(workflows.Published), rep.Targeted[i].Outcome, "a retry finds its own applied write")
-		assert.Equal(t, string(workflows.Discarded), rep.Targeted[i+1].Outcome, "fenced Absent with no attempt left")
+		assert.Equal(t, string(contract.Published), rep.Targeted[i].Outcome, "a retry finds its own applied write")
+		assert.Equal(t, string(contract.Discarded), rep.Targeted[i+1].Outcome, "fenced Absent with no attempt left")
 		assert.Positive(t, rep.Targeted[i+2].Hits, "%s: the publish landed", rep.Targeted[i+2].Name)
-		assert.Equal(t, string(workflows.Published), rep.Targeted[i+2].Outcome, "%s: the landed publish stands", rep.Targeted[i+2].Name)
+		assert.Equal(t, string(contract.Published), rep.Targeted[i+2].Outcome, "%s: the landed publish stands", rep.Targeted[i+2].Name)
 	}
 	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
 	assertLifecycle(t, rep)
@@ -149,14 +149,14 @@ func assertLifecycle(t *testing.T, rep *faultharness.Report) {
 		outcomes := l.Adversarial[kind]
 		assert.NotEmpty(t, outcomes, "adversarial %s sent", kind)
 		if kind == faultharness.ForeignDirectory || kind == faultharness.NestedDirectory {
-			assert.Positive(t, outcomes[string(workflows.Failed)], "adversarial %s ended Failed: %v", kind, outcomes)
+			assert.Positive(t, outcomes[string(contract.Failed)], "adversarial %s ended Failed: %v", kind, outcomes)
 			continue
 		}
 		// Discarded (stale epoch), or Failed when retention had discarded
 		// the live checkpoint it names before it persisted (the run checks
 		// that case as a "requests" violation otherwise). A short run sends
 		// one or two of a kind, so either may be all there is.
-		ended := outcomes[string(workflows.Discarded)] + outcomes[string(workflows.Failed)]
+		ended := outcomes[string(contract.Discarded)] + outcomes[string(contract.Failed)]
 		assert.Positive(t, ended, "adversarial %s ended Discarded or Failed: %v", kind, outcomes)
 	}
 	assert.GreaterOrEqual(t, l.Reconciler.Passes, 3, "the reconciler ran all along")
@@ -183,7 +183,7 @@ func TestNaiveModeShowsViolations(t *testing.T) {
 	assert.Positive(t, by["recovery"], "recovery cannot retrieve the checkpoint")
 
 	require.Len(t, rep.Targeted, 2)
-	assert.Equal(t, string(workflows.Discarded), rep.Targeted[0].Outcome, "the naive workflow discards on the dropped reply")
+	assert.Equal(t, string(contract.Discarded), rep.Targeted[0].Outcome, "the naive workflow discards on the dropped reply")
 	dangling := false
 	for _, v := range rep.Violations {
 		if v.Invariant == "I1" && strings.Contains(v.Subject, "targeted-1 checkpoint 1") {

@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // job is one simulated job manager: a job ID, its current epoch and its
@@ -72,8 +72,8 @@ func (r *run) claim(ctx context.Context, j *job) error {
 	j.mu.Lock()
 	epoch := j.epoch + 1
 	j.mu.Unlock()
-	req := workflows.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%s-%d", j.id.Job, epoch)}
-	var rp workflows.RestorePoint
+	req := contract.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%s-%d", j.id.Job, epoch)}
+	var rp contract.RestorePoint
 	err := retry(ctx, "claim epoch", func(ctx context.Context) (err error) { rp, err = j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
 	if err != nil {
 		return fmt.Errorf("claim epoch %d of %s: %w", epoch, j.id, err)
@@ -102,7 +102,7 @@ func (j *job) take() (n, epoch uint64) {
 
 // checkpoint writes the job's next checkpoint into the bucket, as a job
 // manager does before it triggers, and returns its request.
-func (r *run) checkpoint(ctx context.Context, j *job, savepoint bool, maxAttempts uint32) (workflows.FinalizeRequest, error) {
+func (r *run) checkpoint(ctx context.Context, j *job, savepoint bool, maxAttempts uint32) (contract.FinalizeRequest, error) {
 	n, epoch := j.take()
 	req, err := r.w.blob.writeCheckpoint(ctx, j.id, epoch, n, savepoint)
 	if err != nil {

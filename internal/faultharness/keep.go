@@ -1,9 +1,9 @@
 package faultharness
 
 import (
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Why state at rest without a reference stays, in the report's words.
@@ -84,7 +84,7 @@ func finalizationKeeps(f *finalization) string {
 	switch {
 	case f.req.Savepoint:
 		return keptSavepoint
-	case res.Phase == workflows.Abandoned:
+	case res.Phase == contract.Abandoned:
 		return keptAbandoned
 	}
 	return ""

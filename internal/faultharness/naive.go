@@ -1,6 +1,6 @@
 package faultharness
 
-import "github.com/checkpoint-finalizer/finalizer/workflows"
+import "github.com/checkpoint-finalizer/finalizer/contract"
 
 // NaiveWorkflow is the name the harness registers naive.Finalize under:
 // never the contract's FinalizeCheckpoint, so no caller can reach it by
@@ -8,4 +8,4 @@ import "github.com/checkpoint-finalizer/finalizer/workflows"
 const NaiveWorkflow = "FaultHarnessNaiveFinalize"
 
 // naiveWorkflowID keeps naive executions apart from the contract's IDs.
-func naiveWorkflowID(req workflows.FinalizeRequest) string { return "naive-" + req.WorkflowID() }
+func naiveWorkflowID(req contract.FinalizeRequest) string { return "naive-" + req.WorkflowID() }

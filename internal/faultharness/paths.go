@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Paths counts the protocol's hard paths the faults drove finalizations
@@ -50,7 +50,7 @@ func (r *run) paths(ctx context.Context) {
 					if st.Fences > 0 {
 						r.rep.Paths.Fenced++
 					}
-					if st.Phase == workflows.Published && st.Attempts > 1 {
+					if st.Phase == contract.Published && st.Attempts > 1 {
 						r.rep.Paths.Republished++
 					}
 				}
@@ -65,8 +65,8 @@ func (r *run) paths(ctx context.Context) {
 	wg.Wait()
 }
 
-func (r *run) status(ctx context.Context, f *finalization) (workflows.Status, bool) {
-	var st workflows.Status
+func (r *run) status(ctx context.Context, f *finalization) (contract.Status, bool) {
+	var st contract.Status
 	for range 3 {
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		var err error

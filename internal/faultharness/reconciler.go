@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 const (
@@ -42,9 +42,9 @@ func (r *run) reconcileLane(ctx context.Context, l *lane) {
 	var passes sync.WaitGroup
 	defer passes.Wait()
 	slots := make(chan struct{}, passesInFlight)
-	req := workflows.ReconcileRequest{
+	req := contract.ReconcileRequest{
 		Cluster: l.cluster, Apply: true, QuarantineDangling: true,
-		Grace: workflows.Duration(r.cfg.ReconcileGrace), TombstoneTTL: workflows.Duration(r.cfg.TombstoneTTL), ReportLimit: reconcileReportLimit,
+		Grace: contract.Duration(r.cfg.ReconcileGrace), TombstoneTTL: contract.Duration(r.cfg.TombstoneTTL), ReportLimit: reconcileReportLimit,
 	}
 	for sleep(ctx, r.cfg.ReconcileEvery); ctx.Err() == nil; sleep(ctx, r.cfg.ReconcileEvery) {
 		select {
@@ -104,7 +104,7 @@ func (r *run) passFailed(l *lane, err error) {
 // kept. A reference it quarantined was dangling: a published reference
 // whose handle or data had gone (I1), unless the reconciler misjudged it
 // and removed a healthy checkpoint; either way a violation.
-func (r *run) absorb(rep workflows.ReconcileReport) {
+func (r *run) absorb(rep contract.ReconcileReport) {
 	r.mu.Lock()
 	rc := &r.rep.Lifecycle.Reconciler
 	c := rep.Counts
@@ -117,13 +117,13 @@ func (r *run) absorb(rep workflows.ReconcileReport) {
 	rc.TombstonesCollected += c.TombstonesCollected
 	rc.Errors += c.Errors
 	for _, o := range rep.Orphans {
-		if strings.HasPrefix(o.Action, workflows.ActionKeptPrefix) {
+		if strings.HasPrefix(o.Action, contract.ActionKeptPrefix) {
 			r.kept[o.HandleKey] = o.Action
 		}
 	}
 	r.mu.Unlock()
 	for _, d := range rep.Dangling {
-		if d.Action == workflows.ActionQuarantined {
+		if d.Action == contract.ActionQuarantined {
 			r.violation("I1", d.Checkpoint, "the reconciler found the published reference dangling and quarantined it (handle %s, token %s): %s",
 				d.HandleKey, short(d.Token), d.Problem)
 		}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // recover simulates each job's failover: a new job manager claims a new
@@ -54,7 +54,7 @@ func (r *run) recoverJob(ctx context.Context, j *job) (uint64, error) {
 	if len(refs) == 0 {
 		for _, f := range r.finalizations() {
 			_, past := j.retiredIncarnation(f.req.Epoch)
-			if res, _, _ := f.outcome(); f.req.CheckpointID().JobID == job && res.Phase == workflows.Published && !past {
+			if res, _, _ := f.outcome(); f.req.CheckpointID().JobID == job && res.Phase == contract.Published && !past {
 				return 0, fmt.Errorf("no reference left, though checkpoint %d was published", f.req.Checkpoint)
 			}
 		}

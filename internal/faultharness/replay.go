@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // replayable reports whether f is done with its key for good, so that a
@@ -27,7 +27,7 @@ func (r *run) replayable(ctx context.Context, f *finalization) (stores.Entry, bo
 		return e, false
 	}
 	fenced := e.Tombstone != nil && e.Tombstone.Token == f.req.Token()
-	return e, fenced || res.Phase == workflows.Discarded
+	return e, fenced || res.Phase == contract.Discarded
 }
 
 // replay sends one stale publish attempt of f straight to the store, as a

@@ -1,8 +1,6 @@
 package faultharness
 
-import (
-	"github.com/checkpoint-finalizer/finalizer/workflows"
-)
+import "github.com/checkpoint-finalizer/finalizer/contract"
 
 // restoreSeen is the restore point one claim answered, kept to be judged
 // once every finalization has ended.
@@ -12,10 +10,10 @@ type restoreSeen struct {
 	// floor is the last epoch of the ID's retired incarnations at the
 	// claim: finalizations at or below it are another incarnation's.
 	floor uint64
-	rp    workflows.RestorePoint
+	rp    contract.RestorePoint
 }
 
-func (r *run) sawRestore(j *job, epoch uint64, rp workflows.RestorePoint) {
+func (r *run) sawRestore(j *job, epoch uint64, rp contract.RestorePoint) {
 	seen := restoreSeen{job: j, epoch: epoch, rp: rp}
 	j.mu.Lock()
 	if n := len(j.retired); n > 0 {
@@ -48,7 +46,7 @@ func (r *run) checkRestores() {
 	for _, s := range seen {
 		counts[string(s.rp.State)]++
 		subject := s.job.id.String()
-		if s.rp.State == workflows.RestoreDangling {
+		if s.rp.State == contract.RestoreDangling {
 			r.violation("I1", subject, "the claim of epoch %d answered checkpoint %d dangling: %s", s.epoch, s.rp.Latest.Checkpoint, s.rp.Dangling)
 		}
 		var latest uint64
@@ -60,7 +58,7 @@ func (r *run) checkRestores() {
 				continue
 			}
 			res, _, _ := f.outcome()
-			if res.Phase != workflows.Published {
+			if res.Phase != contract.Published {
 				continue
 			}
 			judged++
@@ -73,7 +71,7 @@ func (r *run) checkRestores() {
 }
 
 // lastRestore is the restore point of the job's latest claim.
-func (r *run) lastRestore(j *job) workflows.RestorePoint {
+func (r *run) lastRestore(j *job) contract.RestorePoint {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.restores) - 1; i >= 0; i-- {
@@ -81,5 +79,5 @@ func (r *run) lastRestore(j *job) workflows.RestorePoint {
 			return r.restores[i].rp
 		}
 	}
-	return workflows.RestorePoint{}
+	return contract.RestorePoint{}
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 const (
@@ -38,7 +38,7 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	j.mu.Lock()
 	epoch, inFlight := j.epoch, j.inFlight
 	j.mu.Unlock()
-	req := workflows.RetireRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, DiscardCheckpoints: discard}
+	req := contract.RetireRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, DiscardCheckpoints: discard}
 	err := retry(ctx, "retire "+j.id.String(), func(ctx context.Context) error { return j.lane.fc.Retire(ctx, req) }, definite)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -172,7 +172,7 @@ func (r *run) probeStaleClaim(ctx context.Context, j *job, last uint64) {
 	if last > 1 && j.rng.IntN(2) == 0 {
 		epoch = 1 + uint64(j.rng.IntN(int(last-1)))
 	}
-	req := workflows.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("stale-%s-%d", j.id.Job, epoch)}
+	req := contract.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("stale-%s-%d", j.id.Job, epoch)}
 	err := retry(ctx, "stale claim", func(ctx context.Context) error { _, err := j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
 	switch {
 	case errors.Is(err, client.ErrStaleEpoch):

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // targetedTimeout bounds one targeted scenario.
@@ -118,7 +118,7 @@ func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 // publish still applies and only its reply is lost) and starts its
 // finalization under the scenario's name: the setup every targeted
 // scenario shares. On error nothing stays armed.
-func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAttempts uint32, reply bool) (workflows.FinalizeRequest, armedWrite, *finalization, error) {
+func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAttempts uint32, reply bool) (contract.FinalizeRequest, armedWrite, *finalization, error) {
 	req, err := r.checkpoint(ctx, j, false, maxAttempts)
 	if err != nil {
 		return req, nil, nil, err
@@ -133,7 +133,7 @@ func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAtt
 }
 
 // settled awaits f and names its outcome; the result says more.
-func (r *run) settled(ctx context.Context, f *finalization) (workflows.FinalizeResult, string) {
+func (r *run) settled(ctx context.Context, f *finalization) (contract.FinalizeResult, string) {
 	r.await(ctx, f)
 	res, _, failure := f.outcome()
 	return res, outcomeName(res, failure)
@@ -149,11 +149,11 @@ func (r *run) verifyingOrDone(ctx context.Context, f *finalization) bool {
 		return err == nil && d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() != nil
 	}
 	st, err := r.laneOf(f.req.CheckpointID().JobID).fc.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
-	return err == nil && (st.Phase == workflows.Verifying || st.Phase.Terminal())
+	return err == nil && (st.Phase == contract.Verifying || st.Phase.Terminal())
 }
 
 // outcomeName is how a finalization's end is counted in the report.
-func outcomeName(res workflows.FinalizeResult, failure string) string {
+func outcomeName(res contract.FinalizeResult, failure string) string {
 	switch {
 	case failure != "":
 		return "WorkflowFailed"

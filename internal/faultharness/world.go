@@ -16,10 +16,10 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // Task queues of a run; the run has its Temporal server to itself. A run
@@ -93,7 +93,7 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 	w.temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{
 		DBFile:           filepath.Join(w.dir, "temporal", "temporal.db"),
 		LogDir:           filepath.Join(w.dir, "temporal"),
-		SearchAttributes: workflows.SearchAttributes(),
+		SearchAttributes: contract.SearchAttributes(),
 		CLIPath:          cfg.TemporalCLI,
 		Progress:         cfg.Progress,
 	})

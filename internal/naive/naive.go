@@ -24,9 +24,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // DiscardActivity is the registered name of the unchecked discard that
@@ -35,7 +35,7 @@ const DiscardActivity = "FaultHarnessNaiveDiscard"
 
 // Input is the input of Finalize.
 type Input struct {
-	Request workflows.FinalizeRequest `json:"request"`
+	Request contract.FinalizeRequest `json:"request"`
 	// ActivityTaskQueue is where the real workers run the activities.
 	ActivityTaskQueue string `json:"activityTaskQueue"`
 }
@@ -57,9 +57,9 @@ func Register(w sdkworker.Registry, workflowName string, states *blobstate.Store
 // the real workflow), publishes once and discards on any publish error;
 // a publication is reported to the job's coordinator, which keeps
 // subsumption. It returns the outcome as a result, never as an error.
-func Finalize(ctx workflow.Context, in Input) (workflows.FinalizeResult, error) {
+func Finalize(ctx workflow.Context, in Input) (contract.FinalizeResult, error) {
 	req := in.Request
-	res := workflows.FinalizeResult{Attempts: 1}
+	res := contract.FinalizeResult{Attempts: 1}
 	actx := func(attempts int32, timeout time.Duration) workflow.Context {
 		return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			TaskQueue:           in.ActivityTaskQueue,
@@ -69,8 +69,8 @@ func Finalize(ctx workflow.Context, in Input) (workflows.FinalizeResult, error) 
 	}
 
 	var persisted activities.PersistResult
-	if err := workflow.ExecuteActivity(actx(0, time.Minute), acts.PersistHandle, req.Handle()).Get(ctx, &persisted); err != nil {
-		res.Phase, res.Reason = workflows.Failed, err.Error()
+	if err := workflow.ExecuteActivity(actx(0, time.Minute), acts.PersistHandle, activities.HandleOf(req)).Get(ctx, &persisted); err != nil {
+		res.Phase, res.Reason = contract.Failed, err.Error()
 		return res, nil
 	}
 	res.HandleKey = persisted.HandleKey
@@ -87,24 +87,24 @@ func Finalize(ctx workflow.Context, in Input) (workflows.FinalizeResult, error) 
 			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second},
 		})
 		if derr := workflow.ExecuteLocalActivity(lctx, DiscardActivity, persisted.HandleKey).Get(ctx, nil); derr != nil {
-			res.Phase, res.Reason = workflows.Abandoned, "discard failed: "+derr.Error()
+			res.Phase, res.Reason = contract.Abandoned, "discard failed: "+derr.Error()
 			return res, nil
 		}
-		res.Phase, res.Reason = workflows.Discarded, "publish failed: "+err.Error()
+		res.Phase, res.Reason = contract.Discarded, "publish failed: "+err.Error()
 		return res, nil
 	}
 
 	report := activities.ReportInput{
-		WorkflowID:   workflows.CoordinatorID(req.Cluster, req.Job),
-		WorkflowType: workflows.CoordinatorWorkflow,
-		Signal:       workflows.PublishedSignal,
-		SignalArg:    workflows.PublishedReport{Cluster: req.Cluster, Job: req.Job, Epoch: req.Epoch, Checkpoint: req.Checkpoint},
-		StartArg:     workflows.CoordinatorState{Cluster: req.Cluster, Job: req.Job, Epoch: req.Epoch},
+		WorkflowID:   contract.CoordinatorID(req.Cluster, req.Job),
+		WorkflowType: contract.CoordinatorWorkflow,
+		Signal:       contract.PublishedSignal,
+		SignalArg:    contract.PublishedReport{Cluster: req.Cluster, Job: req.Job, Epoch: req.Epoch, Checkpoint: req.Checkpoint},
+		StartArg:     contract.CoordinatorState{Cluster: req.Cluster, Job: req.Job, Epoch: req.Epoch},
 	}
 	if err := workflow.ExecuteActivity(actx(10, 30*time.Second), acts.Report, report).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("report to coordinator failed", "error", err)
 	}
-	res.Phase = workflows.Published
+	res.Phase = contract.Published
 	return res, nil
 }
 
