@@ -124,7 +124,7 @@ func (d drift) check(path, file string, node map[string]any, t reflect.Type) {
 	case t == timeType:
 		d.leaf(path, node, "string")
 	case t.Implements(marshaler):
-		// Its own JSON form (workflows.Duration): described by hand.
+		// Its own JSON form (contract.Duration): described by hand.
 	case t.Kind() == reflect.Struct:
 		d.object(path, file, node, t)
 	case t.Kind() == reflect.Slice:

@@ -41,7 +41,7 @@ func reconcileCommand() command {
 			fs.StringVar(&req.Cluster, "cluster", "", "cluster ID (DNS-1123 label)")
 			fs.BoolVar(&req.Apply, "apply", false, "discard orphans, collect tombstones and (with --quarantine-dangling) quarantine; without it nothing changes")
 			fs.BoolVar(&req.QuarantineDangling, "quarantine-dangling", false, "tombstone dangling references (with --apply), after confirming their state is gone")
-			// A workflows.Duration is a time.Duration written as a string in JSON.
+			// A contract.Duration is a time.Duration written as a string in JSON.
 			fs.DurationVar((*time.Duration)(&req.Grace), "grace", contract.DefaultReconcileGrace, "only handles older than this can be orphans")
 			fs.DurationVar((*time.Duration)(&req.TombstoneTTL), "tombstone-ttl", contract.DefaultTombstoneTTL, fmt.Sprintf("collect tombstones older than this (at least %s)", contract.MinTombstoneTTL))
 			fs.IntVar(&req.ReportLimit, "report-limit", contract.DefaultReportLimit, "cap of each list in the report (the counts are complete)")
