@@ -18,15 +18,15 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // One Temporal dev server, one ZooKeeper and one worker binary for the
 // package; each test runs its own worker process on a task queue, a
 // ZooKeeper root, a bucket and a cluster of its own.
 var (
-	temporal  *temporaltest.Server
+	temporal  *devserver.Server
 	zk        *zktest.Server
 	workerBin string
 	// cliPath is the temporal CLI the dev server runs from: the CLI driver
@@ -47,11 +47,11 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	var err error
-	if cliPath, err = temporaltest.EnsureCLI(ctx, os.Stderr); err != nil {
+	if cliPath, err = devserver.EnsureCLI(ctx, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "examples: temporal CLI:", err)
 		return 1
 	}
-	temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{
+	temporal, err = devserver.StartServer(ctx, devserver.Options{
 		SearchAttributes: contract.SearchAttributes(), CLIPath: cliPath, Progress: os.Stderr,
 	})
 	if err != nil {

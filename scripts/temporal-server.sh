@@ -3,13 +3,13 @@
 # docker-compose.yml image pins) and its SQL schema tool, both built from the
 # go.temporal.io/server module, into a cache folder outside the repo, so they
 # never enter the module's dependencies. The production topology
-# (scripts/topology.sh, internal/topology) runs them on PostgreSQL.
+# (scripts/topology.sh, tools/topology) runs them on PostgreSQL.
 # Cold it compiles ~700 packages beyond those the Temporal CLI shares with it
 # (492 s on 2 cores after scripts/temporal-cli.sh; README "Running in
 # production").
 #
 # Idempotent: cached binaries that answer are reused. Concurrent runs (this
-# script, or internal/topology.EnsureServer from test binaries) serialize on
+# script, or tools/topology.EnsureServer from test binaries) serialize on
 # the same lock file. The binaries are built into a staging folder and
 # renamed into place, so a killed build never leaves a half-written binary
 # behind. Prints the folder holding both binaries as its last line:

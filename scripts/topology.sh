@@ -8,11 +8,11 @@
 # (Debian's package), finalizer-worker processes on one task queue and the
 # finalizer CLI. `up` prints every address and the state directory
 # (default finalizer-data/topology); `down` stops everything `up` started.
-# See README "Running in production" and internal/topology.
+# See README "Running in production" and tools/topology.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${1:-}" == up ]]; then
   # Its progress shows here; cached after the first build.
   bash scripts/temporal-server.sh >/dev/null
 fi
-exec go run ./worker/cmd/finalizer-topology "$@"
+exec go run ./cmd/finalizer-topology "$@"

@@ -1,7 +1,7 @@
 package worker
 
 // For this folder's external tests (package worker_test), which may import
-// internal/topology: it imports this package, so these tests cannot.
+// tools/topology: it imports this package, so these tests cannot.
 
 // LoadCompose parses docker-compose.yml as TestCompose* do.
 var LoadCompose = loadCompose

@@ -17,6 +17,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // The registration script of the one-shot compose service really works:
@@ -24,8 +25,8 @@ import (
 // attributes, twice (an `up` after an `up`), it leaves exactly the types
 // the workflows upsert.
 func TestComposeSearchAttributeScriptRuns(t *testing.T) {
-	srv := temporaltest.Start(t, temporaltest.Options{})
-	cli, ok := temporaltest.CachedCLI()
+	srv := temporaltest.Start(t, devserver.Options{})
+	cli, ok := devserver.CachedCLI()
 	require.True(t, ok, "temporaltest.Start installs the CLI")
 
 	svc := loadCompose(t).Services[svcAttrs]

@@ -29,13 +29,14 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/internal/topology"
+	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
+	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // docker-compose.yml must run what scripts/topology.sh runs natively
-// (internal/topology, whose end-to-end test is internal/topologytest):
+// (tools/topology, whose end-to-end test is tools/topologytest):
 // these tests compare the file with the topology's settings and run the
 // file's Temporal side — its schema script, the server image's
 // configuration rendered from its environment, its namespace and search
@@ -209,9 +210,9 @@ func TestComposeTemporalRunsNatively(t *testing.T) {
 	realserver.Require(t, "temporal-server and PostgreSQL")
 	ctx := context.Background()
 	p := worker.LoadCompose(t)
-	bin, err := topology.EnsureServer(ctx, os.Stderr)
+	bin, err := serverbin.Ensure(ctx, os.Stderr)
 	require.NoError(t, err)
-	cli, err := temporaltest.EnsureCLI(ctx, os.Stderr)
+	cli, err := devserver.EnsureCLI(ctx, os.Stderr)
 	require.NoError(t, err)
 
 	dir := t.TempDir()

@@ -25,6 +25,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // Bad configuration fails Run before it connects to anything: the
@@ -60,7 +61,7 @@ func TestRunRefusesBadConfigurationBeforeConnecting(t *testing.T) {
 // Temporal dev server, on the embedded store and a file bucket.
 type devWorker struct {
 	t      *testing.T
-	srv    *temporaltest.Server
+	srv    *devserver.Server
 	cfg    Config
 	bucket string
 	client client.Client // the test's own, outliving any Run
@@ -68,7 +69,7 @@ type devWorker struct {
 
 func newDevWorker(t *testing.T) *devWorker {
 	t.Helper()
-	srv := temporaltest.Start(t, temporaltest.Options{SearchAttributes: contract.SearchAttributes()})
+	srv := temporaltest.Start(t, devserver.Options{SearchAttributes: contract.SearchAttributes()})
 	dir := t.TempDir()
 	d := &devWorker{t: t, srv: srv, cfg: DefaultConfig(), bucket: filepath.Join(dir, "bucket")}
 	d.cfg.Temporal.Address = srv.HostPort

@@ -14,13 +14,14 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // A namespace without the search attributes fails the start at once with
 // the command that adds them, instead of every finalization's first
 // upsert; -register-search-attributes registers them and starts.
 func TestStartChecksSearchAttributes(t *testing.T) {
-	srv := temporaltest.Start(t, temporaltest.Options{}) // none registered
+	srv := temporaltest.Start(t, devserver.Options{}) // none registered
 	dir := t.TempDir()
 	cfg := DefaultConfig()
 	cfg.Temporal.Address = srv.HostPort

@@ -11,8 +11,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 var recordHistories = flag.Bool("record-histories", false, "write the scenarios' histories to workflows/testdata/histories")
@@ -21,7 +21,7 @@ var recordHistories = flag.Bool("record-histories", false, "write the scenarios'
 // API server for the package; each test uses task queues, jobs, roots and
 // namespaces of its own.
 var (
-	temporal *temporaltest.Server
+	temporal *devserver.Server
 	zk       *zktest.Server
 )
 
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	var err error
-	temporal, err = temporaltest.StartServer(ctx, temporaltest.Options{
+	temporal, err = devserver.StartServer(ctx, devserver.Options{
 		SearchAttributes: contract.SearchAttributes(), Progress: os.Stderr,
 	})
 	cancel()

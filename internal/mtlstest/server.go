@@ -28,7 +28,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/topology"
+	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 )
 
 // Namespace is the namespace Start registers, with the finalizer's search
@@ -150,7 +150,7 @@ func Start(tb testing.TB) *Server {
 // attributes. progress receives the server build's output when it is not
 // cached yet.
 func start(ctx context.Context, dir string, progress io.Writer) (*Server, error) {
-	bin, err := topology.EnsureServer(ctx, progress)
+	bin, err := serverbin.Ensure(ctx, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (s *Server) setup(ctx context.Context) error {
 }
 
 // freePorts picks n free loopback ports below the ephemeral range (held
-// together, so distinct), as internal/topology does: a port the kernel
+// together, so distinct), as tools/topology does: a port the kernel
 // hands out to outgoing connections is not taken under the server.
 func freePorts(n int) ([]int, error) {
 	var ls []net.Listener

@@ -5,8 +5,8 @@
 // state, and a write still in flight can land after the discard.
 //
 // Two tools run it and nothing else may: the fault harness
-// (internal/faultharness) to prove that it sees those violations where
-// the real workflow has none, and the benchmark (internal/bench) as the
+// (tools/faultharness) to prove that it sees those violations where
+// the real workflow has none, and the benchmark (tools/bench) as the
 // straightforward one-activity-per-step workflow the durable path is
 // compared with. Each registers it under a name of its own, never the
 // contract's FinalizeCheckpoint, so no caller can reach it by mistake.

@@ -1,3 +1,6 @@
+// Package temporaltest gives a test its own Temporal dev server
+// (worker/devserver), stopped when the test ends and kept on disk when it
+// failed. Under -short it skips: the quick tier starts no server.
 package temporaltest
 
 import (
@@ -7,13 +10,14 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // Start starts a dev server for one test and stops it when the test ends.
 // The first use on a machine installs the CLI (~12-18 min, progress on
 // stderr). When the test failed, the log and database stay on disk and
 // their paths are logged.
-func Start(tb testing.TB, opts Options) *Server {
+func Start(tb testing.TB, opts devserver.Options) *devserver.Server {
 	tb.Helper()
 	realserver.Require(tb, "Temporal dev server")
 	if opts.Progress == nil {
@@ -22,7 +26,7 @@ func Start(tb testing.TB, opts Options) *Server {
 	// A cold install takes ~12-18 minutes; the server start itself ~1 s.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	s, err := StartServer(ctx, opts)
+	s, err := devserver.StartServer(ctx, opts)
 	if err != nil {
 		tb.Fatalf("temporaltest: %v", err)
 	}

@@ -5,6 +5,7 @@ package version
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 )
@@ -52,4 +53,17 @@ func Read() Info {
 // String is what --version prints: "<program> <version> (<revision>, <go>)".
 func (i Info) String() string {
 	return fmt.Sprintf("%s (%s, %s)", i.Version, i.Revision, i.GoVersion)
+}
+
+// Requested reports whether a binary's arguments ask for its build:
+// --version, -version or version first, as every binary of the module
+// answers before it reads any other flag.
+func Requested(args []string) bool {
+	return len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version")
+}
+
+// Print writes what --version prints for program to w.
+func Print(w io.Writer, program string) error {
+	_, err := fmt.Fprintln(w, program, Read())
+	return err
 }

@@ -11,8 +11,9 @@ import (
 )
 
 // A binary built from a clone says which commit it is: what an operator
-// reads from `finalizer-worker version`, `finalizer --version` and the
-// finalizer_build_info metric.
+// reads from `finalizer-worker version`, `finalizer --version` (every
+// binary of the module answers --version) and the finalizer_build_info
+// metric.
 func TestBinariesNameTheirCommit(t *testing.T) {
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	require.NoError(t, err, "the tests run in a clone")
@@ -21,6 +22,10 @@ func TestBinariesNameTheirCommit(t *testing.T) {
 	for pkg, args := range map[string][]string{
 		"github.com/checkpoint-finalizer/finalizer/worker/cmd/finalizer-worker": {"version"},
 		"github.com/checkpoint-finalizer/finalizer/client/cmd/finalizer":        {"--version"},
+		"github.com/checkpoint-finalizer/finalizer/cmd/finalizer-dev":           {"--version"},
+		"github.com/checkpoint-finalizer/finalizer/cmd/finalizer-bench":         {"--version"},
+		"github.com/checkpoint-finalizer/finalizer/cmd/finalizer-faults":        {"--version"},
+		"github.com/checkpoint-finalizer/finalizer/cmd/finalizer-topology":      {"-version"},
 	} {
 		bin := filepath.Join(dir, filepath.Base(pkg))
 		// Explicitly: these machines set GOFLAGS=-buildvcs=false.

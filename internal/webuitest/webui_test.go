@@ -25,6 +25,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -34,7 +35,7 @@ const chromium = "/usr/bin/chromium"
 // shows it in Verifying, and its page its summary, phase and store. The screenshots are test artifacts
 // (go test -artifacts keeps them).
 func TestWebUIShowsAStuckFinalization(t *testing.T) {
-	srv := temporaltest.Start(t, temporaltest.Options{UI: true, SearchAttributes: contract.SearchAttributes()})
+	srv := temporaltest.Start(t, devserver.Options{UI: true, SearchAttributes: contract.SearchAttributes()})
 	require.NoError(t, debian.Ensure(func() bool { _, err := os.Stat(chromium); return err == nil }, "chromium"))
 	require.NotEmpty(t, srv.UIAddress)
 

@@ -54,9 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
-		_, err := fmt.Fprintln(stdout, "finalizer", version.Read())
-		return err
+	if version.Requested(args) {
+		return version.Print(stdout, "finalizer")
 	}
 	g := newGlobals(getenv, stderr)
 	top := newFlagSet("finalizer")
@@ -72,9 +71,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	name := top.Arg(0)
 	switch name {
-	case "version":
-		_, err := fmt.Fprintln(stdout, "finalizer", version.Read())
-		return err
+	case "version": // after global flags
+		return version.Print(stdout, "finalizer")
 	case "help":
 		return help(stdout, top, top.Args()[1:])
 	case "completion":

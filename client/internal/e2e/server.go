@@ -10,10 +10,10 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
-var server *temporaltest.Server
+var server *devserver.Server
 
 // Main runs a test binary's tests against one dev server it starts with
 // the finalizer's search attributes registered; call it from TestMain.
@@ -25,7 +25,7 @@ func Main(m *testing.M) {
 	}
 	// An install can take ~12 minutes; the start itself about a second.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	s, err := temporaltest.StartServer(ctx, temporaltest.Options{
+	s, err := devserver.StartServer(ctx, devserver.Options{
 		SearchAttributes: contract.SearchAttributes(),
 		Progress:         os.Stderr,
 	})

@@ -28,8 +28,10 @@ import (
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
-	if len(args) > 0 && (args[0] == "version" || args[0] == "--version" || args[0] == "-version") {
-		fmt.Println("finalizer-worker", version.Read())
+	if version.Requested(args) {
+		if err := version.Print(os.Stdout, "finalizer-worker"); err != nil {
+			return 1
+		}
 		return 0
 	}
 	healthcheck := len(args) > 0 && args[0] == "healthcheck"

@@ -1,0 +1,100 @@
+// Command finalizer-bench measures finalizations side by side in one run
+// on its own real servers (a Temporal dev server and ZooKeeper; the
+// embedded store): the durable path triggered in-process with eager start
+// and from a separate client process, a naive one-activity-per-step
+// workflow, and the direct non-durable path, each at a fixed offered rate
+// and at maximum throughput; then, on ZooKeeper, the worker's memory and
+// the fast path's throughput with finalizations parked in Verifying. It
+// prints markdown tables, the ratios and the targets with whether
+// each is met (see tools/bench).
+//
+//	go run ./cmd/finalizer-bench
+//	go run ./cmd/finalizer-bench -store zookeeper -phases durable -modes max -parked 1000 -parked-settle 2m
+//	go run ./cmd/finalizer-bench -store zookeeper -phases durable,direct -modes rate -duration 30s -parked 0
+//
+// The first runs everything (both stores, every path and mode, the parked
+// scenario measured right after parking: ~12 min on 2 cores); the second
+// the parked scenario alone, once the parked finalizations' verify retries
+// have backed off, as they are when parked for long.
+//
+// Every flag falls back to FINALIZER_BENCH_<FLAG_IN_UPPER_SNAKE>. Exit
+// codes: 0 the run completed (whatever the targets say), 1 it failed, 2
+// bad flags.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/version"
+	"github.com/checkpoint-finalizer/finalizer/tools/bench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if bench.IsTrigger() {
+		// Started by a benchmark as its separate trigger process.
+		if err := bench.RunTrigger(ctx, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "finalizer-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if version.Requested(args) {
+		if err := version.Print(stdout, "finalizer-bench"); err != nil {
+			return 1
+		}
+		return 0
+	}
+	cfg, asJSON, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "finalizer-bench: %v\n", err)
+		return 2
+	}
+	cfg.Progress = stderr
+	rep, err := bench.Run(ctx, cfg)
+	if err == nil {
+		err = write(rep, asJSON, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "finalizer-bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// write prints the report: markdown tables, or indented JSON.
+func write(rep *bench.Report, asJSON bool, w io.Writer) error {
+	if !asJSON {
+		rep.WriteMarkdown(w)
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// logger: the worker's and the SDK's logs, warnings up with -v, else
+// nothing (a parked finalization's every verify retry is logged).
+func logger(verbose bool, w io.Writer) *slog.Logger {
+	if !verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}

@@ -1,0 +1,163 @@
+// Command finalizer-dev runs the whole product on one machine, on its
+// embedded default: a real Temporal dev server with its Web UI (the CLI is
+// installed into a cache on first use), the worker on the embedded store and
+// a local file bucket, and a demo job manager that finalizes a stream of
+// checkpoints for a few jobs while ambiguous publish failures are injected.
+// It prints each outcome and a summary, then keeps the Web UI up until
+// Ctrl-C.
+//
+//	go run ./cmd/finalizer-dev
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/version"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/worker"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
+)
+
+type settings struct {
+	dir         string
+	port        int
+	uiPort      int
+	jobs        int
+	checkpoints int
+	interval    time.Duration
+	faultRate   float64
+	retain      int
+	seed        uint64
+	exit        bool
+}
+
+func main() {
+	if version.Requested(os.Args[1:]) {
+		if err := version.Print(os.Stdout, "finalizer-dev"); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
+	var s settings
+	flag.StringVar(&s.dir, "dir", filepath.Join(worker.DefaultDataDir, "dev"), "folder for the Temporal database, the embedded store and the bucket")
+	flag.IntVar(&s.port, "port", 7233, "Temporal frontend port on 127.0.0.1 (0: any free port)")
+	flag.IntVar(&s.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1 (0: any free port)")
+	flag.IntVar(&s.jobs, "jobs", 3, "demo jobs")
+	flag.IntVar(&s.checkpoints, "checkpoints", 12, "checkpoints each demo job finalizes")
+	flag.DurationVar(&s.interval, "interval", 200*time.Millisecond, "pause between a job's checkpoints")
+	flag.Float64Var(&s.faultRate, "fault-rate", 0.3, "share of publish attempts made ambiguous")
+	flag.IntVar(&s.retain, "retain", 2, "references kept per job")
+	flag.Uint64Var(&s.seed, "seed", uint64(time.Now().UnixNano()), "seed of the injected faults")
+	flag.BoolVar(&s.exit, "exit", false, "exit after the summary instead of keeping the Web UI up")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, s); err != nil {
+		fmt.Fprintln(os.Stderr, "finalizer-dev:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, s settings) error {
+	_, err := runDemo(ctx, s)
+	return err
+}
+
+// runDemo runs everything and returns the demo's summary.
+func runDemo(ctx context.Context, s settings) (*summary, error) {
+	started := time.Now()
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, err
+	}
+	fmt.Println("Temporal CLI: checking the cache (the first run installs it, ~15 min on 2 cores)")
+	cli, err := devserver.EnsureCLI(ctx, os.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := devserver.StartServer(ctx, devserver.Options{
+		DBFile: filepath.Join(s.dir, "temporal.db"), UI: true, Port: s.port, UIPort: s.uiPort,
+		SearchAttributes: contract.SearchAttributes(), CLIPath: cli, LogDir: s.dir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Stop() //nolint:errcheck // best effort on the way out
+	fmt.Printf("Temporal dev server %s, Web UI %s (log %s)\n", srv.HostPort, srv.UIAddress, srv.LogPath)
+
+	faults := storefault.Wrap(nil)
+	ready := make(chan worker.Ready, 1)
+	workerDone := make(chan error, 1)
+	wctx, stopWorker := context.WithCancel(ctx)
+	defer func() { stopWorker(); <-workerDone }()
+	go func() {
+		workerDone <- worker.Run(wctx, workerConfig(s, srv.HostPort), quietLogger(),
+			worker.WithReferenceStore(func(inner stores.ReferenceStore) stores.ReferenceStore {
+				faults.ReferenceStore = inner
+				faults.SetRandom(s.faultRate, rand.New(rand.NewPCG(s.seed, 0)))
+				return faults
+			}),
+			worker.WithReady(func(r worker.Ready) { ready <- r }))
+	}()
+	var r worker.Ready
+	select {
+	case r = <-ready:
+	case err := <-workerDone:
+		workerDone <- err
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	fmt.Printf("worker on the embedded store %s, bucket %s, metrics http://%s/metrics; ready %s after start\n",
+		filepath.Join(s.dir, "references.db"), filepath.Join(s.dir, "bucket"), r.MetricsAddress, time.Since(started).Round(time.Millisecond))
+	fmt.Printf("demo: %d jobs x %d checkpoints, %.0f%% of publish attempts ambiguous (seed %d)\n\n", s.jobs, s.checkpoints, 100*s.faultRate, s.seed)
+
+	sum, err := demo(ctx, s, r)
+	if err != nil {
+		return nil, err
+	}
+	sum.injected = faults.Injected(storefault.DropReply) + faults.Injected(storefault.DropRequest)
+	sum.print(os.Stdout)
+	fmt.Printf("\nWeb UI: %s/namespaces/default/workflows\n", srv.UIAddress)
+	fmt.Printf("stuck finalizations: FinalizationPhase = \"Verifying\" AND PhaseSince < \"%s\"\n", time.Now().Add(-5*time.Minute).UTC().Format(time.RFC3339))
+	if !s.exit {
+		fmt.Println("Ctrl-C stops the worker and the server.")
+		<-ctx.Done()
+	}
+	return sum, nil
+}
+
+func workerConfig(s settings, temporalAddress string) worker.Config {
+	cfg := worker.DefaultConfig()
+	cfg.Temporal.Address = temporalAddress
+	cfg.Store.Kind = worker.StoreEmbedded
+	cfg.Store.Embedded.Path = filepath.Join(s.dir, "references.db")
+	cfg.StateBucket = "file://" + bucketDir(s) + "?create_dir=true"
+	cfg.Retain = s.retain
+	cfg.MetricsAddress = "127.0.0.1:0"
+	return cfg
+}
+
+func bucketDir(s settings) string {
+	abs, err := filepath.Abs(filepath.Join(s.dir, "bucket"))
+	if err != nil {
+		return filepath.Join(s.dir, "bucket")
+	}
+	return abs
+}
+
+// quietLogger silences the worker's logs: the injected faults make the SDK
+// log every failed publish try as an error, and the demo prints what
+// matters. A failure of the worker itself still ends run with its error.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 4}))
+}

@@ -1,0 +1,44 @@
+// Package layering checks that the import graph reads one way: the test
+// harnesses and helpers under internal/ sit below the product (worker,
+// client) and the tools (cmd/, tools/), never above them.
+package layering
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/checkpoint-finalizer/finalizer/"
+
+// above are the layers no internal package may link. worker/devserver is a
+// leaf of worker (it imports nothing of the product): internal/temporaltest
+// gives tests a server through it.
+var above = []string{module + "worker", module + "client", module + "tools/", module + "cmd/"}
+
+func TestInternalReadsDownward(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"internal/...").Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	checked := 0
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		if !strings.HasPrefix(fields[0], module+"internal/") {
+			continue
+		}
+		checked++
+		for _, dep := range fields[1:] {
+			if dep == module+"worker/devserver" {
+				continue
+			}
+			for _, a := range above {
+				assert.False(t, dep == a || strings.HasPrefix(dep, a+"/") || strings.HasSuffix(a, "/") && strings.HasPrefix(dep, a),
+					"%s links %s", fields[0], dep)
+			}
+		}
+	}
+	assert.Greater(t, checked, 10, "the listing named the internal packages")
+}

@@ -1,0 +1,42 @@
+// Package serverbin finds the Temporal server binaries (temporal-server and
+// temporal-sql-tool, built from the module proxy at the version
+// scripts/temporal-server.sh pins and cached outside the repo), for the
+// production topology and the tests that run the real server.
+package serverbin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+)
+
+// ScriptsDir is the repository's scripts/ folder, found from this file.
+func ScriptsDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "scripts")
+}
+
+// Ensure returns the folder of the cached temporal-server and
+// temporal-sql-tool, building them with scripts/temporal-server.sh when
+// missing (its progress goes to progress).
+func Ensure(ctx context.Context, progress io.Writer) (string, error) {
+	if err := realserver.Refuse("temporal-server"); err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(ScriptsDir(), "temporal-server.sh"))
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = progress
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("scripts/temporal-server.sh: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	return lines[len(lines)-1], nil
+}

@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/tools/topology"
+	"github.com/checkpoint-finalizer/finalizer/worker"
+)
+
+// WorkerOnly is the worker's memory as a process of its own (the
+// finalizer-worker binary, default settings), idle and with finalizations
+// parked in Verifying: what a deployment's memory limit must hold, without
+// the bench's triggers and direct-path stores in the figure.
+type WorkerOnly struct {
+	Store worker.StoreKind `json:"store"`
+	// IdleRSS is its VmRSS polling with nothing to do.
+	IdleRSS int64           `json:"idleRssBytes"`
+	Steps   []WorkerOnlyRSS `json:"steps"`
+}
+
+// WorkerOnlyRSS is the worker process's memory with Parked finalizations
+// in Verifying, after they settled.
+type WorkerOnlyRSS struct {
+	Parked int `json:"parked"`
+	// Confirmed is how many the visibility query found Verifying.
+	Confirmed int `json:"confirmed"`
+	// RSS is VmRSS once they settled; PeakRSS is VmHWM since the start.
+	RSS     int64 `json:"rssBytes"`
+	PeakRSS int64 `json:"peakRssBytes"`
+}
+
+// GrowthPer1000 is the RSS added by each 1,000 parked between the first
+// and the last step.
+func (w WorkerOnly) GrowthPer1000() (int64, bool) {
+	if len(w.Steps) < 2 {
+		return 0, false
+	}
+	first, last := w.Steps[0], w.Steps[len(w.Steps)-1]
+	if last.Parked == first.Parked {
+		return 0, false
+	}
+	return (last.RSS - first.RSS) * 1000 / int64(last.Parked-first.Parked), true
+}
+
+const workerOnlyJob = "worker-only"
+
+// workerOnly runs a finalizer-worker process on its own task queue, then
+// parks finalizations on it up to each count of cfg.WorkerParked (they
+// add up), reading its memory after each; it abandons them at the end.
+func (sr *storeRun) workerOnly(ctx context.Context) (*WorkerOnly, error) {
+	bin := filepath.Join(sr.dir, "bin")
+	fmt.Fprintf(sr.cfg.Progress, "%s: build finalizer-worker for the worker-only scenario\n", sr.kind)
+	if err := topology.BuildBinaries(ctx, bin); err != nil {
+		return nil, err
+	}
+	queue := "bench-worker-only-" + string(sr.kind)
+	proc, metrics, err := sr.startWorkerProcess(ctx, filepath.Join(bin, "finalizer-worker"), queue)
+	if err != nil {
+		return nil, err
+	}
+	defer stopProcess(proc)
+	pid := strconv.Itoa(proc.Process.Pid)
+	w := &WorkerOnly{Store: sr.kind}
+	if w.IdleRSS, err = processStatusBytes(pid, "VmRSS"); err != nil {
+		return nil, err
+	}
+	c := client.New(sr.ready.Client, client.Options{TaskQueue: queue, Logger: sr.cfg.Logger})
+	var parked []*client.Finalization
+	defer func() { sr.abandon(ctx, parked) }()
+	for _, target := range sr.cfg.WorkerParked {
+		fs, err := sr.park(ctx, c, workerOnlyJob, len(parked)+1, target-len(parked))
+		parked = append(parked, fs...)
+		if err != nil {
+			return nil, err
+		}
+		step := WorkerOnlyRSS{Parked: target}
+		if step.Confirmed, err = sr.awaitVerifying(ctx, workerOnlyJob, target); err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(sr.cfg.ParkedSettle):
+		}
+		if step.RSS, err = processStatusBytes(pid, "VmRSS"); err != nil {
+			return nil, err
+		}
+		if step.PeakRSS, err = processStatusBytes(pid, "VmHWM"); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(sr.cfg.Progress, "%s: worker process (%s metrics) with %d parked: RSS %s, peak %s\n",
+			sr.kind, metrics, target, mib(step.RSS), mib(step.PeakRSS))
+		w.Steps = append(w.Steps, step)
+	}
+	return w, nil
+}
+
+// startWorkerProcess starts the worker binary on the run's servers and
+// store, configured as an operator would (FINALIZER_* variables), and
+// returns once it is ready.
+func (sr *storeRun) startWorkerProcess(ctx context.Context, bin, queue string) (*exec.Cmd, string, error) {
+	metrics, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	zc := sr.wcfg.Store.ZooKeeper
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(),
+		"FINALIZER_TEMPORAL_ADDRESS="+sr.wcfg.Temporal.Address,
+		"FINALIZER_TASK_QUEUE="+queue,
+		"FINALIZER_STORE="+string(sr.kind),
+		"FINALIZER_ZOOKEEPER_SERVERS="+strings.Join(zc.Servers, ","),
+		"FINALIZER_ZOOKEEPER_ROOT="+zc.Root,
+		"FINALIZER_EMBEDDED_PATH="+filepath.Join(sr.dir, "worker-only-references.db"),
+		"FINALIZER_STATE_BUCKET="+sr.wcfg.StateBucket,
+		"FINALIZER_RETAIN="+strconv.Itoa(sr.cfg.Retain),
+		"FINALIZER_METRICS_ADDRESS="+metrics,
+		"FINALIZER_LOG_LEVEL=warn",
+	)
+	logFile, err := os.Create(filepath.Join(sr.dir, "worker-only.log"))
+	if err != nil {
+		return nil, "", err
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		return nil, "", fmt.Errorf("start %s: %w", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get("http://" + metrics + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return cmd, metrics, nil // the goroutine above reaps it
+			}
+		}
+		select {
+		case err := <-exited:
+			return nil, "", fmt.Errorf("worker process exited before ready (%v), see %s", err, logFile.Name())
+		case <-ctx.Done():
+			stopProcess(cmd)
+			return nil, "", ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stopProcess(cmd)
+			return nil, "", errors.New("worker process not ready after 2m, see " + logFile.Name())
+		}
+	}
+}
+
+// stopProcess asks the worker to stop (SIGTERM: it drains) and kills it
+// if it has not gone after its grace.
+func stopProcess(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	for range 400 {
+		if cmd.Process.Signal(syscall.Signal(0)) != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+}
+
+// freeAddr is a loopback address with a free port.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
