@@ -4,12 +4,15 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 )
 
 // get GETs one of the worker's health endpoints.
@@ -72,5 +75,37 @@ func TestReadinessFollowsZooKeeper(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, code, "/healthz is /readyz: %s", body)
 
 	require.NoError(t, zk.Restart())
+	waitReady(t, r.MetricsAddress, http.StatusOK, "temporal: ok\nstore: ok\n")
+}
+
+// Readiness follows the Kubernetes API: the API server hung (its process
+// stopped, so connections open but nothing answers), the store check names
+// the API and the namespace; resumed, ready again.
+func TestReadinessFollowsKubernetes(t *testing.T) {
+	srv, err := kubetest.Start(kubetest.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			srv.KeepLogs()
+		}
+		srv.Stop()
+	})
+	ns := srv.Namespace(t, "readiness")
+	d := newDevWorker(t)
+	d.cfg.Store.Kind = StoreKubernetes
+	d.cfg.Store.Kubernetes.Kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, srv.WriteKubeconfig(d.cfg.Store.Kubernetes.Kubeconfig, srv.AdminToken, ns))
+	r, _ := d.start()
+	waitReady(t, r.MetricsAddress, http.StatusOK, "pollers: ok\ntemporal: ok\nstore: ok\n")
+
+	require.NoError(t, srv.Freeze())
+	waitReady(t, r.MetricsAddress, http.StatusServiceUnavailable, "store: kubernetes API, namespace "+ns)
+	code, body := probeGet(t, r.MetricsAddress, "/readyz")
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Contains(t, body, "temporal: ok", "only the store is gone: %s", body)
+	code, _ = probeGet(t, r.MetricsAddress, "/livez")
+	assert.Equal(t, http.StatusOK, code)
+
+	require.NoError(t, srv.Thaw())
 	waitReady(t, r.MetricsAddress, http.StatusOK, "temporal: ok\nstore: ok\n")
 }

@@ -61,12 +61,24 @@ func (p *process) stop(grace time.Duration) {
 		return
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a frozen process takes its SIGTERM only once it runs
 	select {
 	case <-p.exited:
 	case <-time.After(grace):
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 	}
+}
+
+// signal sends sig to a running process.
+func (p *process) signal(sig syscall.Signal) error {
+	if err := p.running(); err != nil {
+		return err
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("signal %s: %w", p.name, err)
+	}
+	return nil
 }
 
 // freePort asks the kernel for a free loopback port. Another process may
