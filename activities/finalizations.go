@@ -79,7 +79,7 @@ func (f TemporalFinalizations) Finalization(ctx context.Context, workflowID stri
 // DescribeFinalizations asks for each workflow ID in turn. A failure is
 // retryable: it says nothing about the finalization.
 func (a *Activities) DescribeFinalizations(ctx context.Context, workflowIDs []string) ([]FinalizationState, error) {
-	defer keepAlive(ctx)()
+	defer KeepAlive(ctx)()
 	out := make([]FinalizationState, 0, len(workflowIDs))
 	for i, id := range workflowIDs {
 		activity.RecordHeartbeat(ctx, i)

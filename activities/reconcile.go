@@ -28,16 +28,16 @@ const DefaultInventoryLimit = 1000
 // bucket holds handles of: a job whose references are all gone can still
 // have orphaned state.
 func (a *Activities) ListClusterJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
-	defer keepAlive(ctx)()
+	defer KeepAlive(ctx)()
 	if err := a.reconcilerWired(); err != nil {
 		return nil, err
 	}
 	if err := a.Layout.Serves(cluster); err != nil {
-		return nil, translate(err)
+		return nil, Translate(err)
 	}
 	fromStore, err := a.Inventory.ListJobs(ctx, cluster)
 	if err != nil {
-		return nil, translate(err)
+		return nil, Translate(err)
 	}
 	fromBucket, err := a.Handles.HandleJobs(ctx, cluster)
 	if err != nil {
@@ -90,7 +90,7 @@ type JobInventory struct {
 // references, orphan candidates and collectable tombstones. It writes
 // nothing.
 func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobInventory, error) {
-	defer keepAlive(ctx)()
+	defer KeepAlive(ctx)()
 	if err := a.reconcilerWired(); err != nil {
 		return JobInventory{}, err
 	}
@@ -101,10 +101,10 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 	inv := JobInventory{JobID: in.JobID}
 	entries, err := a.Inventory.ListEntries(ctx, in.JobID)
 	if err != nil {
-		return inv, translate(err)
+		return inv, Translate(err)
 	}
 	if inv.State, err = a.Inventory.ReadJob(ctx, in.JobID); err != nil {
-		return inv, translate(err)
+		return inv, Translate(err)
 	}
 	byID := make(map[uint64]stores.Entry, len(entries))
 	var live []liveState
@@ -116,7 +116,7 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 		}
 		inv.Published++
 		activity.RecordHeartbeat(ctx, "references", i)
-		problem, h, err := a.resolve(ctx, e.Reference.Handle)
+		problem, h, err := Resolve(ctx, a.States, e.Reference.Handle)
 		if err != nil {
 			return inv, err
 		}
@@ -130,7 +130,7 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 		// since is gone, not dangling. Only a key that still holds it counts.
 		still, err := a.Inventory.Read(ctx, stores.CheckpointID{JobID: in.JobID, Checkpoint: e.Checkpoint})
 		if err != nil {
-			return inv, translate(err)
+			return inv, Translate(err)
 		}
 		if !still.HoldsToken(e.Reference.Token) {
 			continue

@@ -18,11 +18,11 @@ type CollectInput struct {
 // CollectTombstones deletes the job's tombstones below the watermark
 // written before the cutoff (DESIGN.md step 7) and returns how many went.
 func (a *Activities) CollectTombstones(ctx context.Context, in CollectInput) (int, error) {
-	defer keepAlive(ctx)()
+	defer KeepAlive(ctx)()
 	n, err := a.Inventory.CollectTombstones(ctx, in.JobID, in.OlderThan)
-	count(ctx, "collect", stores.OutcomeOf(err))
+	CountStoreCall(ctx, "collect", stores.OutcomeOf(err))
 	if err != nil {
-		return 0, translate(err)
+		return 0, Translate(err)
 	}
 	return n, nil
 }
