@@ -109,7 +109,7 @@ func (r *reconciliation) job(ctx workflow.Context, job stores.JobID) {
 func (r *reconciliation) fail(what string, err error) {
 	r.report.Counts.Errors++
 	r.finding("error", 1)
-	r.list(capped(&r.report.Errors, what+": "+message(err), r.limit))
+	r.list(capped(&r.report.Errors, what+": "+contract.FailureMessage(err), r.limit))
 	workflow.GetLogger(r.ctx).Warn("reconcile item failed", "item", what, "error", err)
 }
 

@@ -60,10 +60,10 @@ func (r *reconciliation) quarantine(ctx workflow.Context, id stores.CheckpointID
 	case isConflict(err):
 		// The key changed since the inventory (subsumed, or another token):
 		// nothing to quarantine any more.
-		return "not quarantined: " + message(err)
+		return "not quarantined: " + contract.FailureMessage(err)
 	case err != nil:
 		r.fail("quarantine "+id.String(), err)
-		return "not quarantined: " + message(err)
+		return "not quarantined: " + contract.FailureMessage(err)
 	case res.Resolves:
 		return contract.ActionResolves
 	}

@@ -83,10 +83,10 @@ func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
 	switch {
 	case keepType(err):
 		// Savepoint, still referenced, corrupt handle: a definite reason to keep.
-		r.keep(o.finding, message(err))
+		r.keep(o.finding, contract.FailureMessage(err))
 	case err != nil:
 		r.fail("discard orphan "+o.finding.HandleKey, err)
-		o.finding.Action = "not discarded: " + message(err)
+		o.finding.Action = "not discarded: " + contract.FailureMessage(err)
 		r.orphan(o.finding)
 	case res.Referenced:
 		// The fence found the token's reference: not an orphan after all.
