@@ -2,9 +2,7 @@ package workflows_test
 
 import (
 	"context"
-	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,30 +13,25 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // reconcileFixture runs Reconcile in the SDK's test environment over the
 // real activities, the real embedded store (wrapped, to make the fence
-// unanswerable on demand) and a real file bucket. Only Temporal's answer
-// about finalizations is scripted (finalizations): the workflow under test
-// is the layer above it.
+// unanswerable on demand) and a real file bucket: the world the
+// finalizer's tests run over (workflowtest.World). Only Temporal's answer
+// about finalizations is scripted (finals): the workflow under test is the
+// layer above it.
 type reconcileFixture struct {
-	t      *testing.T
-	inner  *embedded.Store
-	refs   *storefault.Store
-	states *blobstate.Store
-	bucket jobmanager.Bucket
+	t *testing.T
+	workflowtest.World
 	finals *scriptedFinalizations
 	acts   *activities.Activities
 	// onActivity, when set, runs as each activity starts.
@@ -49,18 +42,10 @@ type reconcileFixture struct {
 
 func newReconcileFixture(t *testing.T) *reconcileFixture {
 	t.Helper()
-	f := &reconcileFixture{t: t, bucket: jobmanager.Bucket{Dir: t.TempDir()}, finals: &scriptedFinalizations{}, metrics: &capturedMetrics{}}
-	inner, err := embedded.Open(filepath.Join(t.TempDir(), "refs.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = inner.Close() })
-	f.inner, f.refs = inner, storefault.Wrap(inner)
-	require.NoError(t, inner.ClaimEpoch(context.Background(), job, 1, "jm-1"))
-	f.states, err = blobstate.Open(context.Background(), f.bucket.URL())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = f.states.Close() })
+	f := &reconcileFixture{t: t, World: workflowtest.NewWorld(t), finals: &scriptedFinalizations{}, metrics: &capturedMetrics{}}
 	f.acts = &activities.Activities{
-		References: f.refs, Leadership: inner, States: f.states, StoreKind: "embedded",
-		Inventory: inner, Handles: f.states, Finalizations: f.finals,
+		References: f.Refs, Leadership: f.Inner, States: f.States, StoreKind: "embedded",
+		Inventory: f.Inner, Handles: f.States, Finalizations: f.finals,
 	}
 	return f
 }
@@ -74,18 +59,17 @@ func (f *reconcileFixture) reconcile(req contract.ReconcileRequest, at time.Time
 	require.True(f.t, env.IsWorkflowCompleted())
 	require.NoError(f.t, env.GetWorkflowError())
 	var rep contract.ReconcileReport
-	decodeChecked(f.t, "reconcile-report.schema.json", env.GetWorkflowResult, &rep)
+	contracttest.DecodeChecked(f.t, "reconcile-report.schema.json", env.GetWorkflowResult, &rep)
 	v, err := env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(f.t, err)
 	var status contract.ReconcileReport
-	decodeChecked(f.t, "reconcile-report.schema.json", v.Get, &status)
+	contracttest.DecodeChecked(f.t, "reconcile-report.schema.json", v.Get, &status)
 	require.Equal(f.t, rep, status, "the status query answers the report")
 	return rep
 }
 
 func (f *reconcileFixture) env(at time.Time) *testsuite.TestWorkflowEnvironment {
-	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	suite := workflowtest.Suite()
 	suite.SetMetricsHandler(metricsHandler{captured: f.metrics})
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetStartTime(at)
@@ -126,9 +110,9 @@ func (f *reconcileFixture) checkpoint(epoch, n uint64, savepoint bool) contract.
 
 func (f *reconcileFixture) checkpointOf(job stores.JobID, epoch, n uint64, savepoint bool) contract.FinalizeRequest {
 	f.t.Helper()
-	req, err := f.bucket.WriteCheckpoint(job, epoch, n, savepoint)
+	req, err := f.Bucket.WriteCheckpoint(job, epoch, n, savepoint)
 	require.NoError(f.t, err)
-	_, err = f.states.Write(context.Background(), activities.HandleOf(req))
+	_, err = f.States.Write(context.Background(), activities.HandleOf(req))
 	require.NoError(f.t, err)
 	return req
 }
@@ -137,7 +121,7 @@ func (f *reconcileFixture) checkpointOf(job stores.JobID, epoch, n uint64, savep
 func (f *reconcileFixture) published(n uint64) contract.FinalizeRequest {
 	f.t.Helper()
 	req := f.checkpoint(1, n, false)
-	require.NoError(f.t, f.inner.Publish(context.Background(), stores.Publication{
+	require.NoError(f.t, f.Inner.Publish(context.Background(), stores.Publication{
 		CheckpointID: req.CheckpointID(), Epoch: req.Epoch,
 		Reference: stores.Reference{Handle: activities.HandleOf(req).Key(), Token: req.Token(), Attempt: 1},
 	}))
@@ -147,21 +131,12 @@ func (f *reconcileFixture) published(n uint64) contract.FinalizeRequest {
 
 func (f *reconcileFixture) subsume(n uint64) {
 	f.t.Helper()
-	require.NoError(f.t, f.inner.Subsume(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n}, 1))
+	require.NoError(f.t, f.Inner.Subsume(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n}, 1))
 }
-
-func (f *reconcileFixture) entry(n uint64) stores.Entry {
-	f.t.Helper()
-	e, err := f.inner.Read(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n})
-	require.NoError(f.t, err)
-	return e
-}
-
-func (f *reconcileFixture) exists(key string) bool { return f.bucket.Exists(key) }
 
 func (f *reconcileFixture) remove(key string) {
 	f.t.Helper()
-	require.NoError(f.t, os.Remove(filepath.Join(f.bucket.Dir, key)))
+	require.NoError(f.t, os.Remove(filepath.Join(f.Bucket.Dir, key)))
 }
 
 // snapshot is everything the store and the bucket hold, to prove a run
@@ -174,12 +149,12 @@ type snapshot struct {
 
 func (f *reconcileFixture) snapshot() snapshot {
 	f.t.Helper()
-	entries, err := f.inner.ListEntries(context.Background(), job)
+	entries, err := f.Inner.ListEntries(context.Background(), job)
 	require.NoError(f.t, err)
-	st, err := f.inner.ReadJob(context.Background(), job)
+	st, err := f.Inner.ReadJob(context.Background(), job)
 	require.NoError(f.t, err)
 	files := map[string]string{}
-	require.NoError(f.t, filepath.WalkDir(f.bucket.Dir, func(path string, d fs.DirEntry, err error) error {
+	require.NoError(f.t, filepath.WalkDir(f.Bucket.Dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -37,24 +37,24 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 	assert.Equal(t, lost.WorkflowID(), rep.Orphans[1].WorkflowID)
 
 	for _, req := range []contract.FinalizeRequest{lost, subsumed} {
-		assert.False(t, f.exists(activities.HandleOf(req).Key()), "handle of %d", req.Checkpoint)
-		assert.False(t, f.exists(req.MetadataKey), "metadata of %d", req.Checkpoint)
-		assert.False(t, f.exists(jobmanager.DataKey(job, req.Checkpoint)), "data of %d", req.Checkpoint)
+		assert.False(t, f.Exists(activities.HandleOf(req).Key()), "handle of %d", req.Checkpoint)
+		assert.False(t, f.Exists(req.MetadataKey), "metadata of %d", req.Checkpoint)
+		assert.False(t, f.Exists(jobmanager.DataKey(job, req.Checkpoint)), "data of %d", req.Checkpoint)
 	}
-	fence := f.entry(5)
+	fence := f.Entry(5)
 	require.NotNil(t, fence.Tombstone, "discarded only behind a fence")
 	assert.Equal(t, stores.Tombstone{Token: lost.Token(), FencedUpTo: math.MaxUint32, Reason: stores.ReasonFenced, Since: fence.Tombstone.Since}, *fence.Tombstone)
-	removed := f.entry(2)
+	removed := f.Entry(2)
 	require.NotNil(t, removed.Tombstone)
 	assert.Equal(t, stores.ReasonSubsumed, removed.Tombstone.Reason, "a removed reference's tombstone already keeps every attempt out")
 
-	assert.True(t, f.exists(activities.HandleOf(live).Key()))
-	assert.True(t, f.exists(jobmanager.DataKey(job, 1)))
-	assert.True(t, f.exists(jobmanager.DataKey(job, 3)))
-	assert.True(t, f.exists(jobmanager.SharedKey(job)), "shared files are never discarded")
+	assert.True(t, f.Exists(activities.HandleOf(live).Key()))
+	assert.True(t, f.Exists(jobmanager.DataKey(job, 1)))
+	assert.True(t, f.Exists(jobmanager.DataKey(job, 3)))
+	assert.True(t, f.Exists(jobmanager.SharedKey(job)), "shared files are never discarded")
 
 	// No attempt of the discarded finalization can ever publish (I6).
-	err := f.inner.Publish(t.Context(), stores.Publication{
+	err := f.Inner.Publish(t.Context(), stores.Publication{
 		CheckpointID: lost.CheckpointID(), Epoch: 1,
 		Reference: stores.Reference{Handle: activities.HandleOf(lost).Key(), Token: lost.Token(), Attempt: 7},
 	})
@@ -67,23 +67,23 @@ func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
 	f := newReconcileFixture(t)
 	lost := f.checkpoint(1, 2, false)
 	f.finals.set(lost, closed(contract.Discarded))
-	f.refs.SetUnreachable(true)
+	f.Refs.SetUnreachable(true)
 
 	rep := f.reconcile(apply(), later())
 	assert.Zero(t, rep.Counts.Discarded)
 	assert.Equal(t, 1, rep.Counts.Errors)
 	require.Len(t, rep.Orphans, 1)
 	assert.True(t, strings.HasPrefix(rep.Orphans[0].Action, "not discarded: "), rep.Orphans[0].Action)
-	assert.True(t, f.exists(activities.HandleOf(lost).Key()))
-	assert.True(t, f.exists(jobmanager.DataKey(job, 2)))
-	assert.True(t, f.entry(2).Absent())
-	assert.Positive(t, f.refs.Calls("verify"), "the fence was tried")
+	assert.True(t, f.Exists(activities.HandleOf(lost).Key()))
+	assert.True(t, f.Exists(jobmanager.DataKey(job, 2)))
+	assert.True(t, f.Entry(2).Absent())
+	assert.Positive(t, f.Refs.Calls("verify"), "the fence was tried")
 
-	f.refs.SetUnreachable(false)
+	f.Refs.SetUnreachable(false)
 	rep = f.reconcile(apply(), later())
 	assert.Equal(t, 1, rep.Counts.Discarded)
-	assert.False(t, f.exists(activities.HandleOf(lost).Key()))
-	assert.NotNil(t, f.entry(2).Tombstone)
+	assert.False(t, f.Exists(activities.HandleOf(lost).Key()))
+	assert.NotNil(t, f.Entry(2).Tombstone)
 }
 
 // A handle inside the grace period, or whose finalization runs (Verifying,
@@ -154,8 +154,8 @@ func TestReconcileKeepsStateOfAJobUnknownToTheStore(t *testing.T) {
 	rep := f.reconcile(apply(), later())
 	assert.Equal(t, map[string]string{activities.HandleOf(req).Key(): contract.ActionKeptPrefix + activities.KeepUnknownJob}, orphanActions(rep))
 	assert.Equal(t, 2, rep.Counts.Jobs, "jobs from the store and from the bucket")
-	assert.True(t, f.exists(activities.HandleOf(req).Key()))
-	e, err := f.inner.Read(t.Context(), req.CheckpointID())
+	assert.True(t, f.Exists(activities.HandleOf(req).Key()))
+	e, err := f.Inner.Read(t.Context(), req.CheckpointID())
 	require.NoError(t, err)
 	assert.True(t, e.Absent())
 }
@@ -182,6 +182,6 @@ func TestReconcileDryRunChangesNothing(t *testing.T) {
 	assert.Zero(t, rep.Counts.Quarantined+rep.Counts.Discarded+rep.Counts.TombstonesCollected)
 	assert.Empty(t, rep.Discarded)
 	assert.Empty(t, rep.Quarantined)
-	assert.Zero(t, f.refs.Calls("verify"), "no fence either")
+	assert.Zero(t, f.Refs.Calls("verify"), "no fence either")
 	assert.Equal(t, before, f.snapshot())
 }
