@@ -6,14 +6,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 )
 
-// The activities that delete or inventory many objects heartbeat: a worker
-// that dies in the middle of one is noticed within the heartbeat timeout,
-// not after the minutes their start-to-close timeout allows.
+// The activities that delete many objects heartbeat: a worker that dies in
+// the middle of one is noticed within the heartbeat timeout, not after the
+// minutes their start-to-close timeout allows (the reconciler's:
+// workflows/reconcile).
 func TestLongActivitiesHeartbeat(t *testing.T) {
 	f := newFixture(t, 0)
 	h := workflowtest.WatchHeartbeats(f.env)
@@ -22,17 +22,4 @@ func TestLongActivitiesHeartbeat(t *testing.T) {
 	d, ok := h.Timeout("Discard")
 	require.True(t, ok, "the finalization discarded")
 	assert.Positive(t, d, "Discard has a heartbeat timeout")
-
-	rf := newReconcileFixture(t)
-	two := rf.published(2)
-	rf.remove(activities.HandleOf(two).Key()) // an orphan's data left: the run discards it
-	env := rf.env(later())
-	h = workflowtest.WatchHeartbeats(env)
-	env.ExecuteWorkflow(contract.ReconcileWorkflow, apply())
-	require.NoError(t, env.GetWorkflowError())
-	for _, name := range []string{"ListClusterJobs", "InventoryJob"} {
-		d, ok := h.Timeout(name)
-		require.True(t, ok, "%s ran", name)
-		assert.Positive(t, d, "%s has a heartbeat timeout", name)
-	}
 }

@@ -1,4 +1,4 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // failovers) is always reported; a dry run changes nothing, and without
 // QuarantineDangling not even an applied run touches it.
 func TestReconcileReportsDanglingReferences(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	f.published(1)
 	two := f.published(2)
 	f.remove(activities.HandleOf(two).Key())
@@ -53,7 +53,7 @@ func TestReconcileReportsDanglingReferences(t *testing.T) {
 // Asked to, an applied run tombstones dangling references (reason
 // quarantined), so recovery falls back to the newest one that resolves.
 func TestReconcileQuarantinesDanglingReferences(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	one := f.published(1)
 	two := f.published(2)
 	f.remove(activities.HandleOf(two).Key())
@@ -84,7 +84,7 @@ func TestReconcileQuarantinesDanglingReferences(t *testing.T) {
 // The quarantine reads the handle again right before it writes: a handle
 // that is back (a bucket that answered late) is left alone.
 func TestReconcileQuarantineReconfirms(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	two := f.published(2)
 	path := filepath.Join(f.Bucket.Dir, activities.HandleOf(two).Key())
 	saved, err := os.ReadFile(path)
@@ -119,7 +119,7 @@ func (s racingStates) ReadKey(ctx context.Context, key string) (blobstate.Handle
 // its handle read is gone, not dangling: nothing is counted or logged as
 // dangling, and nothing is quarantined.
 func TestReconcileDoesNotCountASubsumedReferenceDangling(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	f.published(1)
 	two := f.published(2)
 	f.published(3)

@@ -1,4 +1,4 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"math"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -19,13 +20,13 @@ import (
 // fence covering every attempt of its token; a published checkpoint's state
 // and the shared files stay (I2, I3).
 func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	live := f.published(1)
 	subsumed := f.published(2) // subsumed, its state left behind
 	f.published(3)
 	f.subsume(2)
 	lost := f.checkpoint(1, 5, false) // never published, above the watermark: its key is absent
-	f.finals.set(lost, activities.FinalizationState{Found: true, Status: "Terminated"})
+	f.finals.set(lost, reconcileacts.FinalizationState{Found: true, Status: "Terminated"})
 
 	rep := f.reconcile(apply(), later())
 	want := map[string]string{activities.HandleOf(lost).Key(): contract.ActionDiscarded, activities.HandleOf(subsumed).Key(): contract.ActionDiscarded}
@@ -64,7 +65,7 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 // Without an answer from the store there is no fence, and without a fence
 // nothing is deleted; once the store answers, the next run discards.
 func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	lost := f.checkpoint(1, 2, false)
 	f.finals.set(lost, closed(contract.Discarded))
 	f.Refs.SetUnreachable(true)
@@ -89,9 +90,9 @@ func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
 // A handle inside the grace period, or whose finalization runs (Verifying,
 // say), is not an orphan: left alone, no fence written.
 func TestReconcileLeavesFinalizationsInFlightAlone(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	verifying := f.checkpoint(1, 2, false)
-	f.finals.set(verifying, activities.FinalizationState{Found: true, Running: true, Status: "Running"})
+	f.finals.set(verifying, reconcileacts.FinalizationState{Found: true, Running: true, Status: "Running"})
 	before := f.snapshot()
 
 	rep := f.reconcile(apply(), time.Now().Add(time.Minute))
@@ -108,7 +109,7 @@ func TestReconcileLeavesFinalizationsInFlightAlone(t *testing.T) {
 // whose finalization Temporal no longer knows are reported and kept: no
 // fence, no delete (I3).
 func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	savepoint := f.checkpoint(1, 2, true)
 	f.finals.set(savepoint, closed(contract.Discarded))
 	abandoned := f.checkpoint(1, 3, false)
@@ -118,7 +119,7 @@ func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
 
 	rep := f.reconcile(apply(), later())
 	assert.Equal(t, map[string]string{
-		activities.HandleOf(savepoint).Key(): contract.ActionKeptPrefix + activities.KeepSavepoint,
+		activities.HandleOf(savepoint).Key(): contract.ActionKeptPrefix + reconcileacts.KeepSavepoint,
 		activities.HandleOf(abandoned).Key(): contract.ActionKeptPrefix + contract.KeepAbandoned,
 		activities.HandleOf(unknown).Key():   contract.ActionKeptPrefix + contract.KeepNoFinalization,
 	}, orphanActions(rep))
@@ -132,7 +133,7 @@ func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
 // epoch's handle of the same checkpoint) is kept: discarding it would leave
 // that reference dangling.
 func TestReconcileKeepsDataAPublishedCheckpointUses(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	f.published(5)
 	stale := f.checkpoint(2, 5, false)
 	f.finals.set(stale, closed(contract.Discarded))
@@ -146,13 +147,13 @@ func TestReconcileKeepsDataAPublishedCheckpointUses(t *testing.T) {
 // A job the store does not know (forgotten, or a store that lost its data)
 // gets no fence and loses no state.
 func TestReconcileKeepsStateOfAJobUnknownToTheStore(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	gone := stores.JobID{Cluster: job.Cluster, Job: "gone"}
 	req := f.checkpointOf(gone, 1, 1, false)
 	f.finals.set(req, closed(contract.Published))
 
 	rep := f.reconcile(apply(), later())
-	assert.Equal(t, map[string]string{activities.HandleOf(req).Key(): contract.ActionKeptPrefix + activities.KeepUnknownJob}, orphanActions(rep))
+	assert.Equal(t, map[string]string{activities.HandleOf(req).Key(): contract.ActionKeptPrefix + reconcileacts.KeepUnknownJob}, orphanActions(rep))
 	assert.Equal(t, 2, rep.Counts.Jobs, "jobs from the store and from the bucket")
 	assert.True(t, f.Exists(activities.HandleOf(req).Key()))
 	e, err := f.Inner.Read(t.Context(), req.CheckpointID())
@@ -162,7 +163,7 @@ func TestReconcileKeepsStateOfAJobUnknownToTheStore(t *testing.T) {
 
 // A dry run reports every action it would take and changes nothing.
 func TestReconcileDryRunChangesNothing(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	dangling := f.published(1)
 	f.remove(activities.HandleOf(dangling).Key())
 	lost := f.checkpoint(1, 2, false)

@@ -1,4 +1,4 @@
-package activities
+package reconcile
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -30,30 +31,31 @@ type OrphanResult struct {
 	Referenced bool `json:"referenced,omitempty"`
 	// Kept says why the state stays (one of the Keep constants, or what
 	// the key read after the fence says); nothing was deleted.
-	Kept      string        `json:"kept,omitempty"`
-	Discarded DiscardResult `json:"discarded"`
+	Kept      string                   `json:"kept,omitempty"`
+	Discarded activities.DiscardResult `json:"discarded"`
 }
 
 // DiscardOrphan fences the key first (Verify with the token and
-// FenceAll, through the delete guard) and discards the handle's exclusive
-// data and the handle only when the key, read again after that fence,
-// shows that no attempt of the finalization can ever publish and no other
-// reference points, or can land, into the checkpoint's directory (I2). A checkpoint its job's retirement removed
+// activities.FenceAll, through the finalizer's delete guard) and discards
+// the handle's exclusive data and the handle only when the key, read again
+// after that fence, shows that no attempt of the finalization can ever
+// publish and no other reference points, or can land, into the
+// checkpoint's directory (I2). A checkpoint its job's retirement removed
 // goes only after the grace since the retirement, and never when the
 // retirement retained it; state of a forgotten incarnation of a reused job
 // ID is never touched (its checkpoint directories are the new one's too).
 // Never a savepoint, never shared files. A failed fence deletes nothing.
 func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanResult, error) {
-	defer KeepAlive(ctx)()
+	defer activities.KeepAlive(ctx)()
 	if want := blobstate.Key(in.CheckpointID, in.Epoch); in.HandleKey != want {
 		err := &stores.InvalidError{Field: "handleKey", Rule: fmt.Sprintf("%q is not the handle key of %s epoch %d (%s)", in.HandleKey, in.CheckpointID, in.Epoch, want)}
-		return OrphanResult{}, Translate(err)
+		return OrphanResult{}, activities.Translate(err)
 	}
 	// Before any fence: a fence written for an old incarnation would land
 	// in the new one's key.
 	job, err := a.Inventory.ReadJob(ctx, in.JobID)
 	if err != nil {
-		return OrphanResult{}, Translate(err)
+		return OrphanResult{}, activities.Translate(err)
 	}
 	if in.Epoch <= job.ForgottenEpoch {
 		return OrphanResult{Kept: KeepPreviousIncarnation}, nil
@@ -64,7 +66,7 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 	case err != nil:
 		return OrphanResult{}, err
 	case g == nil:
-		return OrphanResult{Discarded: DiscardResult{AlreadyGone: true}}, nil
+		return OrphanResult{Discarded: activities.DiscardResult{AlreadyGone: true}}, nil
 	case g.Handle.Savepoint:
 		return OrphanResult{}, temporal.NewNonRetryableApplicationError(in.HandleKey+" is a savepoint's: never discarded", contract.TypeSavepoint, nil)
 	case g.Entry.HoldsToken(g.Token):

@@ -1,8 +1,9 @@
-package activities
+package reconcile
 
 import (
 	"context"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -12,7 +13,7 @@ type DanglingReference struct {
 	Token      string `json:"token"`
 	HandleKey  string `json:"handleKey"`
 	Savepoint  bool   `json:"savepoint,omitempty"`
-	// Problem is one of contract's Problem constants (Resolve).
+	// Problem is one of contract's Problem constants (activities.Resolve).
 	Problem string `json:"problem"`
 }
 
@@ -39,8 +40,8 @@ type QuarantineResult struct {
 // compare-and-set on the token (a key that changed meanwhile is Rejected).
 // A retry after an Unknown finds its own quarantine: Published.
 func (a *Activities) QuarantineDangling(ctx context.Context, in QuarantineInput) (QuarantineResult, error) {
-	defer KeepAlive(ctx)()
-	problem, _, err := Resolve(ctx, a.States, in.HandleKey)
+	defer activities.KeepAlive(ctx)()
+	problem, _, err := activities.Resolve(ctx, a.States, in.HandleKey)
 	if err != nil {
 		return QuarantineResult{}, err
 	}
@@ -48,9 +49,9 @@ func (a *Activities) QuarantineDangling(ctx context.Context, in QuarantineInput)
 		return QuarantineResult{Resolves: true}, nil
 	}
 	err = a.Inventory.Quarantine(ctx, in.CheckpointID, in.Token)
-	CountStoreCall(ctx, "quarantine", stores.OutcomeOf(err))
+	activities.CountStoreCall(ctx, "quarantine", stores.OutcomeOf(err))
 	if err != nil {
-		return QuarantineResult{}, Translate(err)
+		return QuarantineResult{}, activities.Translate(err)
 	}
 	return QuarantineResult{Quarantined: true, Problem: problem}, nil
 }

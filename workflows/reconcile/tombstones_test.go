@@ -1,4 +1,4 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"testing"
@@ -16,7 +16,7 @@ import (
 // (DESIGN.md step 7): a fence above the watermark is what keeps a zombie
 // attempt out, and stays.
 func TestReconcileCollectsTombstones(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	for n := uint64(1); n <= 3; n++ {
 		req := f.published(n)
 		if n < 3 {
