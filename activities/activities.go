@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -30,20 +29,6 @@ type States interface {
 	ObjectURL(key string) string
 }
 
-// Inventory is the part of the HA store the reconciler reads and repairs.
-type Inventory interface {
-	stores.Inventory
-	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
-	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
-	CollectTombstones(ctx context.Context, job stores.JobID, olderThan time.Time) (int, error)
-}
-
-// Handles lists the handle blobs of the state bucket, for the reconciler.
-type Handles interface {
-	HandleJobs(ctx context.Context, cluster string) ([]stores.JobID, error)
-	ListJobHandles(ctx context.Context, job stores.JobID) (blobstate.Listing, error)
-}
-
 // Signaller starts a workflow or signals it if it runs: the part of the
 // Temporal client the report activity uses.
 type Signaller interface {
@@ -51,7 +36,9 @@ type Signaller interface {
 		options client.StartWorkflowOptions, workflow any, workflowArgs ...any) (client.WorkflowRun, error)
 }
 
-// Activities is registered with the worker; its methods are the activities.
+// Activities is registered with the worker; its methods are the
+// finalizer's activities (finalization, retention, leadership). The
+// reconciler's are activities/reconcile's, registered beside them.
 type Activities struct {
 	References References
 	Leadership Leadership
@@ -67,9 +54,4 @@ type Activities struct {
 	// Retain is how many references per job retention keeps (savepoints
 	// count; the newest non-savepoint is kept on top). 0 keeps everything.
 	Retain int
-
-	// Inventory, Handles and Finalizations serve the reconciler only.
-	Inventory     Inventory
-	Handles       Handles
-	Finalizations Finalizations
 }

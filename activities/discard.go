@@ -34,21 +34,28 @@ type DiscardResult struct {
 // retirement's or the reconciler's rules. Idempotent: a handle already
 // gone is success.
 func (a *Activities) Discard(ctx context.Context, handleKey string) (DiscardResult, error) {
-	defer keepAlive(ctx)()
-	g, err := a.guard(ctx, handleKey)
+	defer KeepAlive(ctx)()
+	guard := a.guard()
+	g, err := guard.Fence(ctx, handleKey)
 	switch {
 	case err != nil:
 		return DiscardResult{}, err
 	case g == nil:
 		return DiscardResult{AlreadyGone: true}, nil
 	}
-	published := g.entry.WasPublished(g.token)
-	if published && (g.entry.Tombstone == nil || g.entry.Tombstone.Reason != stores.ReasonSubsumed) {
+	published := g.Entry.WasPublished(g.Token)
+	if published && (g.Entry.Tombstone == nil || g.Entry.Tombstone.Reason != stores.ReasonSubsumed) {
 		return DiscardResult{Published: true}, nil
 	}
-	res, err := a.discard(ctx, g)
+	res, err := guard.Discard(ctx, g)
 	res.Published = published
 	return res, err
+}
+
+// guard is the delete guard over the finalizer's own store, bucket and
+// layout.
+func (a *Activities) guard() Guard {
+	return Guard{References: a.References, States: a.States, Layout: a.Layout}
 }
 
 func countDiscard(ctx context.Context) {

@@ -11,8 +11,8 @@
 //     verify. Workflows treat every failure that is not a Rejected type,
 //     timeouts included, as Unknown.
 //
-// The reconciler's activities (reconcile*.go) take stock of a job's keys
-// and handle blobs and report; each destructive one re-checks its own
-// precondition right before it acts (a fence before a discard, a second
-// read of the handle before a quarantine).
+// Every delete goes through the one guard (Guard, guard.go): a
+// finalization's Discard, a coordinator's RemoveCheckpoints and the
+// reconciler's DiscardOrphan (activities/reconcile, which also fails
+// through Translate). Why it is enough is in docs/DESIGN.md.
 package activities

@@ -7,8 +7,10 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
-// translate turns a store outcome into the activity's result.
-func translate(err error) error {
+// Translate turns a store outcome into the activity's result (see the
+// package documentation). Exported so that the reconciler's activities
+// (activities/reconcile) fail in the same types.
+func Translate(err error) error {
 	switch stores.OutcomeOf(err) {
 	case stores.Published:
 		return nil

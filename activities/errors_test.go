@@ -16,7 +16,7 @@ import (
 // non-retryable and names its reason; everything else is a retryable
 // Unknown, even when it wraps a sentinel (a hidden resend's "conflict").
 func TestTranslate(t *testing.T) {
-	assert.NoError(t, translate(nil))
+	assert.NoError(t, Translate(nil))
 
 	cases := []struct {
 		err       error
@@ -32,7 +32,7 @@ func TestTranslate(t *testing.T) {
 	}
 	for _, c := range cases {
 		var app *temporal.ApplicationError
-		err := translate(c.err)
+		err := Translate(c.err)
 		if assert.ErrorAs(t, err, &app, "%v", c.err) {
 			assert.Equal(t, c.typ, app.Type(), "%v", c.err)
 			assert.Equal(t, !c.retryable, app.NonRetryable(), "%v", c.err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -19,20 +20,51 @@ import (
 // as it stands after that fence, right before the delete. With the layout,
 // only references at that one key can point into the checkpoint's
 // directory, so the key read after the fence is the whole answer: an
-// earlier snapshot (an inventory, a retention plan) never is.
+// earlier snapshot (an inventory, a retention plan) never is. It is here,
+// exported, so that the reconciler (activities/reconcile) deletes through
+// this one implementation (docs/DESIGN.md, "Every delete goes through one
+// guard").
 
-// guarded is a handle whose key has been fenced and read again.
-type guarded struct {
-	handle blobstate.Handle
-	token  string
-	// entry is the key as it stands after the fence.
-	entry stores.Entry
+// FenceAll is the attempt the guard fences a key with: a tombstone up to it
+// covers every attempt the handle's finalization ever made or a zombie of it
+// could replay.
+const FenceAll = math.MaxUint32
+
+// GuardReferences is the part of the HA store the guard fences and reads.
+type GuardReferences interface {
+	Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error)
+	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
 }
 
-// guard reads the handle and fences its key. A handle already gone is
-// (nil, nil): there is nothing left to delete.
-func (a *Activities) guard(ctx context.Context, handleKey string) (*guarded, error) {
-	h, err := a.States.ReadKey(ctx, handleKey)
+// GuardStates is the part of the blob state store the guard reads handles
+// from and deletes through.
+type GuardStates interface {
+	ReadKey(ctx context.Context, key string) (blobstate.Handle, error)
+	Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error)
+}
+
+// Guard is the delete guard over one store, bucket and layout.
+type Guard struct {
+	References GuardReferences
+	States     GuardStates
+	Layout     blobstate.Layout
+}
+
+// Guarded is a handle whose key has been fenced and read again.
+type Guarded struct {
+	Handle blobstate.Handle
+	Token  string
+	// Entry is the key as it stands after the fence.
+	Entry stores.Entry
+}
+
+// Fence reads the handle and fences its key. A handle already gone is
+// (nil, nil): there is nothing left to delete. A handle that cannot be
+// trusted fails non-retryably (Rejected.CorruptHandle,
+// Rejected.OutsideLayout) and keeps everything; a fence without an answer
+// fails as the store's outcome says, having deleted nothing.
+func (g Guard) Fence(ctx context.Context, handleKey string) (*Guarded, error) {
+	h, err := g.States.ReadKey(ctx, handleKey)
 	switch {
 	case errors.Is(err, blobstate.ErrNotFound):
 		return nil, nil
@@ -42,24 +74,24 @@ func (a *Activities) guard(ctx context.Context, handleKey string) (*guarded, err
 	case err != nil:
 		return nil, fmt.Errorf("read handle %s: %w", handleKey, err)
 	}
-	if err := a.Layout.Check(h); err != nil {
+	if err := g.Layout.Check(h); err != nil {
 		// Written before the layout was enforced, or by hand: its pointers
 		// may name data it does not own.
 		msg := fmt.Sprintf("handle %s lies outside the layout, state kept: %v", handleKey, err)
 		return nil, temporal.NewNonRetryableApplicationError(msg, contract.TypeOutsideLayout, err)
 	}
-	g := &guarded{handle: h, token: contract.Token(h.CheckpointID, h.Epoch)}
-	_, err = a.References.Verify(ctx, h.CheckpointID, g.token, FenceAll)
-	count(ctx, "verify", stores.OutcomeOf(err))
+	gd := &Guarded{Handle: h, Token: contract.Token(h.CheckpointID, h.Epoch)}
+	_, err = g.References.Verify(ctx, h.CheckpointID, gd.Token, FenceAll)
+	CountStoreCall(ctx, "verify", stores.OutcomeOf(err))
 	if err != nil {
-		return nil, translate(err)
+		return nil, Translate(err)
 	}
-	g.entry, err = a.References.Read(ctx, h.CheckpointID)
-	count(ctx, "read", stores.OutcomeOf(err))
+	gd.Entry, err = g.References.Read(ctx, h.CheckpointID)
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
 	if err != nil {
-		return nil, translate(err)
+		return nil, Translate(err)
 	}
-	return g, nil
+	return gd, nil
 }
 
 // errNotFenced: the key read after the fence holds nothing; it was
@@ -73,16 +105,16 @@ var errNotFenced = errors.New("the key holds nothing right after its fence")
 // Another token's reference, standing or removed, may have its state in
 // the same directory (a savepoint's, kept forever; a retained one's): when
 // in doubt the state stays, and the reconciler reports it.
-func (g *guarded) keepReason() (string, error) {
-	e, t := g.entry, g.entry.Tombstone
+func (g *Guarded) keepReason() (string, error) {
+	e, t := g.Entry, g.Entry.Tombstone
 	switch {
-	case e.HoldsToken(g.token):
+	case e.HoldsToken(g.Token):
 		return "its own reference stands", nil
 	case e.Reference != nil:
 		return fmt.Sprintf("checkpoint %d's key holds the live reference of token %q, which may point into the same directory", e.Checkpoint, e.Reference.Token), nil
 	case t == nil:
-		return "", fmt.Errorf("discard %s: %w", g.handle.CheckpointID, errNotFenced)
-	case t.Token == g.token, t.Token == "":
+		return "", fmt.Errorf("discard %s: %w", g.Handle.CheckpointID, errNotFenced)
+	case t.Token == g.Token, t.Token == "":
 		return "", nil
 	case t.Reason == stores.ReasonFenced:
 		return fmt.Sprintf("token %q may still publish checkpoint %d over its own fence", t.Token, e.Checkpoint), nil
@@ -90,18 +122,19 @@ func (g *guarded) keepReason() (string, error) {
 	return fmt.Sprintf("checkpoint %d's key holds the %s reference of token %q, whose state may share the directory", e.Checkpoint, t.Reason, t.Token), nil
 }
 
-// discard deletes the guarded state unless the key keeps it.
-func (a *Activities) discard(ctx context.Context, g *guarded) (DiscardResult, error) {
-	why, err := g.keepReason()
+// Discard deletes the guarded state unless the key, read after the fence, keeps
+// it: then Kept says why and nothing is deleted.
+func (g Guard) Discard(ctx context.Context, gd *Guarded) (DiscardResult, error) {
+	why, err := gd.keepReason()
 	if err != nil {
 		return DiscardResult{}, err
 	}
 	if why != "" {
 		return DiscardResult{Kept: why}, nil
 	}
-	res, err := a.States.Discard(ctx, g.handle)
+	res, err := g.States.Discard(ctx, gd.Handle)
 	if err != nil {
-		return DiscardResult{}, fmt.Errorf("discard %s: %w", g.handle.Key(), err)
+		return DiscardResult{}, fmt.Errorf("discard %s: %w", gd.Handle.Key(), err)
 	}
 	countDiscard(ctx)
 	return DiscardResult{DiscardResult: res}, nil

@@ -23,11 +23,11 @@ type ClaimInput struct {
 // Claiming the standing epoch again is success.
 func (a *Activities) ClaimEpoch(ctx context.Context, in ClaimInput) error {
 	if err := a.Layout.Serves(in.Cluster); err != nil {
-		return translate(err)
+		return Translate(err)
 	}
 	err := a.Leadership.ClaimEpoch(ctx, in.JobID, in.Epoch, in.Owner)
-	count(ctx, "claim", stores.OutcomeOf(err))
-	return translate(err)
+	CountStoreCall(ctx, "claim", stores.OutcomeOf(err))
+	return Translate(err)
 }
 
 // RetireInput names a job to retire.
@@ -44,9 +44,9 @@ type RetireInput struct {
 // over once the tombstones are collected.
 func (a *Activities) Retire(ctx context.Context, in RetireInput) error {
 	if err := a.Layout.Serves(in.Cluster); err != nil {
-		return translate(err)
+		return Translate(err)
 	}
 	err := a.Leadership.Retire(ctx, in.JobID, in.Epoch, !in.DiscardCheckpoints)
-	count(ctx, "retire", stores.OutcomeOf(err))
-	return translate(err)
+	CountStoreCall(ctx, "retire", stores.OutcomeOf(err))
+	return Translate(err)
 }

@@ -16,6 +16,8 @@ const (
 	MetricDiscards   = "finalizer_discards"
 )
 
-func count(ctx context.Context, op string, o stores.Outcome) {
+// CountStoreCall counts one store call by operation and outcome
+// (MetricStoreCalls), for the reconciler's activities too.
+func CountStoreCall(ctx context.Context, op string, o stores.Outcome) {
 	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"op": op, "outcome": o.String()}).Counter(MetricStoreCalls).Inc(1)
 }

@@ -22,12 +22,12 @@ import (
 func (a *Activities) Publish(ctx context.Context, p stores.Publication) error {
 	err := a.References.Publish(ctx, p)
 	outcome := stores.OutcomeOf(err)
-	count(ctx, "publish", outcome)
+	CountStoreCall(ctx, "publish", outcome)
 	info := activity.GetInfo(ctx)
 	if outcome == stores.Rejected && (info.Attempt > 1 || info.IsLocalActivity) && !errorsIsInvalid(err) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.TypeRejectedAfterRetry, err)
 	}
-	return translate(err)
+	return Translate(err)
 }
 
 func errorsIsInvalid(err error) bool { return contract.RejectionType(err) == contract.TypeInvalid }

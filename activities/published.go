@@ -14,9 +14,9 @@ import (
 // coordinator may have subsumed the checkpoint and discarded its state since.
 func (a *Activities) PublishedBefore(ctx context.Context, in VerifyInput) (bool, error) {
 	e, err := a.References.Read(ctx, in.CheckpointID)
-	count(ctx, "read", stores.OutcomeOf(err))
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
 	if err != nil {
-		return false, translate(err)
+		return false, Translate(err)
 	}
 	return e.WasPublished(in.Token), nil
 }

@@ -68,13 +68,13 @@ func (a *Activities) RemoveCheckpoints(ctx context.Context, in RemovalInput) (Re
 		activity.RecordHeartbeat(ctx, i)
 		id := stores.CheckpointID{JobID: in.Job, Checkpoint: r.Checkpoint}
 		err := a.References.Subsume(ctx, id, in.Epoch)
-		count(ctx, "subsume", stores.OutcomeOf(err))
+		CountStoreCall(ctx, "subsume", stores.OutcomeOf(err))
 		switch {
 		case errors.Is(err, stores.ErrStaleEpoch):
 			res.Deposed = true
 			return res, nil
 		case err != nil:
-			return res, translate(err)
+			return res, Translate(err)
 		}
 		kept, err := a.discardRemoved(ctx, r.HandleKey)
 		if err != nil {

@@ -22,28 +22,28 @@ type RestoreInput struct {
 // this activity started; after a claim, no older epoch can publish later.
 func (a *Activities) RestorePoint(ctx context.Context, in RestoreInput) (contract.RestorePoint, error) {
 	if err := a.Layout.Serves(in.Cluster); err != nil {
-		return contract.RestorePoint{}, translate(err)
+		return contract.RestorePoint{}, Translate(err)
 	}
 	if err := in.JobID.Validate(); err != nil {
-		return contract.RestorePoint{}, translate(err)
+		return contract.RestorePoint{}, Translate(err)
 	}
 	job, err := a.References.ReadJob(ctx, in.JobID)
 	if err != nil {
-		return contract.RestorePoint{}, translate(fmt.Errorf("restore point of %s: %w", in.JobID, err))
+		return contract.RestorePoint{}, Translate(fmt.Errorf("restore point of %s: %w", in.JobID, err))
 	}
 	if in.Owner != "" && (!job.Claimed(in.Epoch) || job.Owner != in.Owner) {
-		return contract.RestorePoint{}, translate(fmt.Errorf("restore point of %s: the claim of epoch %d by %q no longer stands (epoch %d by %q): %w",
+		return contract.RestorePoint{}, Translate(fmt.Errorf("restore point of %s: the claim of epoch %d by %q no longer stands (epoch %d by %q): %w",
 			in.JobID, in.Epoch, in.Owner, job.Epoch, job.Owner, stores.ErrStaleEpoch))
 	}
 	refs, err := a.References.List(ctx, in.JobID)
 	if err != nil {
-		return contract.RestorePoint{}, translate(fmt.Errorf("restore point of %s: %w", in.JobID, err))
+		return contract.RestorePoint{}, Translate(fmt.Errorf("restore point of %s: %w", in.JobID, err))
 	}
 	rp := contract.RestorePoint{Cluster: in.Cluster, Job: in.Job, Epoch: job.Epoch, State: contract.RestoreNone}
 	for i := len(refs) - 1; i >= 0; i-- {
 		c, problem, err := a.restoreCheckpoint(ctx, in.JobID, refs[i])
 		if err != nil {
-			return contract.RestorePoint{}, translate(fmt.Errorf("restore point of %s: %w", in.JobID, err))
+			return contract.RestorePoint{}, Translate(fmt.Errorf("restore point of %s: %w", in.JobID, err))
 		}
 		if rp.Latest == nil {
 			rp.Latest = c
@@ -65,7 +65,7 @@ func (a *Activities) RestorePoint(ctx context.Context, in RestoreInput) (contrac
 // restoreCheckpoint resolves one published reference.
 func (a *Activities) restoreCheckpoint(ctx context.Context, job stores.JobID, e stores.Entry) (*contract.RestoreCheckpoint, string, error) {
 	c := &contract.RestoreCheckpoint{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle, Savepoint: e.Reference.Savepoint}
-	problem, h, err := a.resolve(ctx, e.Reference.Handle)
+	problem, h, err := Resolve(ctx, a.States, e.Reference.Handle)
 	if err != nil {
 		return nil, "", err
 	}

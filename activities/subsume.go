@@ -17,8 +17,8 @@ type SubsumeInput struct {
 // landed is Published, which is how the workflow confirms it.
 func (a *Activities) Subsume(ctx context.Context, in SubsumeInput) error {
 	err := a.References.Subsume(ctx, in.CheckpointID, in.Epoch)
-	count(ctx, "subsume", stores.OutcomeOf(err))
-	return translate(err)
+	CountStoreCall(ctx, "subsume", stores.OutcomeOf(err))
+	return Translate(err)
 }
 
 // RetentionView is what a retention pass decides on.
@@ -39,11 +39,11 @@ type RetentionView struct {
 func (a *Activities) ReadRetention(ctx context.Context, job stores.JobID) (RetentionView, error) {
 	st, err := a.References.ReadJob(ctx, job)
 	if err != nil {
-		return RetentionView{}, translate(err)
+		return RetentionView{}, Translate(err)
 	}
 	entries, err := a.References.List(ctx, job)
 	if err != nil {
-		return RetentionView{}, translate(err)
+		return RetentionView{}, Translate(err)
 	}
 	return RetentionView{References: entries, Retain: a.Retain, Job: st}, nil
 }

@@ -21,9 +21,9 @@ type VerifyInput struct {
 func (a *Activities) Verify(ctx context.Context, in VerifyInput) (stores.Verdict, error) {
 	activity.RecordHeartbeat(ctx, in.Attempt)
 	verdict, err := a.References.Verify(ctx, in.CheckpointID, in.Token, in.Attempt)
-	count(ctx, "verify", stores.OutcomeOf(err))
+	CountStoreCall(ctx, "verify", stores.OutcomeOf(err))
 	if err != nil {
-		return stores.VerdictUnknown, translate(err)
+		return stores.VerdictUnknown, Translate(err)
 	}
 	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"verdict": verdict.String()}).Counter(MetricVerdicts).Inc(1)
 	return verdict, nil

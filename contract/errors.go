@@ -101,3 +101,16 @@ func Rejection(err error) *temporal.ApplicationError {
 	}
 	return nil
 }
+
+// FailureMessage is what a failure says without the SDK's wrapping: the
+// application error's own message and its type ("... (Rejected.Conflict)")
+// when there is one, else the error's text. A finalization's reason and
+// last error and a reconcile report's actions and errors carry failures in
+// this form.
+func FailureMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message() + " (" + app.Type() + ")"
+	}
+	return err.Error()
+}

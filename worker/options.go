@@ -25,9 +25,11 @@ func (o options) verifyingEvery() time.Duration {
 	return verifyingEvery
 }
 
-// WithReferenceStore wraps the HA reference store the activities use, for
-// instance to inject ambiguous failures in the dev mode. Run still closes
-// the store it opened itself, after the worker has stopped.
+// WithReferenceStore wraps the HA reference store the finalizer's
+// activities and the reconciler's fences use, for instance to inject
+// ambiguous failures in the dev mode; the reconciler's inventory reads the
+// store Run opened. Run still closes that store itself, after the worker
+// has stopped.
 func WithReferenceStore(wrap func(stores.ReferenceStore) stores.ReferenceStore) Option {
 	return func(o *options) { o.wrapReferences = wrap }
 }

@@ -12,9 +12,11 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
 // closeTimeout bounds closing the metrics endpoint at the very end.
@@ -86,22 +88,30 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		OnFatalError:      func(err error) { fatal <- err },
 	})
 	workflows.Register(w)
+	reconcile.Register(w)
 	var references stores.ReferenceStore = refs
 	if o.wrapReferences != nil {
 		references = o.wrapReferences(refs)
 	}
 	w.RegisterActivity(&activities.Activities{
+		References: references,
+		Leadership: references,
+		States:     states,
+		Layout:     layout,
+		StoreKind:  string(cfg.Store.Kind),
+		Temporal:   c,
+		TaskQueue:  cfg.Temporal.TaskQueue,
+		Retain:     cfg.Retain,
+	})
+	w.RegisterActivity(&reconcileacts.Activities{
+		// Every backend serves the inventory (referenceStore), so the store
+		// opened above is it; the fences go where the finalizer's go.
+		Inventory:     refs,
 		References:    references,
-		Leadership:    references,
 		States:        states,
-		Layout:        layout,
-		StoreKind:     string(cfg.Store.Kind),
-		Temporal:      c,
-		TaskQueue:     cfg.Temporal.TaskQueue,
-		Retain:        cfg.Retain,
-		Inventory:     inventoryOf(references, refs),
 		Handles:       states,
-		Finalizations: activities.TemporalFinalizations{Client: c},
+		Layout:        layout,
+		Finalizations: reconcileacts.TemporalFinalizations{Client: c},
 	})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
@@ -142,14 +152,4 @@ func closeLogged(logger *slog.Logger, what string, closeFn func() error) {
 	if err := closeFn(); err != nil {
 		logger.Warn("close failed", "what", what, "error", err)
 	}
-}
-
-// inventoryOf is the reconciler's view of the store: the wrapped store when
-// the wrapper offers one (so injected faults reach the reconciler too),
-// else the store itself.
-func inventoryOf(wrapped stores.ReferenceStore, opened referenceStore) activities.Inventory {
-	if inv, ok := wrapped.(activities.Inventory); ok {
-		return inv
-	}
-	return opened
 }

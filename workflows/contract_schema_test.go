@@ -1,7 +1,6 @@
 package workflows_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,18 +49,6 @@ func TestRecordedHistoriesMatchTheSchemas(t *testing.T) {
 	assert.GreaterOrEqual(t, hashes, 10, "every recorded finalization's memo hash")
 }
 
-// decodeChecked reads a workflow's answer (through get: a result's or a
-// query's Get) as the JSON the SDK carried, checks it against schema, then
-// decodes it into v. The fixtures read every answer through it, so every
-// workflow test checks the answers it sees against the contract.
-func decodeChecked(t *testing.T, schema string, get func(any) error, v any) {
-	t.Helper()
-	var raw json.RawMessage
-	require.NoError(t, get(&raw))
-	contracttest.Validate(t, schema, raw)
-	require.NoError(t, json.Unmarshal(raw, v))
-}
-
 // ClaimEpoch's and LatestCheckpoint's restore points, in each state, are
 // valid against restore-point.schema.json.
 func TestRestorePointAnswersMatchTheSchema(t *testing.T) {
@@ -92,7 +79,7 @@ func TestRestorePointAnswersMatchTheSchema(t *testing.T) {
 				}
 				require.NoError(t, f.env.GetWorkflowError())
 				var rp contract.RestorePoint
-				decodeChecked(t, "restore-point.schema.json", f.env.GetWorkflowResult, &rp)
+				contracttest.DecodeChecked(t, "restore-point.schema.json", f.env.GetWorkflowResult, &rp)
 				assert.Equal(t, tc.want, rp.State)
 				if tc.lose == 2 {
 					require.NotNil(t, rp.Fallback)
@@ -112,6 +99,6 @@ func TestSubsumeStatusMatchesTheSchema(t *testing.T) {
 	v, err := f.env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(t, err)
 	var phase string
-	decodeChecked(t, "subsume-status.schema.json", v.Get, &phase)
+	contracttest.DecodeChecked(t, "subsume-status.schema.json", v.Get, &phase)
 	assert.Equal(t, "Discarded", phase)
 }

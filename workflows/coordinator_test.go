@@ -10,6 +10,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -109,7 +110,7 @@ func TestSubsumeUnknownConfirmedThenDiscarded(t *testing.T) {
 
 	require.True(t, f.env.IsWorkflowCompleted())
 	var res workflows.SubsumeResult
-	decodeChecked(t, "subsume-result.schema.json", f.env.GetWorkflowResult, &res)
+	contracttest.DecodeChecked(t, "subsume-result.schema.json", f.env.GetWorkflowResult, &res)
 	assert.False(t, res.Deposed)
 	assert.Equal(t, 2, f.refs.Calls(storefault.OpSubsume))
 	assert.Equal(t, stores.ReasonSubsumed, f.entry(1).Tombstone.Reason)
@@ -124,7 +125,7 @@ func TestSubsumeDeposedKeepsEverything(t *testing.T) {
 	f.env.ExecuteWorkflow(contract.SubsumeWorkflow, subsumeRequest(f, req, 1))
 
 	var res workflows.SubsumeResult
-	decodeChecked(t, "subsume-result.schema.json", f.env.GetWorkflowResult, &res)
+	contracttest.DecodeChecked(t, "subsume-result.schema.json", f.env.GetWorkflowResult, &res)
 	assert.True(t, res.Deposed)
 	assert.NotNil(t, f.entry(1).Reference)
 	assert.True(t, f.exists("c1/j1/chk-1/data-0"))
@@ -247,6 +248,6 @@ func (f *fixture) coordinatorStatus() contract.CoordinatorStatus {
 	v, err := f.env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(f.t, err)
 	var st contract.CoordinatorStatus
-	decodeChecked(f.t, "coordinator-status.schema.json", v.Get, &st)
+	contracttest.DecodeChecked(f.t, "coordinator-status.schema.json", v.Get, &st)
 	return st
 }

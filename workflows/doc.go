@@ -19,11 +19,9 @@
 // RemoveCheckpoints activity, else each through a SubsumeCheckpoint child
 // workflow of its own.
 //
-// Reconcile, started per cluster by a Temporal Schedule (or once by hand),
-// compares the HA store with the state bucket job by job: it reports
-// dangling references and quarantines them when asked, discards orphaned
-// state whose finalization is closed behind a fence covering every attempt
-// of its token, and collects old tombstones; a dry run unless told to apply.
+// The reconciler, which compares the HA store with the state bucket and
+// repairs what finalizations left behind, is a package of its own
+// (workflows/reconcile, with its activities in activities/reconcile).
 //
 // Every workflow upserts search attributes at each phase change and answers
 // the "status" query, so a stuck one is found in the Temporal Web UI. The

@@ -33,7 +33,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 		if f.local && isDataMissing(err) && f.publishedBefore(ctx) {
 			return f.end(contract.Published, "published by an earlier run of this workflow task, then subsumed with its state"), nil
 		}
-		return f.end(contract.Failed, message(err)), nil
+		return f.end(contract.Failed, contract.FailureMessage(err)), nil
 	}
 	f.status.HandleKey, f.status.StoreKind = persisted.HandleKey, persisted.StoreKind
 
@@ -58,12 +58,12 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 		case stores.Published:
 			return f.published(ctx, reported)
 		case stores.Rejected:
-			f.status.LastError = message(err)
+			f.status.LastError = contract.FailureMessage(err)
 			if !unfenced {
-				return f.discard(ctx, fmt.Sprintf("publish attempt %d rejected: %s", f.status.Attempts, message(err)))
+				return f.discard(ctx, fmt.Sprintf("publish attempt %d rejected: %s", f.status.Attempts, contract.FailureMessage(err)))
 			}
 		default:
-			f.status.LastError = message(err)
+			f.status.LastError = contract.FailureMessage(err)
 			unfenced = true
 		}
 
@@ -91,7 +91,7 @@ func (f *finalization) publishedBefore(ctx workflow.Context) bool {
 	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1}
 	var published bool
 	if err := storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published); err != nil {
-		f.status.LastError = message(err)
+		f.status.LastError = contract.FailureMessage(err)
 		return false
 	}
 	return published
@@ -112,16 +112,6 @@ func outcomeOf(err error) stores.Outcome {
 		return stores.Rejected
 	}
 	return stores.Unknown
-}
-
-// message is what an activity failure says, without the SDK's wrapping:
-// the application error's own message and type when there is one.
-func message(err error) string {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return app.Message() + " (" + app.Type() + ")"
-	}
-	return err.Error()
 }
 
 func (f *finalization) publication() stores.Publication {
@@ -156,7 +146,7 @@ func (f *finalization) report() activities.ReportInput {
 // next report.
 func (f *finalization) reported(ctx workflow.Context, report workflow.Future) bool {
 	if err := report.Get(ctx, nil); err != nil {
-		f.status.LastError = message(err)
+		f.status.LastError = contract.FailureMessage(err)
 		workflow.GetLogger(ctx).Warn("report to coordinator failed", "error", err)
 		return false
 	}
@@ -170,8 +160,8 @@ func (f *finalization) discard(ctx workflow.Context, reason string) (contract.Fi
 	var res activities.DiscardResult
 	if err := discardCall.execute(ctx, false, a.Discard, f.status.HandleKey).Get(ctx, &res); err != nil {
 		// Only a handle it cannot trust stops the retries: keep what is there.
-		f.status.LastError = message(err)
-		return f.end(contract.Abandoned, "discard refused, state kept: "+message(err)), nil
+		f.status.LastError = contract.FailureMessage(err)
+		return f.end(contract.Abandoned, "discard refused, state kept: "+contract.FailureMessage(err)), nil
 	}
 	switch {
 	case res.Published:

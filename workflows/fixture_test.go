@@ -2,21 +2,19 @@ package workflows_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
@@ -25,7 +23,8 @@ import (
 
 // fixture runs the workflows in the SDK's test environment over the real
 // activities, the real embedded store (wrapped to inject ambiguity) and a
-// real file bucket. Only the report to the coordinator is mocked.
+// real file bucket (workflowtest.World, which the reconciler's tests run
+// over too). Only the report to the coordinator is mocked.
 type fixture struct {
 	t      *testing.T
 	env    *testsuite.TestWorkflowEnvironment
@@ -36,26 +35,13 @@ type fixture struct {
 	acts   *activities.Activities
 }
 
-var job = stores.JobID{Cluster: "c1", Job: "j1"}
+var job = workflowtest.Job
 
 func newFixture(t *testing.T, retain int) *fixture {
 	t.Helper()
-	var suite testsuite.WorkflowTestSuite
-	// The activity errors the tests inject would fill the output.
-	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	f := &fixture{t: t, env: suite.NewTestWorkflowEnvironment(), dir: t.TempDir()}
-
-	inner, err := embedded.Open(filepath.Join(t.TempDir(), "refs.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = inner.Close() })
-	f.inner, f.refs = inner, storefault.Wrap(inner)
-	require.NoError(t, inner.ClaimEpoch(context.Background(), job, 1, "jm-1"))
-
-	f.states, err = blobstate.Open(context.Background(), "file://"+f.dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = f.states.Close() })
-
-	f.acts = &activities.Activities{References: f.refs, Leadership: inner, States: f.states, StoreKind: "embedded", Retain: retain}
+	w := workflowtest.NewWorld(t)
+	f := &fixture{t: t, env: workflowtest.Suite().NewTestWorkflowEnvironment(), refs: w.Refs, inner: w.Inner, states: w.States, dir: w.Bucket.Dir}
+	f.acts = &activities.Activities{References: f.refs, Leadership: f.inner, States: f.states, StoreKind: "embedded", Retain: retain}
 	f.env.SetWorkflowRunTimeout(365 * 24 * time.Hour)
 	workflows.Register(f.env)
 	f.env.RegisterActivity(f.acts)
@@ -80,7 +66,7 @@ func (f *fixture) finalize(req contract.FinalizeRequest) contract.FinalizeResult
 	require.True(f.t, f.env.IsWorkflowCompleted())
 	require.NoError(f.t, f.env.GetWorkflowError())
 	var res contract.FinalizeResult
-	decodeChecked(f.t, "finalize-result.schema.json", f.env.GetWorkflowResult, &res)
+	contracttest.DecodeChecked(f.t, "finalize-result.schema.json", f.env.GetWorkflowResult, &res)
 	return res
 }
 
@@ -89,7 +75,7 @@ func (f *fixture) status() contract.Status {
 	v, err := f.env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(f.t, err)
 	var st contract.Status
-	decodeChecked(f.t, "status.schema.json", v.Get, &st)
+	contracttest.DecodeChecked(f.t, "status.schema.json", v.Get, &st)
 	return st
 }
 

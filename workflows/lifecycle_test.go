@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,36 +13,13 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // Regression tests for the paths around the publish protocol (issue 10).
-// Each failed at e5e919a.
-
-// publishAs writes checkpoint n of an epoch's job manager and publishes it
-// the way its finished finalization would: the new leader's checkpoint.
-func publishAs(t *testing.T, bucket jobmanager.Bucket, states *blobstate.Store, refs stores.ReferenceStore, epoch, n uint64) contract.FinalizeRequest {
-	t.Helper()
-	req, err := bucket.WriteCheckpoint(job, epoch, n, false)
-	require.NoError(t, err)
-	key, err := states.Write(t.Context(), activities.HandleOf(req))
-	require.NoError(t, err)
-	require.NoError(t, refs.Publish(t.Context(), stores.Publication{
-		CheckpointID: req.CheckpointID(), Epoch: epoch,
-		Reference: stores.Reference{Handle: key, Token: req.Token(), Attempt: 1},
-	}))
-	return req
-}
-
-// resolves asserts that a published checkpoint's handle, metadata and data
-// are all there (I1).
-func resolves(t *testing.T, exists func(string) bool, req contract.FinalizeRequest) {
-	t.Helper()
-	assert.True(t, exists(activities.HandleOf(req).Key()), "handle of epoch %d checkpoint %d", req.Epoch, req.Checkpoint)
-	assert.True(t, exists(req.MetadataKey), "metadata of epoch %d checkpoint %d", req.Epoch, req.Checkpoint)
-	assert.True(t, exists(jobmanager.DataKey(job, req.Checkpoint)), "data of epoch %d checkpoint %d", req.Epoch, req.Checkpoint)
-}
+// Each failed at e5e919a. The reconciler's are in
+// workflows/reconcile/lifecycle_test.go.
 
 // A deposed job manager finalizes a checkpoint ID the new leader also
 // wrote and published: its stale-epoch rejection discards, and the discard
@@ -52,12 +28,12 @@ func resolves(t *testing.T, exists func(string) bool, req contract.FinalizeReque
 func TestDeposedFinalizationKeepsTheNewLeadersCheckpoint(t *testing.T) {
 	f := newFixture(t, 0)
 	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-	live := publishAs(t, jobmanager.Bucket{Dir: f.dir}, f.states, f.inner, 2, 5)
+	live := workflowtest.PublishAs(t, jobmanager.Bucket{Dir: f.dir}, f.states, f.inner, 2, 5)
 
 	res := f.finalize(f.checkpoint(5, false)) // epoch 1, deposed
 	assert.Equal(t, contract.Discarded, res.Phase, res.Reason)
 	assert.Contains(t, res.Reason, "its data stays")
-	resolves(t, f.exists, live)
+	workflowtest.Resolves(t, f.exists, live)
 	assert.True(t, f.entry(5).HoldsToken(live.Token()))
 }
 
@@ -163,98 +139,4 @@ func TestRetiredBeforeVerifyIsPublishedAndKept(t *testing.T) {
 	})
 	assert.Equal(t, contract.Published, res.Phase, res.Reason)
 	assert.True(t, f.exists(req.MetadataKey), "retained state is never the finalization's to delete")
-}
-
-// While the reconciler asks Temporal about an orphan's finalization, the
-// new leader publishes its own checkpoint with the same ID into the same
-// directory: the orphan's discard, re-reading the key after its fence,
-// keeps it (finding 1: at e5e919a the handle keys differed and the
-// directory went).
-func TestReconcilerKeepsADirectoryPublishedDuringItsRun(t *testing.T) {
-	f := newReconcileFixture(t)
-	lost := f.checkpoint(1, 5, false) // a deposed job manager's, never published
-	f.finals.set(lost, closed(contract.Discarded))
-	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-	var live contract.FinalizeRequest
-	f.onActivity = func(name string) {
-		if name == "DiscardOrphan" && live.Checkpoint == 0 {
-			live = publishAs(t, f.bucket, f.states, f.inner, 2, 5)
-		}
-	}
-
-	rep := f.reconcile(apply(), later())
-	require.NotZero(t, live.Checkpoint, "the orphan's discard ran")
-	assert.Zero(t, rep.Counts.Discarded)
-	resolves(t, f.exists, live)
-	assert.Contains(t, orphanActions(rep)[activities.HandleOf(lost).Key()], "live reference")
-}
-
-// A job retired, forgotten and its ID reused: the old incarnation's state
-// lies in the directories the new one writes; the reconciler reports it
-// and never touches it (finding 1), and fences nothing in the new job.
-func TestReconcilerKeepsAPreviousIncarnation(t *testing.T) {
-	f := newReconcileFixture(t)
-	old := f.published(5)
-	require.NoError(t, f.inner.Retire(t.Context(), job, 1, false))
-	_, err := f.inner.CollectTombstones(t.Context(), job, time.Now().Add(time.Hour))
-	require.NoError(t, err)
-	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
-
-	rep := f.reconcile(apply(), later())
-	assert.Equal(t, activities.KeepPreviousIncarnation, orphanActions(rep)[activities.HandleOf(old).Key()][len(contract.ActionKeptPrefix):])
-	assert.True(t, f.exists(old.MetadataKey))
-	assert.True(t, f.entry(5).Absent(), "no fence written into the new incarnation")
-	live := publishAs(t, f.bucket, f.states, f.inner, 2, 5)
-	resolves(t, f.exists, live)
-}
-
-// After a retirement that lets the reconciler discard, the grace runs from
-// the retirement, not from the handles' write; a retirement that retains
-// keeps the state for good (finding 8). Either way the retired job is then
-// forgotten, fences written after the retirement included, and with nothing
-// left to collect (finding 5).
-func TestReconcilerRetirement(t *testing.T) {
-	for _, discard := range []bool{false, true} {
-		f := newReconcileFixture(t)
-		old := f.published(3)
-		// Written long before the retirement: past the grace by its own age.
-		long := time.Now().Add(-3 * contract.DefaultReconcileGrace)
-		require.NoError(t, os.Chtimes(filepath.Join(f.bucket.Dir, activities.HandleOf(old).Key()), long, long))
-		require.NoError(t, f.inner.Retire(t.Context(), job, 1, !discard))
-		v, err := f.inner.Verify(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 9}, "late", 1)
-		require.NoError(t, err)
-		require.Equal(t, stores.Absent, v, "a verify after the retirement fences above its watermark")
-
-		// Handle written long ago, retirement just now: within the grace.
-		rep := f.reconcile(apply(), time.Now().Add(time.Minute))
-		assert.Zero(t, rep.Counts.Discarded, "discard %t: within the retirement's grace", discard)
-		assert.True(t, f.exists(old.MetadataKey))
-
-		rep = f.reconcile(apply(), later())
-		if discard {
-			assert.Equal(t, 1, rep.Counts.Discarded)
-			assert.False(t, f.exists(old.MetadataKey))
-		} else {
-			assert.Zero(t, rep.Counts.Discarded)
-			assert.Equal(t, contract.ActionKeptPrefix+activities.KeepRetained, orphanActions(rep)[activities.HandleOf(old).Key()])
-			assert.True(t, f.exists(old.MetadataKey), "retained for the operator")
-		}
-
-		f.reconcile(apply(), time.Now().Add(2*contract.DefaultTombstoneTTL))
-		st, err := f.inner.ReadJob(t.Context(), job)
-		require.NoError(t, err)
-		assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "discard %t: forgotten", discard)
-		require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2"), "the ID can be claimed again")
-	}
-}
-
-// A retired job without a single key left is forgotten too: at e5e919a the
-// reconciler saw nothing to collect and never asked (finding 5b).
-func TestReconcilerForgetsARetiredJobWithoutKeys(t *testing.T) {
-	f := newReconcileFixture(t)
-	require.NoError(t, f.inner.Retire(t.Context(), job, 1, true))
-	f.reconcile(apply(), later())
-	st, err := f.inner.ReadJob(t.Context(), job)
-	require.NoError(t, err)
-	assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st)
 }

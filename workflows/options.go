@@ -5,6 +5,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
 )
 
 // Timeouts are set per activity, deliberately:
@@ -35,11 +37,6 @@ type call struct {
 	retry        *temporal.RetryPolicy
 }
 
-// heartbeatTimeout is that of the activities that heartbeat while they
-// work (activities.HeartbeatEvery): a worker that dies in one is noticed
-// within it, not after the minutes a long delete or listing may take.
-const heartbeatTimeout = 30 * time.Second
-
 // execute runs activity as a local activity when local, else as a regular one.
 func (c call) execute(ctx workflow.Context, local bool, activity any, args ...any) workflow.Future {
 	if local {
@@ -60,7 +57,7 @@ var (
 	}}
 	storeCall = call{startToClose: 30 * time.Second, retry: backoff()}
 	// discardCall: deletes of many objects take longer than a store call.
-	discardCall = call{startToClose: 5 * time.Minute, heartbeat: heartbeatTimeout, retry: backoff()}
+	discardCall = call{startToClose: 5 * time.Minute, heartbeat: activities.HeartbeatTimeout, retry: backoff()}
 	reportCall  = call{startToClose: 30 * time.Second, retry: &temporal.RetryPolicy{
 		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
 	}}
@@ -83,22 +80,7 @@ func verifyOptions(ctx workflow.Context) workflow.Context {
 func removalOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    heartbeatTimeout,
+		HeartbeatTimeout:    activities.HeartbeatTimeout,
 		RetryPolicy:         backoff(),
-	})
-}
-
-// reconcileOptions: the reconciler's calls retry a few times and then give
-// up on that item, which the report lists as an error: a store or bucket
-// that does not answer must not stop the rest of the cluster, and nothing
-// is deleted without a definite answer anyway. A discard of many objects
-// or an inventory of a large job takes minutes; each heartbeats.
-func reconcileOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    heartbeatTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 5,
-		},
 	})
 }

@@ -10,13 +10,14 @@ type Registry interface {
 	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
 }
 
-// Register registers every workflow under its contract name.
+// Register registers the finalizer's workflows under their contract names.
+// The reconciler's workflow is workflows/reconcile's; a worker registers
+// both (worker/run.go).
 func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(FinalizeCheckpoint, workflow.RegisterOptions{Name: contract.FinalizeWorkflow})
 	r.RegisterWorkflowWithOptions(JobCoordinator, workflow.RegisterOptions{Name: contract.CoordinatorWorkflow})
 	r.RegisterWorkflowWithOptions(SubsumeCheckpoint, workflow.RegisterOptions{Name: contract.SubsumeWorkflow})
 	r.RegisterWorkflowWithOptions(ClaimEpoch, workflow.RegisterOptions{Name: contract.ClaimWorkflow})
 	r.RegisterWorkflowWithOptions(RetireJob, workflow.RegisterOptions{Name: contract.RetireWorkflow})
-	r.RegisterWorkflowWithOptions(Reconcile, workflow.RegisterOptions{Name: contract.ReconcileWorkflow})
 	r.RegisterWorkflowWithOptions(LatestCheckpoint, workflow.RegisterOptions{Name: contract.LatestWorkflow})
 }

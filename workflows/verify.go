@@ -49,11 +49,11 @@ func (f *finalization) verify(ctx workflow.Context) (stores.Verdict, string) {
 		case isInvalid(err):
 			// Waiting cannot fix invalid input, and nothing may be
 			// discarded: park until an operator acts.
-			f.status.LastError = message(err)
+			f.status.LastError = contract.FailureMessage(err)
 			f.showDetails()
 			f.operatorSelector(ctx).Select(ctx)
 		default:
-			f.status.LastError = message(err)
+			f.status.LastError = contract.FailureMessage(err)
 			f.showDetails()
 			sel := f.operatorSelector(ctx)
 			sel.AddFuture(workflow.NewTimer(ctx, verifyPause), func(workflow.Future) {})

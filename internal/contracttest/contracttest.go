@@ -156,3 +156,20 @@ func Names(t testing.TB) []string {
 	t.Helper()
 	return slices.Sorted(maps.Keys(mustLoad(t).docs))
 }
+
+// DecodeChecked reads a workflow's answer (through get: a result's or a
+// query's Get) as the JSON the SDK carried, validates it against schema,
+// then decodes it into v. The workflow tests' fixtures read every answer
+// through it, so every workflow test checks the answers it sees against
+// the contract.
+func DecodeChecked(t testing.TB, schema string, get func(any) error, v any) {
+	t.Helper()
+	var raw json.RawMessage
+	if err := get(&raw); err != nil {
+		t.Fatalf("contract: read the answer for %s: %v", schema, err)
+	}
+	Validate(t, schema, raw)
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("contract: decode %s into %T: %v", schema, v, err)
+	}
+}

@@ -11,11 +11,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
 // contractTypes is the Go type each schema describes (a string for a bare
@@ -39,11 +41,15 @@ var contractTypes = map[string]any{
 	"subsume-status.schema.json":     "",
 }
 
-// registry records the names workflows.Register registers.
-type registry []string
+// registry records the names a worker registers (workflows.Register and
+// reconcile.Register); they call nothing else of it.
+type registry struct {
+	sdkworker.WorkflowRegistry
+	names []string
+}
 
 func (r *registry) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOptions) {
-	*r = append(*r, o.Name)
+	r.names = append(r.names, o.Name)
 }
 
 // workflows.json names exactly the workflows a worker registers, the
@@ -52,7 +58,8 @@ func TestContractIndexMatchesTheCode(t *testing.T) {
 	c := contracttest.ContractOf(t)
 	var registered registry
 	workflows.Register(&registered)
-	assert.ElementsMatch(t, registered, slices.Collect(maps.Keys(c.Workflows)))
+	reconcile.Register(&registered)
+	assert.ElementsMatch(t, registered.names, slices.Collect(maps.Keys(c.Workflows)))
 	assert.Equal(t, contract.DefaultTaskQueue, c.TaskQueue)
 
 	named := map[string]bool{}

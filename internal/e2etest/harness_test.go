@@ -16,6 +16,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
@@ -26,6 +27,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -37,7 +39,7 @@ type env struct {
 	t         *testing.T
 	client    sdkclient.Client
 	taskQueue string
-	store     stores.ReferenceStore
+	store     haStore
 	refs      *storefault.Store
 	states    *blobstate.Store
 	bucket    string
@@ -47,21 +49,28 @@ type env struct {
 
 var seq atomic.Int64
 
+// haStore is what every backend serves: the finalizer's store and the
+// reconciler's inventory.
+type haStore interface {
+	stores.ReferenceStore
+	stores.Inventory
+}
+
 // backend opens one test's HA store; its name is the worker's StoreKind.
 type backend struct {
 	name string
-	open func(t *testing.T, ctx context.Context, root string) stores.ReferenceStore
+	open func(t *testing.T, ctx context.Context, root string) haStore
 }
 
 var (
-	onZooKeeper = backend{"zookeeper", func(t *testing.T, ctx context.Context, root string) stores.ReferenceStore {
+	onZooKeeper = backend{"zookeeper", func(t *testing.T, ctx context.Context, root string) haStore {
 		s, err := zookeeper.Open(ctx, zookeeper.Config{Servers: []string{zk.Addr}, Root: root, SessionTimeout: 10 * time.Second}, quiet)
 		require.NoError(t, err)
 		return s
 	}}
 	// onKubernetes starts the package's API server on first use only, so
 	// that the ZooKeeper-only tests do not wait for it.
-	onKubernetes = backend{"kubernetes", func(t *testing.T, ctx context.Context, _ string) stores.ReferenceStore {
+	onKubernetes = backend{"kubernetes", func(t *testing.T, ctx context.Context, _ string) haStore {
 		srv := kubetest.Shared(t)
 		s, err := kubernetes.New(kubernetes.Config{Namespace: srv.Namespace(t, "e2e"), REST: srv.AdminConfig()})
 		require.NoError(t, err)
@@ -99,9 +108,14 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 
 	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
 	workflows.Register(w)
+	reconcile.Register(w)
 	w.RegisterActivity(&activities.Activities{
 		References: e.refs, Leadership: e.store, States: e.states, StoreKind: b.name,
 		Temporal: c, TaskQueue: e.taskQueue, Retain: retain,
+	})
+	w.RegisterActivity(&reconcileacts.Activities{
+		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states,
+		Finalizations: reconcileacts.TemporalFinalizations{Client: c},
 	})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -17,15 +17,18 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
 // Options shape one test's environment.
 type Options struct {
 	// WrapReferences, when set, wraps the store the activities publish and
-	// verify through (to inject failures); claims and retirements always
+	// verify through (to inject failures), the reconciler's fences
+	// included; claims, retirements and the reconciler's inventory always
 	// reach the real store.
 	WrapReferences func(activities.References) activities.References
 	// Deferred: StartWorker is left to the test (e.g. to trigger twice
@@ -82,10 +85,14 @@ func Start(t *testing.T, opts Options) *Env {
 	}
 	e.worker = worker.New(e.Temporal, e.TaskQueue, worker.Options{})
 	workflows.Register(e.worker)
+	reconcile.Register(e.worker)
 	e.worker.RegisterActivity(&activities.Activities{
 		References: refs, Leadership: e.Store, States: e.States, StoreKind: "embedded",
 		Temporal: e.Temporal, TaskQueue: e.TaskQueue,
-		Inventory: e.Store, Handles: e.States, Finalizations: activities.TemporalFinalizations{Client: e.Temporal},
+	})
+	e.worker.RegisterActivity(&reconcileacts.Activities{
+		Inventory: e.Store, References: refs, States: e.States, Handles: e.States,
+		Finalizations: reconcileacts.TemporalFinalizations{Client: e.Temporal},
 	})
 	if !opts.Deferred {
 		e.StartWorker()

@@ -1,4 +1,4 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ import (
 // A run whose history grows long hands its report and the jobs left to a
 // continuation, which finishes them on the same reference time.
 func TestReconcileContinuesAsNewWithItsReport(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	two := f.published(2)
 	f.remove(activities.HandleOf(two).Key())
 
@@ -44,7 +44,7 @@ func TestReconcileContinuesAsNewWithItsReport(t *testing.T) {
 }
 
 func TestReconcileRefusesAnInvalidRequest(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	for _, req := range []contract.ReconcileRequest{
 		{Cluster: "Bad_Cluster", TombstoneTTL: contract.Duration(contract.DefaultTombstoneTTL)},
 		{Cluster: "c1", TombstoneTTL: contract.Duration(time.Millisecond)},
@@ -62,7 +62,7 @@ func TestReconcileRefusesAnInvalidRequest(t *testing.T) {
 // durations run; an invalid one fails the run as Rejected.Invalid, naming
 // the field.
 func TestReconcileWorkflowTakesStringDurations(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	env := f.env(later())
 	env.ExecuteWorkflow(contract.ReconcileWorkflow, json.RawMessage(`{"cluster":"c1","grace":"10m","tombstoneTtl":"24h"}`))
 	require.NoError(t, env.GetWorkflowError())

@@ -1,4 +1,4 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // failovers) is always reported; a dry run changes nothing, and without
 // QuarantineDangling not even an applied run touches it.
 func TestReconcileReportsDanglingReferences(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	f.published(1)
 	two := f.published(2)
 	f.remove(activities.HandleOf(two).Key())
@@ -53,7 +53,7 @@ func TestReconcileReportsDanglingReferences(t *testing.T) {
 // Asked to, an applied run tombstones dangling references (reason
 // quarantined), so recovery falls back to the newest one that resolves.
 func TestReconcileQuarantinesDanglingReferences(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	one := f.published(1)
 	two := f.published(2)
 	f.remove(activities.HandleOf(two).Key())
@@ -66,13 +66,13 @@ func TestReconcileQuarantinesDanglingReferences(t *testing.T) {
 	assert.Equal(t, []string{"c1/j1/2", "c1/j1/3"}, rep.Quarantined)
 	assert.Equal(t, 2, rep.Counts.Quarantined)
 	for _, req := range []contract.FinalizeRequest{two, three} {
-		e := f.entry(req.Checkpoint)
+		e := f.Entry(req.Checkpoint)
 		require.NotNil(t, e.Tombstone, "checkpoint %d", req.Checkpoint)
 		assert.Equal(t, stores.ReasonQuarantined, e.Tombstone.Reason)
 		assert.Equal(t, req.Token(), e.Tombstone.Token)
 	}
-	assert.True(t, f.entry(1).HoldsToken(one.Token()), "the reference that resolves stays")
-	list, err := f.inner.List(t.Context(), job)
+	assert.True(t, f.Entry(1).HoldsToken(one.Token()), "the reference that resolves stays")
+	list, err := f.Inner.List(t.Context(), job)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, uint64(1), list[0].Checkpoint, "recovery now finds checkpoint 1 (I1 restored)")
@@ -84,9 +84,9 @@ func TestReconcileQuarantinesDanglingReferences(t *testing.T) {
 // The quarantine reads the handle again right before it writes: a handle
 // that is back (a bucket that answered late) is left alone.
 func TestReconcileQuarantineReconfirms(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	two := f.published(2)
-	path := filepath.Join(f.bucket.Dir, activities.HandleOf(two).Key())
+	path := filepath.Join(f.Bucket.Dir, activities.HandleOf(two).Key())
 	saved, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(path))
@@ -100,7 +100,7 @@ func TestReconcileQuarantineReconfirms(t *testing.T) {
 	assert.Equal(t, 1, rep.Counts.Dangling, "the inventory saw it dangling")
 	assert.Equal(t, map[string]string{"c1/j1/2": contract.ActionResolves}, danglingActions(rep))
 	assert.Zero(t, rep.Counts.Quarantined)
-	assert.True(t, f.entry(2).HoldsToken(two.Token()), "nothing written")
+	assert.True(t, f.Entry(2).HoldsToken(two.Token()), "nothing written")
 }
 
 // racingStates runs a hook before each handle read: the coordinator's
@@ -119,12 +119,12 @@ func (s racingStates) ReadKey(ctx context.Context, key string) (blobstate.Handle
 // its handle read is gone, not dangling: nothing is counted or logged as
 // dangling, and nothing is quarantined.
 func TestReconcileDoesNotCountASubsumedReferenceDangling(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	f.published(1)
 	two := f.published(2)
 	f.published(3)
 	var once sync.Once
-	f.acts.States = racingStates{Store: f.states, before: func(key string) {
+	f.acts.States = racingStates{Store: f.States, before: func(key string) {
 		if key == activities.HandleOf(two).Key() {
 			once.Do(func() {
 				f.subsume(2)
@@ -135,5 +135,5 @@ func TestReconcileDoesNotCountASubsumedReferenceDangling(t *testing.T) {
 	rep := f.reconcile(apply(), later())
 	assert.Zero(t, rep.Counts.Dangling, "%+v", rep.Dangling)
 	assert.Zero(t, rep.Counts.Quarantined)
-	assert.Equal(t, stores.ReasonSubsumed, f.entry(2).Tombstone.Reason)
+	assert.Equal(t, stores.ReasonSubsumed, f.Entry(2).Tombstone.Reason)
 }

@@ -1,4 +1,4 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"math"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -19,13 +20,13 @@ import (
 // fence covering every attempt of its token; a published checkpoint's state
 // and the shared files stay (I2, I3).
 func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	live := f.published(1)
 	subsumed := f.published(2) // subsumed, its state left behind
 	f.published(3)
 	f.subsume(2)
 	lost := f.checkpoint(1, 5, false) // never published, above the watermark: its key is absent
-	f.finals.set(lost, activities.FinalizationState{Found: true, Status: "Terminated"})
+	f.finals.set(lost, reconcileacts.FinalizationState{Found: true, Status: "Terminated"})
 
 	rep := f.reconcile(apply(), later())
 	want := map[string]string{activities.HandleOf(lost).Key(): contract.ActionDiscarded, activities.HandleOf(subsumed).Key(): contract.ActionDiscarded}
@@ -37,24 +38,24 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 	assert.Equal(t, lost.WorkflowID(), rep.Orphans[1].WorkflowID)
 
 	for _, req := range []contract.FinalizeRequest{lost, subsumed} {
-		assert.False(t, f.exists(activities.HandleOf(req).Key()), "handle of %d", req.Checkpoint)
-		assert.False(t, f.exists(req.MetadataKey), "metadata of %d", req.Checkpoint)
-		assert.False(t, f.exists(jobmanager.DataKey(job, req.Checkpoint)), "data of %d", req.Checkpoint)
+		assert.False(t, f.Exists(activities.HandleOf(req).Key()), "handle of %d", req.Checkpoint)
+		assert.False(t, f.Exists(req.MetadataKey), "metadata of %d", req.Checkpoint)
+		assert.False(t, f.Exists(jobmanager.DataKey(job, req.Checkpoint)), "data of %d", req.Checkpoint)
 	}
-	fence := f.entry(5)
+	fence := f.Entry(5)
 	require.NotNil(t, fence.Tombstone, "discarded only behind a fence")
 	assert.Equal(t, stores.Tombstone{Token: lost.Token(), FencedUpTo: math.MaxUint32, Reason: stores.ReasonFenced, Since: fence.Tombstone.Since}, *fence.Tombstone)
-	removed := f.entry(2)
+	removed := f.Entry(2)
 	require.NotNil(t, removed.Tombstone)
 	assert.Equal(t, stores.ReasonSubsumed, removed.Tombstone.Reason, "a removed reference's tombstone already keeps every attempt out")
 
-	assert.True(t, f.exists(activities.HandleOf(live).Key()))
-	assert.True(t, f.exists(jobmanager.DataKey(job, 1)))
-	assert.True(t, f.exists(jobmanager.DataKey(job, 3)))
-	assert.True(t, f.exists(jobmanager.SharedKey(job)), "shared files are never discarded")
+	assert.True(t, f.Exists(activities.HandleOf(live).Key()))
+	assert.True(t, f.Exists(jobmanager.DataKey(job, 1)))
+	assert.True(t, f.Exists(jobmanager.DataKey(job, 3)))
+	assert.True(t, f.Exists(jobmanager.SharedKey(job)), "shared files are never discarded")
 
 	// No attempt of the discarded finalization can ever publish (I6).
-	err := f.inner.Publish(t.Context(), stores.Publication{
+	err := f.Inner.Publish(t.Context(), stores.Publication{
 		CheckpointID: lost.CheckpointID(), Epoch: 1,
 		Reference: stores.Reference{Handle: activities.HandleOf(lost).Key(), Token: lost.Token(), Attempt: 7},
 	})
@@ -64,34 +65,34 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 // Without an answer from the store there is no fence, and without a fence
 // nothing is deleted; once the store answers, the next run discards.
 func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	lost := f.checkpoint(1, 2, false)
 	f.finals.set(lost, closed(contract.Discarded))
-	f.refs.SetUnreachable(true)
+	f.Refs.SetUnreachable(true)
 
 	rep := f.reconcile(apply(), later())
 	assert.Zero(t, rep.Counts.Discarded)
 	assert.Equal(t, 1, rep.Counts.Errors)
 	require.Len(t, rep.Orphans, 1)
 	assert.True(t, strings.HasPrefix(rep.Orphans[0].Action, "not discarded: "), rep.Orphans[0].Action)
-	assert.True(t, f.exists(activities.HandleOf(lost).Key()))
-	assert.True(t, f.exists(jobmanager.DataKey(job, 2)))
-	assert.True(t, f.entry(2).Absent())
-	assert.Positive(t, f.refs.Calls("verify"), "the fence was tried")
+	assert.True(t, f.Exists(activities.HandleOf(lost).Key()))
+	assert.True(t, f.Exists(jobmanager.DataKey(job, 2)))
+	assert.True(t, f.Entry(2).Absent())
+	assert.Positive(t, f.Refs.Calls("verify"), "the fence was tried")
 
-	f.refs.SetUnreachable(false)
+	f.Refs.SetUnreachable(false)
 	rep = f.reconcile(apply(), later())
 	assert.Equal(t, 1, rep.Counts.Discarded)
-	assert.False(t, f.exists(activities.HandleOf(lost).Key()))
-	assert.NotNil(t, f.entry(2).Tombstone)
+	assert.False(t, f.Exists(activities.HandleOf(lost).Key()))
+	assert.NotNil(t, f.Entry(2).Tombstone)
 }
 
 // A handle inside the grace period, or whose finalization runs (Verifying,
 // say), is not an orphan: left alone, no fence written.
 func TestReconcileLeavesFinalizationsInFlightAlone(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	verifying := f.checkpoint(1, 2, false)
-	f.finals.set(verifying, activities.FinalizationState{Found: true, Running: true, Status: "Running"})
+	f.finals.set(verifying, reconcileacts.FinalizationState{Found: true, Running: true, Status: "Running"})
 	before := f.snapshot()
 
 	rep := f.reconcile(apply(), time.Now().Add(time.Minute))
@@ -108,7 +109,7 @@ func TestReconcileLeavesFinalizationsInFlightAlone(t *testing.T) {
 // whose finalization Temporal no longer knows are reported and kept: no
 // fence, no delete (I3).
 func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	savepoint := f.checkpoint(1, 2, true)
 	f.finals.set(savepoint, closed(contract.Discarded))
 	abandoned := f.checkpoint(1, 3, false)
@@ -118,7 +119,7 @@ func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
 
 	rep := f.reconcile(apply(), later())
 	assert.Equal(t, map[string]string{
-		activities.HandleOf(savepoint).Key(): contract.ActionKeptPrefix + activities.KeepSavepoint,
+		activities.HandleOf(savepoint).Key(): contract.ActionKeptPrefix + reconcileacts.KeepSavepoint,
 		activities.HandleOf(abandoned).Key(): contract.ActionKeptPrefix + contract.KeepAbandoned,
 		activities.HandleOf(unknown).Key():   contract.ActionKeptPrefix + contract.KeepNoFinalization,
 	}, orphanActions(rep))
@@ -132,7 +133,7 @@ func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
 // epoch's handle of the same checkpoint) is kept: discarding it would leave
 // that reference dangling.
 func TestReconcileKeepsDataAPublishedCheckpointUses(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	f.published(5)
 	stale := f.checkpoint(2, 5, false)
 	f.finals.set(stale, closed(contract.Discarded))
@@ -146,23 +147,23 @@ func TestReconcileKeepsDataAPublishedCheckpointUses(t *testing.T) {
 // A job the store does not know (forgotten, or a store that lost its data)
 // gets no fence and loses no state.
 func TestReconcileKeepsStateOfAJobUnknownToTheStore(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	gone := stores.JobID{Cluster: job.Cluster, Job: "gone"}
 	req := f.checkpointOf(gone, 1, 1, false)
 	f.finals.set(req, closed(contract.Published))
 
 	rep := f.reconcile(apply(), later())
-	assert.Equal(t, map[string]string{activities.HandleOf(req).Key(): contract.ActionKeptPrefix + activities.KeepUnknownJob}, orphanActions(rep))
+	assert.Equal(t, map[string]string{activities.HandleOf(req).Key(): contract.ActionKeptPrefix + reconcileacts.KeepUnknownJob}, orphanActions(rep))
 	assert.Equal(t, 2, rep.Counts.Jobs, "jobs from the store and from the bucket")
-	assert.True(t, f.exists(activities.HandleOf(req).Key()))
-	e, err := f.inner.Read(t.Context(), req.CheckpointID())
+	assert.True(t, f.Exists(activities.HandleOf(req).Key()))
+	e, err := f.Inner.Read(t.Context(), req.CheckpointID())
 	require.NoError(t, err)
 	assert.True(t, e.Absent())
 }
 
 // A dry run reports every action it would take and changes nothing.
 func TestReconcileDryRunChangesNothing(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	dangling := f.published(1)
 	f.remove(activities.HandleOf(dangling).Key())
 	lost := f.checkpoint(1, 2, false)
@@ -182,6 +183,6 @@ func TestReconcileDryRunChangesNothing(t *testing.T) {
 	assert.Zero(t, rep.Counts.Quarantined+rep.Counts.Discarded+rep.Counts.TombstonesCollected)
 	assert.Empty(t, rep.Discarded)
 	assert.Empty(t, rep.Quarantined)
-	assert.Zero(t, f.refs.Calls("verify"), "no fence either")
+	assert.Zero(t, f.Refs.Calls("verify"), "no fence either")
 	assert.Equal(t, before, f.snapshot())
 }

@@ -1,4 +1,4 @@
-package workflows
+package reconcile
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
@@ -16,14 +16,17 @@ import (
 // continuation, so that a large cluster never hits Temporal's history cap.
 const historyLimit = 8000
 
-// Reconcile compares a cluster's HA store with its state bucket, job by
+// a names activities by method; its fields are never used in a workflow.
+var a *reconcileacts.Activities
+
+// Workflow compares a cluster's HA store with its state bucket, job by
 // job: it reports dangling references (quarantining them only when asked,
 // after confirming once more), discards orphaned state whose finalization
 // is closed (fencing the key first; never savepoints, abandoned state or
 // shared files) and collects old tombstones. Without req.Apply it changes
 // nothing and reports what it would do. Its status query and result are a
 // ReconcileReport.
-func Reconcile(ctx workflow.Context, req contract.ReconcileRequest) (contract.ReconcileReport, error) {
+func Workflow(ctx workflow.Context, req contract.ReconcileRequest) (contract.ReconcileReport, error) {
 	r := newReconciliation(ctx, req)
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (contract.ReconcileReport, error) { return r.report, nil }); err != nil {
 		return r.report, err
@@ -84,8 +87,8 @@ func newReconciliation(ctx workflow.Context, req contract.ReconcileRequest) *rec
 // by it).
 func (r *reconciliation) job(ctx workflow.Context, job stores.JobID) {
 	r.report.Job = job.String()
-	in := activities.InventoryInput{JobID: job, GraceCutoff: r.report.GraceCutoff, TombstoneCutoff: r.report.TombstoneCutoff}
-	var inv activities.JobInventory
+	in := reconcileacts.InventoryInput{JobID: job, GraceCutoff: r.report.GraceCutoff, TombstoneCutoff: r.report.TombstoneCutoff}
+	var inv reconcileacts.JobInventory
 	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.InventoryJob, in).Get(ctx, &inv); err != nil {
 		r.fail("inventory of "+job.String(), err)
 		return
@@ -109,7 +112,7 @@ func (r *reconciliation) job(ctx workflow.Context, job stores.JobID) {
 func (r *reconciliation) fail(what string, err error) {
 	r.report.Counts.Errors++
 	r.finding("error", 1)
-	r.list(capped(&r.report.Errors, what+": "+message(err), r.limit))
+	r.list(capped(&r.report.Errors, what+": "+contract.FailureMessage(err), r.limit))
 	workflow.GetLogger(r.ctx).Warn("reconcile item failed", "item", what, "error", err)
 }
 

@@ -1,4 +1,4 @@
-package activities
+package reconcile
 
 import (
 	"context"
@@ -9,15 +9,10 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
-
-// The reconciler's activities read the HA store and the state bucket and
-// report what they find; the workflow decides. Each destructive one
-// (QuarantineDangling, DiscardOrphan, CollectTombstones) re-checks its own
-// precondition right before it acts, so a decision made on an older
-// inventory never deletes what has changed since.
 
 // DefaultInventoryLimit bounds each list of one job's inventory, so that
 // a job with a large leak still fits a Temporal payload; what is left over
@@ -28,16 +23,16 @@ const DefaultInventoryLimit = 1000
 // bucket holds handles of: a job whose references are all gone can still
 // have orphaned state.
 func (a *Activities) ListClusterJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
-	defer keepAlive(ctx)()
-	if err := a.reconcilerWired(); err != nil {
+	defer activities.KeepAlive(ctx)()
+	if err := a.wired(); err != nil {
 		return nil, err
 	}
 	if err := a.Layout.Serves(cluster); err != nil {
-		return nil, translate(err)
+		return nil, activities.Translate(err)
 	}
 	fromStore, err := a.Inventory.ListJobs(ctx, cluster)
 	if err != nil {
-		return nil, translate(err)
+		return nil, activities.Translate(err)
 	}
 	fromBucket, err := a.Handles.HandleJobs(ctx, cluster)
 	if err != nil {
@@ -90,8 +85,8 @@ type JobInventory struct {
 // references, orphan candidates and collectable tombstones. It writes
 // nothing.
 func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobInventory, error) {
-	defer keepAlive(ctx)()
-	if err := a.reconcilerWired(); err != nil {
+	defer activities.KeepAlive(ctx)()
+	if err := a.wired(); err != nil {
 		return JobInventory{}, err
 	}
 	limit := in.Limit
@@ -101,10 +96,10 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 	inv := JobInventory{JobID: in.JobID}
 	entries, err := a.Inventory.ListEntries(ctx, in.JobID)
 	if err != nil {
-		return inv, translate(err)
+		return inv, activities.Translate(err)
 	}
 	if inv.State, err = a.Inventory.ReadJob(ctx, in.JobID); err != nil {
-		return inv, translate(err)
+		return inv, activities.Translate(err)
 	}
 	byID := make(map[uint64]stores.Entry, len(entries))
 	var live []liveState
@@ -116,7 +111,7 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 		}
 		inv.Published++
 		activity.RecordHeartbeat(ctx, "references", i)
-		problem, h, err := a.resolve(ctx, e.Reference.Handle)
+		problem, h, err := activities.Resolve(ctx, a.States, e.Reference.Handle)
 		if err != nil {
 			return inv, err
 		}
@@ -130,7 +125,7 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 		// since is gone, not dangling. Only a key that still holds it counts.
 		still, err := a.Inventory.Read(ctx, stores.CheckpointID{JobID: in.JobID, Checkpoint: e.Checkpoint})
 		if err != nil {
-			return inv, translate(err)
+			return inv, activities.Translate(err)
 		}
 		if !still.HoldsToken(e.Reference.Token) {
 			continue
@@ -160,15 +155,4 @@ func bucketError(err error) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.RejectionType(err), err)
 	}
 	return fmt.Errorf("state bucket: %w", err)
-}
-
-// ErrNotWired: the worker registered the activities without what the
-// reconciler needs.
-var ErrNotWired = errors.New("reconciler activities registered without Inventory, Handles or Finalizations")
-
-func (a *Activities) reconcilerWired() error {
-	if a.Inventory == nil || a.Handles == nil || a.Finalizations == nil {
-		return temporal.NewNonRetryableApplicationError(ErrNotWired.Error(), "NotWired", ErrNotWired)
-	}
-	return nil
 }

@@ -1,22 +1,17 @@
-package activities
+package reconcile
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
-
-// FenceAll is the attempt the reconciler fences an orphan's key with: a
-// tombstone up to it covers every attempt its finalization ever made or a
-// zombie of it could replay.
-const FenceAll = math.MaxUint32
 
 // OrphanInput names orphaned state and the finalization it belonged to.
 type OrphanInput struct {
@@ -36,49 +31,51 @@ type OrphanResult struct {
 	Referenced bool `json:"referenced,omitempty"`
 	// Kept says why the state stays (one of the Keep constants, or what
 	// the key read after the fence says); nothing was deleted.
-	Kept      string        `json:"kept,omitempty"`
-	Discarded DiscardResult `json:"discarded"`
+	Kept      string                   `json:"kept,omitempty"`
+	Discarded activities.DiscardResult `json:"discarded"`
 }
 
-// DiscardOrphan fences the key first (Verify with the token and FenceAll)
-// and discards the handle's exclusive data and the handle only when the key,
-// read again after that fence, shows that no attempt of the finalization
-// can ever publish and no other reference points, or can land, into the
+// DiscardOrphan fences the key first (Verify with the token and
+// activities.FenceAll, through the finalizer's delete guard) and discards
+// the handle's exclusive data and the handle only when the key, read again
+// after that fence, shows that no attempt of the finalization can ever
+// publish and no other reference points, or can land, into the
 // checkpoint's directory (I2). A checkpoint its job's retirement removed
 // goes only after the grace since the retirement, and never when the
 // retirement retained it; state of a forgotten incarnation of a reused job
 // ID is never touched (its checkpoint directories are the new one's too).
 // Never a savepoint, never shared files. A failed fence deletes nothing.
 func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanResult, error) {
-	defer keepAlive(ctx)()
+	defer activities.KeepAlive(ctx)()
 	if want := blobstate.Key(in.CheckpointID, in.Epoch); in.HandleKey != want {
 		err := &stores.InvalidError{Field: "handleKey", Rule: fmt.Sprintf("%q is not the handle key of %s epoch %d (%s)", in.HandleKey, in.CheckpointID, in.Epoch, want)}
-		return OrphanResult{}, translate(err)
+		return OrphanResult{}, activities.Translate(err)
 	}
 	// Before any fence: a fence written for an old incarnation would land
 	// in the new one's key.
 	job, err := a.Inventory.ReadJob(ctx, in.JobID)
 	if err != nil {
-		return OrphanResult{}, translate(err)
+		return OrphanResult{}, activities.Translate(err)
 	}
 	if in.Epoch <= job.ForgottenEpoch {
 		return OrphanResult{Kept: KeepPreviousIncarnation}, nil
 	}
-	g, err := a.guard(ctx, in.HandleKey)
+	guard := a.guard()
+	g, err := guard.Fence(ctx, in.HandleKey)
 	switch {
 	case err != nil:
 		return OrphanResult{}, err
 	case g == nil:
-		return OrphanResult{Discarded: DiscardResult{AlreadyGone: true}}, nil
-	case g.handle.Savepoint:
+		return OrphanResult{Discarded: activities.DiscardResult{AlreadyGone: true}}, nil
+	case g.Handle.Savepoint:
 		return OrphanResult{}, temporal.NewNonRetryableApplicationError(in.HandleKey+" is a savepoint's: never discarded", contract.TypeSavepoint, nil)
-	case g.entry.HoldsToken(g.token):
+	case g.Entry.HoldsToken(g.Token):
 		return OrphanResult{Referenced: true}, nil
 	}
-	if why := retirementKeeps(g.entry, g.token, in.RetiredBefore); why != "" {
+	if why := retirementKeeps(g.Entry, g.Token, in.RetiredBefore); why != "" {
 		return OrphanResult{Kept: why}, nil
 	}
-	res, err := a.discard(ctx, g)
+	res, err := guard.Discard(ctx, g)
 	if err != nil || res.Kept != "" {
 		return OrphanResult{Kept: res.Kept}, err
 	}

@@ -1,4 +1,4 @@
-package activities
+package reconcile
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
 )
 
 // FinalizationState is what Temporal says of one finalization, asked by
@@ -79,7 +81,7 @@ func (f TemporalFinalizations) Finalization(ctx context.Context, workflowID stri
 // DescribeFinalizations asks for each workflow ID in turn. A failure is
 // retryable: it says nothing about the finalization.
 func (a *Activities) DescribeFinalizations(ctx context.Context, workflowIDs []string) ([]FinalizationState, error) {
-	defer keepAlive(ctx)()
+	defer activities.KeepAlive(ctx)()
 	out := make([]FinalizationState, 0, len(workflowIDs))
 	for i, id := range workflowIDs {
 		activity.RecordHeartbeat(ctx, i)

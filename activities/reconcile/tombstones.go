@@ -1,9 +1,10 @@
-package activities
+package reconcile
 
 import (
 	"context"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -18,11 +19,11 @@ type CollectInput struct {
 // CollectTombstones deletes the job's tombstones below the watermark
 // written before the cutoff (DESIGN.md step 7) and returns how many went.
 func (a *Activities) CollectTombstones(ctx context.Context, in CollectInput) (int, error) {
-	defer keepAlive(ctx)()
+	defer activities.KeepAlive(ctx)()
 	n, err := a.Inventory.CollectTombstones(ctx, in.JobID, in.OlderThan)
-	count(ctx, "collect", stores.OutcomeOf(err))
+	activities.CountStoreCall(ctx, "collect", stores.OutcomeOf(err))
 	if err != nil {
-		return 0, translate(err)
+		return 0, activities.Translate(err)
 	}
 	return n, nil
 }

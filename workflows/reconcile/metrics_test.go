@@ -1,4 +1,4 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"maps"
@@ -11,13 +11,13 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
 // The findings and the actions reach the SDK's metrics handler, which the
 // worker exports (Prometheus).
 func TestReconcileEmitsMetrics(t *testing.T) {
-	f := newReconcileFixture(t)
+	f := newFixture(t)
 	two := f.published(2)
 	f.remove(activities.HandleOf(two).Key())
 	lost := f.checkpoint(1, 5, false)
@@ -26,12 +26,12 @@ func TestReconcileEmitsMetrics(t *testing.T) {
 
 	f.reconcile(apply(), later())
 	m := f.metrics
-	assert.Equal(t, int64(1), m.get(workflows.MetricReconcileFindings, "kind", "dangling"))
-	assert.Equal(t, int64(2), m.get(workflows.MetricReconcileFindings, "kind", "orphan"))
-	assert.Equal(t, int64(1), m.get(workflows.MetricReconcileFindings, "kind", "orphan_kept"))
-	assert.Equal(t, int64(1), m.get(workflows.MetricReconcileActions, "action", "quarantined"))
-	assert.Equal(t, int64(1), m.get(workflows.MetricReconcileActions, "action", "discarded"))
-	assert.Zero(t, m.get(workflows.MetricReconcileFindings, "kind", "error"))
+	assert.Equal(t, int64(1), m.get(reconcile.MetricFindings, "kind", "dangling"))
+	assert.Equal(t, int64(2), m.get(reconcile.MetricFindings, "kind", "orphan"))
+	assert.Equal(t, int64(1), m.get(reconcile.MetricFindings, "kind", "orphan_kept"))
+	assert.Equal(t, int64(1), m.get(reconcile.MetricActions, "action", "quarantined"))
+	assert.Equal(t, int64(1), m.get(reconcile.MetricActions, "action", "discarded"))
+	assert.Zero(t, m.get(reconcile.MetricFindings, "kind", "error"))
 }
 
 // capturedMetrics records every counter increment with its tags.

@@ -1,4 +1,4 @@
-package workflows
+package reconcile
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
@@ -22,7 +22,7 @@ type orphan struct {
 // keep is reported; for the rest the finalization, asked by workflow ID,
 // decides: running is left alone, abandoned or unknown is kept, closed
 // is discarded behind a fence (or, in a dry run, reported as such).
-func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candidates []activities.OrphanCandidate) {
+func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candidates []reconcileacts.OrphanCandidate) {
 	var ask []orphan
 	for _, c := range candidates {
 		id := contract.FinalizeRequest{Cluster: job.Cluster, Job: job.Job, Epoch: c.Epoch, Checkpoint: c.Checkpoint}
@@ -46,7 +46,7 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 	for i, o := range ask {
 		ids[i] = o.finding.WorkflowID
 	}
-	var states []activities.FinalizationState
+	var states []reconcileacts.FinalizationState
 	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, ids).Get(ctx, &states); err != nil {
 		r.fail("describe finalizations of "+job.String(), err)
 		return
@@ -74,19 +74,19 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 // discard fences the key and discards the state, in one activity that
 // deletes nothing unless the fence answered Absent.
 func (r *reconciliation) discard(ctx workflow.Context, o orphan) {
-	in := activities.OrphanInput{
+	in := reconcileacts.OrphanInput{
 		CheckpointID: o.identity.CheckpointID(), Epoch: o.identity.Epoch,
 		HandleKey: o.finding.HandleKey, RetiredBefore: r.report.GraceCutoff,
 	}
-	var res activities.OrphanResult
+	var res reconcileacts.OrphanResult
 	err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DiscardOrphan, in).Get(ctx, &res)
 	switch {
 	case keepType(err):
 		// Savepoint, still referenced, corrupt handle: a definite reason to keep.
-		r.keep(o.finding, message(err))
+		r.keep(o.finding, contract.FailureMessage(err))
 	case err != nil:
 		r.fail("discard orphan "+o.finding.HandleKey, err)
-		o.finding.Action = "not discarded: " + message(err)
+		o.finding.Action = "not discarded: " + contract.FailureMessage(err)
 		r.orphan(o.finding)
 	case res.Referenced:
 		// The fence found the token's reference: not an orphan after all.
@@ -115,7 +115,7 @@ func (r *reconciliation) orphan(f contract.OrphanFinding) {
 	r.list(capped(&r.report.Orphans, f, r.limit))
 }
 
-func finalizationText(st activities.FinalizationState) string {
+func finalizationText(st reconcileacts.FinalizationState) string {
 	switch {
 	case !st.Found:
 		return "not found"

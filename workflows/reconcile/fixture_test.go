@@ -1,10 +1,8 @@
-package workflows_test
+package reconcile_test
 
 import (
 	"context"
-	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,81 +13,70 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
-// reconcileFixture runs Reconcile in the SDK's test environment over the
-// real activities, the real embedded store (wrapped, to make the fence
-// unanswerable on demand) and a real file bucket. Only Temporal's answer
-// about finalizations is scripted (finalizations): the workflow under test
-// is the layer above it.
-type reconcileFixture struct {
-	t      *testing.T
-	inner  *embedded.Store
-	refs   *storefault.Store
-	states *blobstate.Store
-	bucket jobmanager.Bucket
+var job = workflowtest.Job
+
+// fixture runs the Reconcile workflow in the SDK's test environment over
+// its real activities, the real embedded store (wrapped, to make the fence
+// unanswerable on demand) and a real file bucket: the world the
+// finalizer's tests run over (workflowtest.World). Only Temporal's answer
+// about finalizations is scripted (finals): the workflow under test is the
+// layer above it. Only the reconciler's pair is registered, so a run that
+// needed anything of the finalizer's would fail here.
+type fixture struct {
+	t *testing.T
+	workflowtest.World
 	finals *scriptedFinalizations
-	acts   *activities.Activities
+	acts   *reconcileacts.Activities
 	// onActivity, when set, runs as each activity starts.
 	onActivity func(name string)
 	// metrics captures what the workflows emit.
 	metrics *capturedMetrics
 }
 
-func newReconcileFixture(t *testing.T) *reconcileFixture {
+func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &reconcileFixture{t: t, bucket: jobmanager.Bucket{Dir: t.TempDir()}, finals: &scriptedFinalizations{}, metrics: &capturedMetrics{}}
-	inner, err := embedded.Open(filepath.Join(t.TempDir(), "refs.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = inner.Close() })
-	f.inner, f.refs = inner, storefault.Wrap(inner)
-	require.NoError(t, inner.ClaimEpoch(context.Background(), job, 1, "jm-1"))
-	f.states, err = blobstate.Open(context.Background(), f.bucket.URL())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = f.states.Close() })
-	f.acts = &activities.Activities{
-		References: f.refs, Leadership: inner, States: f.states, StoreKind: "embedded",
-		Inventory: inner, Handles: f.states, Finalizations: f.finals,
+	f := &fixture{t: t, World: workflowtest.NewWorld(t), finals: &scriptedFinalizations{}, metrics: &capturedMetrics{}}
+	f.acts = &reconcileacts.Activities{
+		Inventory: f.Inner, References: f.Refs, States: f.States, Handles: f.States, Finalizations: f.finals,
 	}
 	return f
 }
 
 // reconcile runs one Reconcile at the given workflow time and returns its
 // result, which must equal what the status query answers afterwards.
-func (f *reconcileFixture) reconcile(req contract.ReconcileRequest, at time.Time) contract.ReconcileReport {
+func (f *fixture) reconcile(req contract.ReconcileRequest, at time.Time) contract.ReconcileReport {
 	f.t.Helper()
 	env := f.env(at)
 	env.ExecuteWorkflow(contract.ReconcileWorkflow, req)
 	require.True(f.t, env.IsWorkflowCompleted())
 	require.NoError(f.t, env.GetWorkflowError())
 	var rep contract.ReconcileReport
-	decodeChecked(f.t, "reconcile-report.schema.json", env.GetWorkflowResult, &rep)
+	contracttest.DecodeChecked(f.t, "reconcile-report.schema.json", env.GetWorkflowResult, &rep)
 	v, err := env.QueryWorkflow(contract.StatusQuery)
 	require.NoError(f.t, err)
 	var status contract.ReconcileReport
-	decodeChecked(f.t, "reconcile-report.schema.json", v.Get, &status)
+	contracttest.DecodeChecked(f.t, "reconcile-report.schema.json", v.Get, &status)
 	require.Equal(f.t, rep, status, "the status query answers the report")
 	return rep
 }
 
-func (f *reconcileFixture) env(at time.Time) *testsuite.TestWorkflowEnvironment {
-	var suite testsuite.WorkflowTestSuite
-	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+func (f *fixture) env(at time.Time) *testsuite.TestWorkflowEnvironment {
+	suite := workflowtest.Suite()
 	suite.SetMetricsHandler(metricsHandler{captured: f.metrics})
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetStartTime(at)
-	workflows.Register(env)
+	reconcile.Register(env)
 	env.RegisterActivity(f.acts)
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if f.onActivity != nil {
@@ -119,49 +106,40 @@ func later() time.Time { return time.Now().Add(2 * contract.DefaultReconcileGrac
 
 // checkpoint writes checkpoint n's files and its handle blob, as a
 // finalization does before it publishes, and returns its request.
-func (f *reconcileFixture) checkpoint(epoch, n uint64, savepoint bool) contract.FinalizeRequest {
+func (f *fixture) checkpoint(epoch, n uint64, savepoint bool) contract.FinalizeRequest {
 	f.t.Helper()
 	return f.checkpointOf(job, epoch, n, savepoint)
 }
 
-func (f *reconcileFixture) checkpointOf(job stores.JobID, epoch, n uint64, savepoint bool) contract.FinalizeRequest {
+func (f *fixture) checkpointOf(job stores.JobID, epoch, n uint64, savepoint bool) contract.FinalizeRequest {
 	f.t.Helper()
-	req, err := f.bucket.WriteCheckpoint(job, epoch, n, savepoint)
+	req, err := f.Bucket.WriteCheckpoint(job, epoch, n, savepoint)
 	require.NoError(f.t, err)
-	_, err = f.states.Write(context.Background(), activities.HandleOf(req))
+	_, err = f.States.Write(context.Background(), activities.HandleOf(req))
 	require.NoError(f.t, err)
 	return req
 }
 
 // published is a checkpoint whose finalization published it.
-func (f *reconcileFixture) published(n uint64) contract.FinalizeRequest {
+func (f *fixture) published(n uint64) contract.FinalizeRequest {
 	f.t.Helper()
 	req := f.checkpoint(1, n, false)
-	require.NoError(f.t, f.inner.Publish(context.Background(), stores.Publication{
+	require.NoError(f.t, f.Inner.Publish(context.Background(), stores.Publication{
 		CheckpointID: req.CheckpointID(), Epoch: req.Epoch,
 		Reference: stores.Reference{Handle: activities.HandleOf(req).Key(), Token: req.Token(), Attempt: 1},
 	}))
-	f.finals.set(req, activities.FinalizationState{Found: true, Status: "Completed", Phase: string(contract.Published)})
+	f.finals.set(req, reconcileacts.FinalizationState{Found: true, Status: "Completed", Phase: string(contract.Published)})
 	return req
 }
 
-func (f *reconcileFixture) subsume(n uint64) {
+func (f *fixture) subsume(n uint64) {
 	f.t.Helper()
-	require.NoError(f.t, f.inner.Subsume(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n}, 1))
+	require.NoError(f.t, f.Inner.Subsume(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n}, 1))
 }
 
-func (f *reconcileFixture) entry(n uint64) stores.Entry {
+func (f *fixture) remove(key string) {
 	f.t.Helper()
-	e, err := f.inner.Read(context.Background(), stores.CheckpointID{JobID: job, Checkpoint: n})
-	require.NoError(f.t, err)
-	return e
-}
-
-func (f *reconcileFixture) exists(key string) bool { return f.bucket.Exists(key) }
-
-func (f *reconcileFixture) remove(key string) {
-	f.t.Helper()
-	require.NoError(f.t, os.Remove(filepath.Join(f.bucket.Dir, key)))
+	require.NoError(f.t, os.Remove(filepath.Join(f.Bucket.Dir, key)))
 }
 
 // snapshot is everything the store and the bucket hold, to prove a run
@@ -172,14 +150,14 @@ type snapshot struct {
 	Files   map[string]string
 }
 
-func (f *reconcileFixture) snapshot() snapshot {
+func (f *fixture) snapshot() snapshot {
 	f.t.Helper()
-	entries, err := f.inner.ListEntries(context.Background(), job)
+	entries, err := f.Inner.ListEntries(context.Background(), job)
 	require.NoError(f.t, err)
-	st, err := f.inner.ReadJob(context.Background(), job)
+	st, err := f.Inner.ReadJob(context.Background(), job)
 	require.NoError(f.t, err)
 	files := map[string]string{}
-	require.NoError(f.t, filepath.WalkDir(f.bucket.Dir, func(path string, d fs.DirEntry, err error) error {
+	require.NoError(f.t, filepath.WalkDir(f.Bucket.Dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -194,31 +172,31 @@ func (f *reconcileFixture) snapshot() snapshot {
 // unknown workflow IDs are not found.
 type scriptedFinalizations struct {
 	mu     sync.Mutex
-	states map[string]activities.FinalizationState
+	states map[string]reconcileacts.FinalizationState
 }
 
-func (s *scriptedFinalizations) set(req contract.FinalizeRequest, st activities.FinalizationState) {
+func (s *scriptedFinalizations) set(req contract.FinalizeRequest, st reconcileacts.FinalizationState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.states == nil {
-		s.states = map[string]activities.FinalizationState{}
+		s.states = map[string]reconcileacts.FinalizationState{}
 	}
 	st.WorkflowID = req.WorkflowID()
 	s.states[st.WorkflowID] = st
 }
 
-func (s *scriptedFinalizations) Finalization(_ context.Context, id string) (activities.FinalizationState, error) {
+func (s *scriptedFinalizations) Finalization(_ context.Context, id string) (reconcileacts.FinalizationState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.states[id]
 	if !ok {
-		return activities.FinalizationState{WorkflowID: id}, nil
+		return reconcileacts.FinalizationState{WorkflowID: id}, nil
 	}
 	return st, nil
 }
 
-func closed(phase contract.Phase) activities.FinalizationState {
-	return activities.FinalizationState{Found: true, Status: "Completed", Phase: string(phase)}
+func closed(phase contract.Phase) reconcileacts.FinalizationState {
+	return reconcileacts.FinalizationState{Found: true, Status: "Completed", Phase: string(phase)}
 }
 
 func actions[T any](list []T, key func(T) (string, string)) map[string]string {

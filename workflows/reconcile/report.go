@@ -1,4 +1,4 @@
-package workflows
+package reconcile
 
 // capped appends v unless the list is full, and says whether it fitted.
 func capped[T any](list *[]T, v T, limit int) bool {

@@ -1,4 +1,4 @@
-package workflows
+package reconcile
 
 import (
 	"errors"
@@ -6,37 +6,37 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // Metrics of the reconciler, through the SDK's metrics handler (replay-safe).
 const (
-	// MetricReconcileFindings counts findings by kind: dangling, orphan,
+	// MetricFindings counts findings by kind: dangling, orphan,
 	// orphan_kept, in_flight, tombstone, foreign, error.
-	MetricReconcileFindings = "finalizer_reconcile_findings"
-	// MetricReconcileActions counts what applied runs changed by action:
+	MetricFindings = "finalizer_reconcile_findings"
+	// MetricActions counts what applied runs changed by action:
 	// quarantined, discarded, tombstones_collected.
-	MetricReconcileActions = "finalizer_reconcile_actions"
+	MetricActions = "finalizer_reconcile_actions"
 )
 
 func (r *reconciliation) finding(kind string, n int) {
 	if n > 0 {
-		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"kind": kind}).Counter(MetricReconcileFindings).Inc(int64(n))
+		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"kind": kind}).Counter(MetricFindings).Inc(int64(n))
 	}
 }
 
 func (r *reconciliation) action(action string, n int) {
 	if n > 0 {
-		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"action": action}).Counter(MetricReconcileActions).Inc(int64(n))
+		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"action": action}).Counter(MetricActions).Inc(int64(n))
 	}
 }
 
 // dangling reports a reference that does not resolve and, when asked to
 // and applying, quarantines it; the activity confirms the problem again
 // right before.
-func (r *reconciliation) dangling(ctx workflow.Context, job stores.JobID, d activities.DanglingReference) {
+func (r *reconciliation) dangling(ctx workflow.Context, job stores.JobID, d reconcileacts.DanglingReference) {
 	id := stores.CheckpointID{JobID: job, Checkpoint: d.Checkpoint}
 	f := contract.DanglingFinding{Checkpoint: id.String(), HandleKey: d.HandleKey, Token: d.Token, Savepoint: d.Savepoint, Problem: d.Problem}
 	r.report.Counts.Dangling++
@@ -52,18 +52,18 @@ func (r *reconciliation) dangling(ctx workflow.Context, job stores.JobID, d acti
 	r.list(capped(&r.report.Dangling, f, r.limit))
 }
 
-func (r *reconciliation) quarantine(ctx workflow.Context, id stores.CheckpointID, d activities.DanglingReference) string {
-	in := activities.QuarantineInput{CheckpointID: id, Token: d.Token, HandleKey: d.HandleKey}
-	var res activities.QuarantineResult
+func (r *reconciliation) quarantine(ctx workflow.Context, id stores.CheckpointID, d reconcileacts.DanglingReference) string {
+	in := reconcileacts.QuarantineInput{CheckpointID: id, Token: d.Token, HandleKey: d.HandleKey}
+	var res reconcileacts.QuarantineResult
 	err := workflow.ExecuteActivity(reconcileOptions(ctx), a.QuarantineDangling, in).Get(ctx, &res)
 	switch {
 	case isConflict(err):
 		// The key changed since the inventory (subsumed, or another token):
 		// nothing to quarantine any more.
-		return "not quarantined: " + message(err)
+		return "not quarantined: " + contract.FailureMessage(err)
 	case err != nil:
 		r.fail("quarantine "+id.String(), err)
-		return "not quarantined: " + message(err)
+		return "not quarantined: " + contract.FailureMessage(err)
 	case res.Resolves:
 		return contract.ActionResolves
 	}
@@ -87,7 +87,7 @@ func (r *reconciliation) tombstones(ctx workflow.Context, job stores.JobID, coll
 		r.list(false)
 	}
 	if r.req.Apply {
-		in := activities.CollectInput{JobID: job, OlderThan: r.report.TombstoneCutoff}
+		in := reconcileacts.CollectInput{JobID: job, OlderThan: r.report.TombstoneCutoff}
 		if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.CollectTombstones, in).Get(ctx, &f.Collected); err != nil {
 			r.fail("collect tombstones of "+job.String(), err)
 			return

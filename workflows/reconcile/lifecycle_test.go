@@ -1,0 +1,115 @@
+package reconcile_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
+
+// Regression tests for the reconciler's side of the lifecycle around a
+// finalization (issue 10); the finalizer's are in
+// workflows/lifecycle_test.go. Each failed at e5e919a.
+
+// While the reconciler asks Temporal about an orphan's finalization, the
+// new leader publishes its own checkpoint with the same ID into the same
+// directory: the orphan's discard, re-reading the key after its fence,
+// keeps it (finding 1: at e5e919a the handle keys differed and the
+// directory went).
+func TestReconcilerKeepsADirectoryPublishedDuringItsRun(t *testing.T) {
+	f := newFixture(t)
+	lost := f.checkpoint(1, 5, false) // a deposed job manager's, never published
+	f.finals.set(lost, closed(contract.Discarded))
+	require.NoError(t, f.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+	var live contract.FinalizeRequest
+	f.onActivity = func(name string) {
+		if name == "DiscardOrphan" && live.Checkpoint == 0 {
+			live = workflowtest.PublishAs(t, f.Bucket, f.States, f.Inner, 2, 5)
+		}
+	}
+
+	rep := f.reconcile(apply(), later())
+	require.NotZero(t, live.Checkpoint, "the orphan's discard ran")
+	assert.Zero(t, rep.Counts.Discarded)
+	workflowtest.Resolves(t, f.Exists, live)
+	assert.Contains(t, orphanActions(rep)[activities.HandleOf(lost).Key()], "live reference")
+}
+
+// A job retired, forgotten and its ID reused: the old incarnation's state
+// lies in the directories the new one writes; the reconciler reports it
+// and never touches it (finding 1), and fences nothing in the new job.
+func TestReconcilerKeepsAPreviousIncarnation(t *testing.T) {
+	f := newFixture(t)
+	old := f.published(5)
+	require.NoError(t, f.Inner.Retire(t.Context(), job, 1, false))
+	_, err := f.Inner.CollectTombstones(t.Context(), job, time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	require.NoError(t, f.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+
+	rep := f.reconcile(apply(), later())
+	assert.Equal(t, reconcileacts.KeepPreviousIncarnation, orphanActions(rep)[activities.HandleOf(old).Key()][len(contract.ActionKeptPrefix):])
+	assert.True(t, f.Exists(old.MetadataKey))
+	assert.True(t, f.Entry(5).Absent(), "no fence written into the new incarnation")
+	live := workflowtest.PublishAs(t, f.Bucket, f.States, f.Inner, 2, 5)
+	workflowtest.Resolves(t, f.Exists, live)
+}
+
+// After a retirement that lets the reconciler discard, the grace runs from
+// the retirement, not from the handles' write; a retirement that retains
+// keeps the state for good (finding 8). Either way the retired job is then
+// forgotten, fences written after the retirement included, and with nothing
+// left to collect (finding 5).
+func TestReconcilerRetirement(t *testing.T) {
+	for _, discard := range []bool{false, true} {
+		f := newFixture(t)
+		old := f.published(3)
+		// Written long before the retirement: past the grace by its own age.
+		long := time.Now().Add(-3 * contract.DefaultReconcileGrace)
+		require.NoError(t, os.Chtimes(filepath.Join(f.Bucket.Dir, activities.HandleOf(old).Key()), long, long))
+		require.NoError(t, f.Inner.Retire(t.Context(), job, 1, !discard))
+		v, err := f.Inner.Verify(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 9}, "late", 1)
+		require.NoError(t, err)
+		require.Equal(t, stores.Absent, v, "a verify after the retirement fences above its watermark")
+
+		// Handle written long ago, retirement just now: within the grace.
+		rep := f.reconcile(apply(), time.Now().Add(time.Minute))
+		assert.Zero(t, rep.Counts.Discarded, "discard %t: within the retirement's grace", discard)
+		assert.True(t, f.Exists(old.MetadataKey))
+
+		rep = f.reconcile(apply(), later())
+		if discard {
+			assert.Equal(t, 1, rep.Counts.Discarded)
+			assert.False(t, f.Exists(old.MetadataKey))
+		} else {
+			assert.Zero(t, rep.Counts.Discarded)
+			assert.Equal(t, contract.ActionKeptPrefix+reconcileacts.KeepRetained, orphanActions(rep)[activities.HandleOf(old).Key()])
+			assert.True(t, f.Exists(old.MetadataKey), "retained for the operator")
+		}
+
+		f.reconcile(apply(), time.Now().Add(2*contract.DefaultTombstoneTTL))
+		st, err := f.Inner.ReadJob(t.Context(), job)
+		require.NoError(t, err)
+		assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "discard %t: forgotten", discard)
+		require.NoError(t, f.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"), "the ID can be claimed again")
+	}
+}
+
+// A retired job without a single key left is forgotten too: at e5e919a the
+// reconciler saw nothing to collect and never asked (finding 5b).
+func TestReconcilerForgetsARetiredJobWithoutKeys(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.Inner.Retire(t.Context(), job, 1, true))
+	f.reconcile(apply(), later())
+	st, err := f.Inner.ReadJob(t.Context(), job)
+	require.NoError(t, err)
+	assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st)
+}
