@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // get GETs one of the worker's health endpoints.
@@ -82,6 +83,7 @@ func TestReadinessFollowsZooKeeper(t *testing.T) {
 // stopped, so connections open but nothing answers), the store check names
 // the API and the namespace; resumed, ready again.
 func TestReadinessFollowsKubernetes(t *testing.T) {
+	realserver.Require(t, "kube-apiserver and etcd") // its own server: it is frozen
 	srv, err := kubetest.Start(kubetest.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() {
