@@ -235,7 +235,8 @@ func (tp *Topology) StopTemporal() error { return tp.Temporal.Process.stop(20 * 
 // TemporalPID is the server's process ID, 0 when it does not run.
 func (tp *Topology) TemporalPID() int { return tp.Temporal.Process.pid() }
 
-// KillTemporal kills the server with SIGKILL, a crash.
+// KillTemporal kills the server with SIGKILL, a crash; a server that does
+// not run is an error.
 func (tp *Topology) KillTemporal() error { return tp.Temporal.Process.kill() }
 
 // registerNamespace creates the namespace and the finalizer's search

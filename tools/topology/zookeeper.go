@@ -140,5 +140,9 @@ func (tp *Topology) ZooKeeperLeader() (*ZKNode, error) {
 	return nil, fmt.Errorf("zookeeper ensemble has no leader")
 }
 
-// KillZooKeeperNode kills node id (from 1) with SIGKILL.
+// PID is the node's process ID, 0 when it does not run.
+func (n *ZKNode) PID() int { return n.Process.pid() }
+
+// KillZooKeeperNode kills node id (from 1) with SIGKILL; a node that does
+// not run is an error.
 func (tp *Topology) KillZooKeeperNode(id int) error { return tp.ZooKeeper[id-1].Process.kill() }
