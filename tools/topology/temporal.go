@@ -44,6 +44,9 @@ type Temporal struct {
 	CLI        string  `json:"cli"`
 	ConfigFile string  `json:"configFile"`
 	Process    process `json:"process"`
+	// Ports are every port the server listens on (gRPC, membership, HTTP,
+	// pprof).
+	Ports []int `json:"ports"`
 }
 
 // serverConfig is development-postgres12.yaml of the server's module with
@@ -164,6 +167,7 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 		Bin:        bin,
 		CLI:        cli,
 		ConfigFile: filepath.Join(dir, "config", "production.yaml"),
+		Ports:      ports,
 	}
 	pg := tp.Postgres
 	for _, args := range SchemaCommands(&pg) {

@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -242,14 +243,48 @@ func (tp *Topology) Down() error {
 	return err
 }
 
+// CrashPostgres stops PostgreSQL as a crash does (`pg_ctl stop -m
+// immediate`: no checkpoint, the WAL is replayed on the next start); a
+// cluster that does not run is an error.
+func (tp *Topology) CrashPostgres() error { return tp.Postgres.stop("immediate") }
+
+// StartPostgres starts PostgreSQL on its data unless it runs and waits
+// until it accepts connections.
+func (tp *Topology) StartPostgres() error { return tp.Postgres.start() }
+
+// Ports are every loopback port the topology listens on: PostgreSQL's,
+// the Temporal server's, every ZooKeeper node's client and peer ports and
+// every worker's metrics port.
+func (tp *Topology) Ports() []int {
+	ports := []int{tp.Postgres.Port}
+	ports = append(ports, tp.Temporal.Ports...)
+	for _, n := range tp.ZooKeeper {
+		ports = append(ports, portOf(n.Addr))
+		ports = append(ports, n.PeerPorts...)
+	}
+	for _, w := range tp.Workers {
+		ports = append(ports, portOf(w.Metrics))
+	}
+	return ports
+}
+
+func portOf(addr string) int {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
 // RestartPostgres crashes PostgreSQL (`pg_ctl stop -m immediate`: no
 // checkpoint, the WAL is replayed) and starts it again on its data; a
 // cluster that does not run is an error.
 func (tp *Topology) RestartPostgres() error {
-	if err := tp.Postgres.stop("immediate"); err != nil {
+	if err := tp.CrashPostgres(); err != nil {
 		return err
 	}
-	return tp.Postgres.start()
+	return tp.StartPostgres()
 }
 
 // Status describes every part: its address and whether it runs, with its
