@@ -180,8 +180,8 @@ func TestProductionTopology(t *testing.T) {
 			mu.Lock()
 			newest := all[len(all)-1].req.WorkflowID()
 			mu.Unlock()
-			d, err := tc.DescribeWorkflowExecution(ctx, newest, "")
-			if err == nil && d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			d, err := tc.DescribeWorkflow(ctx, newest, "")
+			if err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -298,10 +298,10 @@ func TestProductionTopology(t *testing.T) {
 	// (Temporal's start time) before it and closed after it.
 	spans := make([]span, 0, len(all))
 	for _, tr := range all {
-		d, err := tc.DescribeWorkflowExecution(ctx, tr.req.WorkflowID(), "")
+		d, err := tc.DescribeWorkflow(ctx, tr.req.WorkflowID(), "")
 		require.NoError(t, err, "describe %s", tr.req.WorkflowID())
-		info := d.GetWorkflowExecutionInfo()
-		spans = append(spans, span{info.GetStartTime().AsTime(), info.GetCloseTime().AsTime()})
+		require.NotNil(t, d.WorkflowCloseTime, "%s closed", tr.req.WorkflowID())
+		spans = append(spans, span{d.WorkflowStartTime, *d.WorkflowCloseTime})
 	}
 	for _, f := range faults {
 		n := 0
