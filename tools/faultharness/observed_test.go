@@ -1,12 +1,10 @@
 package faultharness_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
@@ -23,7 +21,6 @@ import (
 // published as the workflow does it.
 type observedWorld struct {
 	t      *testing.T
-	ctx    context.Context
 	job    stores.JobID
 	bucket jobmanager.Bucket
 	store  *embedded.Store
@@ -32,9 +29,9 @@ type observedWorld struct {
 }
 
 func newObservedWorld(t *testing.T) *observedWorld {
-	ctx := context.Background()
+	ctx := t.Context()
 	dir := t.TempDir()
-	w := &observedWorld{t: t, ctx: ctx, job: stores.JobID{Cluster: "prod", Job: "job-1"},
+	w := &observedWorld{t: t, job: stores.JobID{Cluster: "prod", Job: "job-1"},
 		bucket: jobmanager.Bucket{Dir: filepath.Join(dir, "state")}}
 	require.NoError(t, os.MkdirAll(w.bucket.Dir, 0o755))
 	var err error
@@ -54,7 +51,7 @@ func newObservedWorld(t *testing.T) *observedWorld {
 func (w *observedWorld) persist(n uint64) contract.FinalizeRequest {
 	req, err := w.bucket.WriteCheckpoint(w.job, 1, n, false)
 	require.NoError(w.t, err)
-	_, err = w.states.Write(w.ctx, activities.HandleOf(req))
+	_, err = w.states.Write(w.t.Context(), activities.HandleOf(req))
 	require.NoError(w.t, err)
 	return req
 }
@@ -62,7 +59,7 @@ func (w *observedWorld) persist(n uint64) contract.FinalizeRequest {
 // publish persists checkpoint n and publishes its reference.
 func (w *observedWorld) publish(n uint64) contract.FinalizeRequest {
 	req := w.persist(n)
-	require.NoError(w.t, w.store.Publish(w.ctx, stores.Publication{CheckpointID: req.CheckpointID(), Epoch: 1,
+	require.NoError(w.t, w.store.Publish(w.t.Context(), stores.Publication{CheckpointID: req.CheckpointID(), Epoch: 1,
 		Reference: stores.Reference{Handle: activities.HandleOf(req).Key(), Token: req.Token(), Attempt: 1}}))
 	return req
 }
@@ -73,7 +70,7 @@ func (w *observedWorld) ended(req contract.FinalizeRequest, phase contract.Phase
 
 // check runs Check and returns the broken invariants' names.
 func (w *observedWorld) check() []string {
-	vs, err := faultharness.Check(w.ctx, w.obs)
+	vs, err := faultharness.Check(w.t.Context(), w.obs)
 	require.NoError(w.t, err)
 	var out []string
 	for _, v := range vs {
@@ -96,80 +93,88 @@ func TestCheckObserved(t *testing.T) {
 	}
 	t.Run("consistent", func(t *testing.T) {
 		w, _, _ := consistent(t)
-		assert.Empty(t, w.check())
-		n, err := faultharness.Leftovers(w.ctx, w.obs)
+		require.Empty(t, w.check())
+		n, err := faultharness.Leftovers(w.t.Context(), w.obs)
 		require.NoError(t, err)
-		assert.Zero(t, n)
+		require.Zero(t, n)
 	})
 	t.Run("dangling reference", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		require.NoError(t, os.Remove(filepath.Join(w.bucket.Dir, jobmanager.DataKey(w.job, 2))))
-		assert.Equal(t, []string{"I1"}, w.check())
+		require.Equal(t, []string{"I1"}, w.check())
 	})
 	t.Run("handle blob gone", func(t *testing.T) {
 		w, _, r2 := consistent(t)
 		require.NoError(t, os.Remove(filepath.Join(w.bucket.Dir, activities.HandleOf(r2).Key())))
-		assert.Equal(t, []string{"I1"}, w.check())
+		require.Equal(t, []string{"I1"}, w.check())
 	})
 	t.Run("discarded while published", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		w.obs.Finalizations[1].Result.Phase = contract.Discarded
-		assert.Equal(t, []string{"I2"}, w.check())
+		require.Equal(t, []string{"I2"}, w.check())
 	})
 	t.Run("discarded a published token", func(t *testing.T) {
 		// Checkpoint 1 was published and then subsumed (a tombstone of its
 		// token); its data was discarded, yet it ended Discarded.
 		w, r1, _ := consistent(t)
-		require.NoError(t, w.store.Subsume(w.ctx, r1.CheckpointID(), 1))
-		_, err := w.states.Discard(w.ctx, activities.HandleOf(r1))
+		require.NoError(t, w.store.Subsume(w.t.Context(), r1.CheckpointID(), 1))
+		_, err := w.states.Discard(w.t.Context(), activities.HandleOf(r1))
 		require.NoError(t, err)
 		w.obs.Finalizations[0].Result.Phase = contract.Discarded
-		assert.Equal(t, []string{"I7"}, w.check())
+		require.Equal(t, []string{"I7"}, w.check())
 	})
 	t.Run("discarded with no fence", func(t *testing.T) {
 		// Checkpoint 3 persisted, never published, nothing fenced its
 		// attempts, and its state deleted: an attempt could still land.
 		w, _, _ := consistent(t)
 		r3 := w.persist(3)
-		_, err := w.states.Discard(w.ctx, activities.HandleOf(r3))
+		_, err := w.states.Discard(w.t.Context(), activities.HandleOf(r3))
 		require.NoError(t, err)
 		w.ended(r3, contract.Discarded)
-		assert.Equal(t, []string{"I2"}, w.check())
+		require.Equal(t, []string{"I2"}, w.check())
 	})
 	t.Run("published but not in the store", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		r3 := w.persist(3)
 		w.ended(r3, contract.Published)
-		assert.ElementsMatch(t, []string{"I4", "I3"}, w.check(), "lost, and its state lies without a reference")
+		require.ElementsMatch(t, []string{"I4", "I3"}, w.check(), "lost, and its state lies without a reference")
 	})
 	t.Run("not ended", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		w.obs.Finalizations[1].Ended = false
-		assert.Equal(t, []string{"I4"}, w.check())
+		require.Equal(t, []string{"I4"}, w.check())
 	})
 	t.Run("state without a reference", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		w.persist(3)
-		assert.Equal(t, []string{"I3"}, w.check())
-		n, err := faultharness.Leftovers(w.ctx, w.obs)
+		require.Equal(t, []string{"I3"}, w.check())
+		n, err := faultharness.Leftovers(w.t.Context(), w.obs)
 		require.NoError(t, err)
-		assert.Equal(t, 1, n)
+		require.Equal(t, 1, n)
+	})
+	t.Run("handle blob without a reference", func(t *testing.T) {
+		// Only the handle blob of checkpoint 3 is left, its files gone: a
+		// check of data files alone would pass.
+		w, _, _ := consistent(t)
+		w.persist(3)
+		require.NoError(t, os.RemoveAll(filepath.Join(w.bucket.Dir, "prod", "job-1", "chk-3")))
+		require.Equal(t, []string{"I3"}, w.check())
 	})
 	t.Run("over retention", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		w.obs.Retain = 1
-		assert.Equal(t, []string{"I5"}, w.check())
+		require.Equal(t, []string{"I5"}, w.check())
 	})
 	t.Run("dangling restore point", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		w.obs.Claims = append(w.obs.Claims, faultharness.Claim{Job: w.job, Epoch: 2, RestorePoint: contract.RestorePoint{
 			State: contract.RestoreDangling, Latest: &contract.RestoreCheckpoint{Checkpoint: 2}, Dangling: "data missing"}})
-		assert.Equal(t, []string{"I1"}, w.check())
+		require.Equal(t, []string{"I1"}, w.check())
 	})
 	t.Run("restore point behind a publish", func(t *testing.T) {
 		w, _, _ := consistent(t)
 		w.obs.Claims = append(w.obs.Claims, faultharness.Claim{Job: w.job, Epoch: 2, RestorePoint: contract.RestorePoint{
 			State: contract.RestoreResolved, Latest: &contract.RestoreCheckpoint{Checkpoint: 1}}})
-		assert.Equal(t, []string{"recovery"}, w.check())
+		require.Equal(t, []string{"recovery"}, w.check())
 	})
 }
