@@ -74,8 +74,8 @@ type triggered struct {
 // and nothing once it resolved. Each fault is proven: its target ran
 // before, came back as a new process that serves, and finalizations
 // started before it ended after it. The topology comes up, is looked at
-// and goes down through the finalizer-topology command, each step in a
-// process of its own.
+// and goes down through scripts/topology.sh (finalizer-topology), each
+// step in a process of its own.
 func TestProductionTopology(t *testing.T) {
 	realserver.Require(t, "temporal-server, PostgreSQL and ZooKeeper ensemble")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
@@ -84,12 +84,11 @@ func TestProductionTopology(t *testing.T) {
 
 	dir, err := os.MkdirTemp("", "topologytest-")
 	require.NoError(t, err)
-	command := buildCommand(ctx, t)
-	t.Logf("built finalizer-topology in %s", time.Since(start).Round(time.Second))
+	command := command{t}
 	upOut, upErr := command.run(ctx, "up", "-dir", dir)
 	t.Cleanup(func() {
 		// down from this process, should the test stop before its own
-		// `finalizer-topology down`.
+		// `scripts/topology.sh down`.
 		if tp, err := topology.Load(dir); err == nil {
 			if err := tp.Down(); err != nil {
 				t.Errorf("down: %v", err)
@@ -515,33 +514,24 @@ func retry[T any](ctx context.Context, transient *atomic.Int64, f func() (T, err
 	}
 }
 
-// command is the finalizer-topology binary, built once for the test: the
+// command is scripts/topology.sh, the command README documents (`go run
+// ./cmd/finalizer-topology`, whose binary the Go build cache keeps): the
 // topology comes up, is looked at and goes down through it, each time in
 // a process of its own, as an operator runs it from a shell.
-type command struct {
-	t   *testing.T
-	bin string
-}
+type command struct{ t *testing.T }
 
-func buildCommand(ctx context.Context, t *testing.T) command {
-	bin := filepath.Join(t.TempDir(), "finalizer-topology")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/finalizer-topology")
-	build.Dir = filepath.Join(serverbin.ScriptsDir(), "..")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build ./cmd/finalizer-topology: %s", out)
-	return command{t: t, bin: bin}
-}
-
-// run runs `finalizer-topology args...`: its stdout, its progress on
+// run runs `scripts/topology.sh args...`: its stdout, its progress on
 // stderr logged.
 func (c command) run(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, c.bin, args...)
+	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(serverbin.ScriptsDir(), "topology.sh")}, args...)...)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, logWriter{c.t}
+	start := time.Now()
 	err := cmd.Run()
 	if err != nil {
-		err = fmt.Errorf("finalizer-topology %s: %w", strings.Join(args, " "), err)
+		err = fmt.Errorf("scripts/topology.sh %s: %w", strings.Join(args, " "), err)
 	}
+	c.t.Logf("scripts/topology.sh %s took %s", args[0], time.Since(start).Round(time.Millisecond))
 	return stdout.String(), err
 }
 
@@ -640,15 +630,14 @@ func busyPorts(ports []int) []int {
 	return busy
 }
 
-// down runs `finalizer-topology down` from a process of its own and checks
+// down runs `scripts/topology.sh down` from a process of its own and checks
 // that nothing of the topology runs any more and that every port it used
 // is free again; `status` then finds no topology.
 func (c command) down(ctx context.Context, dir string, ports []int) {
 	t := c.t
-	start := time.Now()
 	out, err := c.run(ctx, "down", "-dir", dir)
 	require.NoError(t, err, "%s", out)
-	t.Logf("finalizer-topology down (%s): %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(out))
+	t.Logf("down: %s", strings.TrimSpace(out))
 	assert.Eventually(t, func() bool { return len(processesUnder(dir)) == 0 }, 30*time.Second, 100*time.Millisecond,
 		"every process of the topology is gone")
 	assert.Empty(t, processesUnder(dir), "left running after down")
