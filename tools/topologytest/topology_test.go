@@ -525,7 +525,7 @@ type command struct{ t *testing.T }
 func (c command) run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(serverbin.ScriptsDir(), "topology.sh")}, args...)...)
 	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, logWriter{c.t}
+	cmd.Stdout, cmd.Stderr = &stdout, logWriter(c)
 	start := time.Now()
 	err := cmd.Run()
 	if err != nil {
