@@ -206,7 +206,7 @@ func TestComposeWorkerConfiguration(t *testing.T) {
 	assert.Greater(t, time.Duration(*w.StopGracePeriod), cfg.ShutdownGrace, "Docker must not SIGKILL during the drain")
 }
 
-// The one-shot service registers exactly workflows.SearchAttributes().
+// The one-shot service registers exactly contract.SearchAttributes().
 func TestComposeSearchAttributes(t *testing.T) {
 	p := loadCompose(t)
 	assert.Equal(t, contract.SearchAttributes(), composeSearchAttributes(t, p))

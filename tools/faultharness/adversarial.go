@@ -213,7 +213,7 @@ func (r *run) gone(ctx context.Context, a *attack) bool {
 	}
 	var held bool
 	err := retry(ctx, "read "+a.f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		held, err = stillPublished(ctx, a.f.lane, *a.target, a.f.req.CheckpointID().JobID)
+		held, err = stillPublished(ctx, a.f.lane.store.checker(), *a.target, a.f.req.CheckpointID().JobID)
 		return err
 	}, nil)
 	return err == nil && !held

@@ -4,28 +4,23 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // stateBucketName is the S3 bucket of a run; a run has its S3 endpoint to
@@ -244,11 +239,7 @@ func (w *blobWorld) write(ctx context.Context, key string, data []byte) error {
 
 // exists reports whether the bucket holds key.
 func (w *blobWorld) exists(ctx context.Context, key string) (bool, error) {
-	ok, err := w.bucket.Exists(ctx, key)
-	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-		return false, fmt.Errorf("stat %s: %w", key, err)
-	}
-	return ok, nil
+	return bucketHas(ctx, w.bucket, key)
 }
 
 // writeCheckpoint writes checkpoint n of job in the layout of
@@ -297,47 +288,5 @@ func checkpointRequest(job stores.JobID, epoch, n uint64, dir string, savepoint 
 		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
 		MetadataKey: dir + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
 		ExclusivePrefix: dir, Savepoint: savepoint,
-	}
-}
-
-// scan lists every checkpoint the bucket holds any state of, read through
-// the S3 API on the clean endpoint: what is really there, not what anyone
-// says.
-func (w *blobWorld) scan(ctx context.Context) (map[stores.CheckpointID]*stateAtRest, error) {
-	out := map[stores.CheckpointID]*stateAtRest{}
-	at := func(id stores.CheckpointID) *stateAtRest {
-		if out[id] == nil {
-			out[id] = &stateAtRest{id: id}
-		}
-		return out[id]
-	}
-	it := w.bucket.List(nil)
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list the state bucket: %w", err)
-		}
-		key := obj.Key
-		if strings.HasPrefix(key, stores.HandlesPrefix) {
-			if id, _, err := blobstate.ParseKey(key); err == nil {
-				s := at(id)
-				s.handles = append(s.handles, key)
-			}
-			continue
-		}
-		// <cluster>/<job>/chk-<n>/<file>; shared files are not a checkpoint's.
-		parts := strings.Split(key, "/")
-		if len(parts) != 4 || !strings.HasPrefix(parts[2], "chk-") {
-			continue
-		}
-		n, err := strconv.ParseUint(strings.TrimPrefix(parts[2], "chk-"), 10, 64)
-		if err != nil {
-			continue
-		}
-		s := at(stores.CheckpointID{JobID: stores.JobID{Cluster: parts[0], Job: parts[1]}, Checkpoint: n})
-		s.files = append(s.files, key)
 	}
 }

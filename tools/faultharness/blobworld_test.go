@@ -30,7 +30,7 @@ func TestBlobFaultLayer(t *testing.T) {
 	job := stores.JobID{Cluster: cluster, Job: "j"}
 	req, err := w.writeCheckpoint(ctx, job, 1, 7, false)
 	require.NoError(t, err)
-	states, err := w.scan(ctx)
+	states, err := scanBucket(ctx, w.bucket)
 	require.NoError(t, err)
 	id := stores.CheckpointID{JobID: job, Checkpoint: 7}
 	require.Contains(t, states, id)

@@ -7,38 +7,16 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // check reads the store and the bucket as they are and reports every
-// broken invariant, I1-I5 (I6 is the replays').
+// broken invariant, I1-I5 and I7 (I6 is the replays').
 func (r *run) check(ctx context.Context) {
+	jg := r.checks()
 	jobs := map[stores.JobID]stores.JobState{}
 	for _, j := range r.all {
-		var (
-			refs []stores.Entry
-			js   stores.JobState
-		)
-		err := retry(ctx, "read job "+j.id.String(), func(ctx context.Context) (err error) {
-			if refs, err = j.lane.store.checker().List(ctx, j.id); err != nil {
-				return err
-			}
-			js, err = j.lane.store.checker().ReadJob(ctx, j.id)
-			return err
-		}, nil)
-		if err != nil {
-			r.harnessError(err)
-			continue
-		}
-		jobs[j.id] = js
-		for _, e := range refs {
-			r.checkReference(ctx, j.lane, e, j.id, jobmanager.SharedKey(j.id))
-		}
-		// I5: retention, once subsumption settled: the newest Retain and
-		// the newest non-savepoint, nothing else.
-		if keep, remove := workflows.RetentionPlan(refs, r.cfg.Retain); len(remove) > 0 {
-			r.violation("I5", j.id.String(), "%d references after settling, retention (retain %d) keeps %v only",
-				len(refs), r.cfg.Retain, keep)
+		if js, ok := jg.checkJob(ctx, j.id, jobmanager.SharedKey(j.id)); ok {
+			jobs[j.id] = js
 		}
 	}
 	// An intruder's requests were all refused: it should hold nothing;
@@ -52,47 +30,64 @@ func (r *run) check(ctx context.Context) {
 			r.harnessError(err)
 		}
 		for _, e := range refs {
-			r.checkReference(ctx, in.lane, e, in.id, "")
+			jg.checkReference(ctx, e, in.id, "")
 		}
 	}
 	for _, f := range r.finalizations() {
-		r.checkFinalization(ctx, f, jobs[f.req.CheckpointID().JobID])
+		res, ended, failure := f.outcome()
+		name := outcomeName(res, failure)
+		if !ended {
+			name = "NotEnded"
+		}
+		r.mu.Lock()
+		r.rep.Outcomes[name]++
+		if f.req.Savepoint {
+			r.rep.SavepointsKept++
+		}
+		r.mu.Unlock()
+		jg.checkFinalization(ctx, f, jobs[f.req.CheckpointID().JobID])
 	}
-	// I3: no state at rest without a reference.
-	orphans, kept, err := r.orphans(ctx)
-	if err != nil {
-		r.harnessError(err)
-	}
+	kept := jg.checkAtRest(ctx, r.byCheckpoint())
 	r.mu.Lock()
 	r.rep.Lifecycle.RetainedAtRest, r.rep.Lifecycle.ReportedAtRest = kept[keptRetained], kept[keptReported]
 	r.mu.Unlock()
+}
+
+// checkAtRest is I3: no state at rest without a reference (byID: each
+// checkpoint's finalizations). It returns what is kept by design, by why.
+func (j *judge) checkAtRest(ctx context.Context, byID map[stores.CheckpointID][]*finalization) map[string]int {
+	orphans, kept, err := j.orphans(ctx, byID)
+	if err != nil {
+		j.harnessError(err)
+	}
 	for _, o := range orphans {
-		r.violation("I3", o.state.id.String(), "state left without a reference (%d handle blobs, %d files; key %s; %s)",
+		j.violation("I3", o.state.id.String(), "state left without a reference (%d handle blobs, %d files; key %s; %s)",
 			len(o.state.handles), len(o.state.files), describeEntry(o.entry), o.reason)
 	}
+	return kept
 }
 
 // checkReference is I1: a published reference resolves to a handle, and
 // the handle to data, all present and intact. A miss is confirmed by
 // reading the key again: by now the run has settled, so nothing should
 // have moved.
-func (r *run) checkReference(ctx context.Context, l *lane, e stores.Entry, job stores.JobID, shared string) {
+func (j *judge) checkReference(ctx context.Context, e stores.Entry, job stores.JobID, shared string) {
 	subject := fmt.Sprintf("%s checkpoint %d", job, e.Checkpoint)
 	var problem string
 	if err := retry(ctx, "look up "+subject, func(ctx context.Context) (err error) {
-		problem, err = r.referenceProblem(ctx, e, shared)
+		problem, err = j.referenceProblem(ctx, e, shared)
 		return err
 	}, nil); err != nil {
-		r.harnessError(err)
+		j.harnessError(err)
 		return
 	}
 	if problem == "" {
 		return
 	}
-	if held, err := stillPublished(ctx, l, e, job); err == nil && !held {
+	if held, err := stillPublished(ctx, j.store(job), e, job); err == nil && !held {
 		return // removed meanwhile (the reconciler quarantined it)
 	}
-	r.violation("I1", subject, "published reference to handle %s, %s", e.Reference.Handle, problem)
+	j.violation("I1", subject, "published reference to handle %s, %s", e.Reference.Handle, problem)
 }
 
 // checkFinalization is I4 (every finalization ended Published, Discarded
@@ -100,36 +95,27 @@ func (r *run) checkReference(ctx context.Context, l *lane, e stores.Entry, job s
 // present or could still land) and I7 (Published exactly when its token
 // was published). A finalization of a retired incarnation of its job ID
 // may find its key collected, or the next incarnation's there.
-func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.JobState) {
+func (j *judge) checkFinalization(ctx context.Context, f *finalization, js stores.JobState) {
 	res, ended, failure := f.outcome()
-	name := outcomeName(res, failure)
-	if !ended {
-		name = "NotEnded"
-	}
-	r.mu.Lock()
-	r.rep.Outcomes[name]++
-	if f.req.Savepoint {
-		r.rep.SavepointsKept++
-	}
-	r.mu.Unlock()
 	switch {
 	case !ended:
-		r.violation("I4", f.subject(), "did not end within the settle timeout (%s)", r.cfg.SettleTimeout)
+		j.violation("I4", f.subject(), "did not end%s", j.within)
 		return
 	case failure != "":
-		r.violation("I4", f.subject(), "the workflow failed instead of ending: %s", failure)
+		j.violation("I4", f.subject(), "the workflow failed instead of ending: %s", failure)
 		return
 	}
+	id := f.req.CheckpointID()
 	var e stores.Entry
-	if err := retry(ctx, "read "+f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		e, err = r.laneOf(f.req.CheckpointID().JobID).store.checker().Read(ctx, f.req.CheckpointID())
+	if err := retry(ctx, "read "+id.String(), func(ctx context.Context) (err error) {
+		e, err = j.store(id.JobID).Read(ctx, id)
 		return err
 	}, nil); err != nil {
-		r.harnessError(err)
+		j.harnessError(err)
 		return
 	}
 	token := f.req.Token()
-	_, past := r.jobOf(f.req.CheckpointID().JobID).retiredIncarnation(f.req.Epoch)
+	_, past := j.retired(id.JobID, f.req.Epoch)
 	switch res.Phase {
 	case contract.Published:
 		// Still referenced, or removed (subsumed, retired, quarantined: a
@@ -140,22 +126,22 @@ func (r *run) checkFinalization(ctx context.Context, f *finalization, js stores.
 		// never published (I7).
 		collected := past || (e.Reference == nil && f.req.Checkpoint <= js.Watermark)
 		if !e.HoldsToken(token) && !removed(e, token) && !collected {
-			r.violation("I4", f.subject(), "ended Published, but its key holds %s", describeEntry(e))
+			j.violation("I4", f.subject(), "ended Published, but its key holds %s", describeEntry(e))
 		}
 	case contract.Discarded:
 		switch {
 		case e.HoldsToken(token):
-			r.violation("I2", f.subject(), "discarded while its reference is present (%s): %s", describeEntry(e), clip(res.Reason))
+			j.violation("I2", f.subject(), "discarded while its reference is present (%s): %s", describeEntry(e), clip(res.Reason))
 		case removed(e, token):
-			r.violation("I7", f.subject(), "ended Discarded, but its reference was published: the key holds %s: %s", describeEntry(e), clip(res.Reason))
+			j.violation("I7", f.subject(), "ended Discarded, but its reference was published: the key holds %s: %s", describeEntry(e), clip(res.Reason))
 		case e.Absent() && !js.Retired && js.Epoch == f.req.Epoch && js.Watermark < f.req.Checkpoint:
-			r.violation("I2", f.subject(), "discarded with no fence: the key is absent, epoch %d still current and above the watermark, so an attempt could still land: %s",
+			j.violation("I2", f.subject(), "discarded with no fence: the key is absent, epoch %d still current and above the watermark, so an attempt could still land: %s",
 				f.req.Epoch, clip(res.Reason))
 		}
 	case contract.Abandoned:
 		// The operator keeps the state; nothing to check but that it ended.
 	default:
-		r.violation("I4", f.subject(), "ended %s: %s", res.Phase, clip(res.Reason))
+		j.violation("I4", f.subject(), "ended %s: %s", res.Phase, clip(res.Reason))
 	}
 }
 

@@ -53,6 +53,13 @@
 //  5. a simulated recovery claims a new epoch per job, reads its newest
 //     reference and retrieves the handle and the data.
 //
+// Check and Leftovers judge a run outside the harness with the same code
+// (the production topology's end-to-end test, tools/topologytest): given
+// what it Observed (each finalization's request and outcome, each claim's
+// restore point), its HA store and its state bucket, Check makes the
+// checks of phase 4 (I1-I5, I7) and judges the restore points, and
+// Leftovers says whether retention and discards have settled.
+//
 // Naive mode switches the protocol's safety off as Flink did before
 // FLINK-22494: internal/naive's workflow (registered as NaiveWorkflow by
 // the harness in-process on a task queue of its own, its activities run by the

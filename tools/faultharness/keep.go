@@ -21,10 +21,10 @@ const (
 // keptBy says why a checkpoint's unreferenced state stays, "" when
 // nothing keeps it (a leak, I3). Every handle blob must be kept; data
 // without any handle is kept by a kept finalization of the checkpoint.
-func (r *run) keptBy(s *stateAtRest, fins []*finalization) string {
+func (j *judge) keptBy(s *stateAtRest, fins []*finalization) string {
 	why := ""
 	for _, key := range s.handles {
-		if why = r.handleKeptBy(key, fins); why == "" {
+		if why = j.handleKeptBy(key, fins); why == "" {
 			return ""
 		}
 	}
@@ -40,7 +40,7 @@ func (r *run) keptBy(s *stateAtRest, fins []*finalization) string {
 }
 
 // handleKeptBy says why an unreferenced handle blob stays.
-func (r *run) handleKeptBy(key string, fins []*finalization) string {
+func (j *judge) handleKeptBy(key string, fins []*finalization) string {
 	id, epoch, err := blobstate.ParseKey(key)
 	if err != nil {
 		return ""
@@ -52,26 +52,20 @@ func (r *run) handleKeptBy(key string, fins []*finalization) string {
 			}
 		}
 	}
-	if j := r.jobOf(id.JobID); j != nil {
-		if rt, ok := j.retiredIncarnation(epoch); ok && !rt.discard {
-			return keptRetained
-		}
+	if rt, ok := j.retired(id.JobID, epoch); ok && !rt.discard {
+		return keptRetained
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.kept[key] != "" {
+	if j.wasReported(key) {
 		return keptReported
 	}
 	return ""
 }
 
-// reported reports whether the reconciler reported every handle blob of
-// the state as kept.
-func (r *run) reported(s *stateAtRest) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// allReported reports whether the reconciler reported every handle blob
+// of the state as kept.
+func (j *judge) allReported(s *stateAtRest) bool {
 	for _, key := range s.handles {
-		if r.kept[key] == "" {
+		if !j.wasReported(key) {
 			return false
 		}
 	}

@@ -14,15 +14,15 @@ import (
 // and, unless shared is empty, the job's shared file. It says what is
 // missing, "" when everything is there; an error is a lookup that failed
 // and says nothing about the state.
-func (r *run) referenceProblem(ctx context.Context, e stores.Entry, shared string) (string, error) {
-	h, err := r.w.states.ReadKey(ctx, e.Reference.Handle)
+func (j *judge) referenceProblem(ctx context.Context, e stores.Entry, shared string) (string, error) {
+	h, err := j.states.ReadKey(ctx, e.Reference.Handle)
 	switch {
 	case errors.Is(err, blobstate.ErrNotFound), errors.Is(err, blobstate.ErrCorrupt), errors.Is(err, stores.ErrInvalid):
 		return fmt.Sprintf("which does not resolve: %v", err), nil
 	case err != nil:
 		return "", err
 	}
-	err = r.w.states.CheckData(ctx, h)
+	err = j.states.CheckData(ctx, h)
 	switch {
 	case errors.Is(err, blobstate.ErrDataMissing), errors.Is(err, blobstate.ErrDataCorrupt):
 		return fmt.Sprintf("whose metadata is not there: %v", err), nil
@@ -34,7 +34,7 @@ func (r *run) referenceProblem(ctx context.Context, e stores.Entry, shared strin
 		files = append(files, shared)
 	}
 	for _, key := range files {
-		ok, err := r.w.blob.exists(ctx, key)
+		ok, err := bucketHas(ctx, j.bucket, key)
 		if err != nil {
 			return "", err
 		}
@@ -49,8 +49,8 @@ func (r *run) referenceProblem(ctx context.Context, e stores.Entry, shared strin
 // true when it still holds the same token, so that the reference stood
 // from the listing to now, the lookup in between included (a token's
 // reference, once removed, never comes back).
-func stillPublished(ctx context.Context, l *lane, e stores.Entry, job stores.JobID) (bool, error) {
-	cur, err := l.store.checker().Read(ctx, stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint})
+func stillPublished(ctx context.Context, store stores.ReferenceStore, e stores.Entry, job stores.JobID) (bool, error) {
+	cur, err := store.Read(ctx, stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint})
 	if err != nil {
 		return false, err
 	}

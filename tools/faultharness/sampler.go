@@ -103,9 +103,9 @@ func (r *run) sampleJob(ctx context.Context, s sampled, reported map[string]bool
 func (r *run) sampleReference(ctx context.Context, s sampled, e stores.Entry) (problem string, held bool, err error) {
 	lctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
-	if problem, err = r.referenceProblem(lctx, e, s.shared); err != nil || problem == "" {
+	if problem, err = r.checks().referenceProblem(lctx, e, s.shared); err != nil || problem == "" {
 		return problem, false, err
 	}
-	held, err = stillPublished(lctx, s.lane, e, s.job)
+	held, err = stillPublished(lctx, s.lane.store.checker(), e, s.job)
 	return problem, held, err
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // closing has every job of the random phase finalize one more checkpoint
@@ -68,16 +67,21 @@ func (r *run) settle(ctx context.Context) {
 // leftovers counts what settling still has to do: references over
 // retention and checkpoints whose state lies without a reference.
 func (r *run) leftovers(ctx context.Context) (int, error) {
-	n := 0
+	ids := make([]stores.JobID, 0, len(r.all))
 	for _, j := range r.all {
-		refs, err := j.lane.store.checker().List(ctx, j.id)
-		if err != nil {
-			return 0, err
-		}
-		_, remove := workflows.RetentionPlan(refs, r.cfg.Retain)
-		n += len(remove)
+		ids = append(ids, j.id)
 	}
-	orphans, _, err := r.orphans(ctx)
+	return r.checks().leftovers(ctx, ids, r.byCheckpoint())
+}
+
+// leftovers counts the references over the jobs' retention and the
+// checkpoints whose state lies without a reference.
+func (j *judge) leftovers(ctx context.Context, jobs []stores.JobID, byID map[stores.CheckpointID][]*finalization) (int, error) {
+	n, err := j.overRetention(ctx, jobs)
+	if err != nil {
+		return 0, err
+	}
+	orphans, _, err := j.orphans(ctx, byID)
 	return n + len(orphans), err
 }
 
@@ -90,27 +94,26 @@ type orphan struct {
 
 // orphans lists the checkpoints whose state lies in the bucket while their
 // key holds no reference, apart from what is kept by design (see keptBy);
-// kept counts those by why they stay.
-func (r *run) orphans(ctx context.Context) (leaks []orphan, kept map[string]int, err error) {
-	states, err := r.scanBucket(ctx)
+// kept counts those by why they stay. byID are the finalizations of each
+// checkpoint.
+func (j *judge) orphans(ctx context.Context, byID map[stores.CheckpointID][]*finalization) (leaks []orphan, kept map[string]int, err error) {
+	states, err := scanBucket(ctx, j.bucket)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan the bucket: %w", err)
 	}
-	byID := r.byCheckpoint()
 	kept = map[string]int{}
 	for id, s := range states {
-		l := r.laneOf(id.JobID)
-		e, err := l.store.checker().Read(ctx, id)
+		e, err := j.store(id.JobID).Read(ctx, id)
 		if err != nil {
 			return nil, nil, err
 		}
 		if e.Reference != nil {
 			continue
 		}
-		why := r.keptBy(s, byID[id])
+		why := j.keptBy(s, byID[id])
 		reason := "no finalization known"
 		switch {
-		case why == keptRetained && !r.reported(s):
+		case why == keptRetained && !j.allReported(s):
 			// Kept, but an operator must hear of it (I3).
 			reason = "retained by its job's retirement, yet never reported by the reconciler"
 		case why != "":
@@ -132,8 +135,13 @@ func (r *run) byCheckpoint() map[stores.CheckpointID][]*finalization {
 	r.mu.Lock()
 	all := append(append([]*finalization(nil), r.fins...), r.advs...)
 	r.mu.Unlock()
+	return byCheckpoint(all)
+}
+
+// byCheckpoint maps each checkpoint ID to its finalizations, in order.
+func byCheckpoint(fins []*finalization) map[stores.CheckpointID][]*finalization {
 	m := map[stores.CheckpointID][]*finalization{}
-	for _, f := range all {
+	for _, f := range fins {
 		id := f.req.CheckpointID()
 		m[id] = append(m[id], f)
 	}

@@ -113,10 +113,11 @@ func (pg *Postgres) start() error {
 }
 
 // stop stops it: mode "fast" (clean) or "immediate" (a crash: recovery
-// replays the WAL on the next start).
+// replays the WAL on the next start). A cluster that does not run is an
+// error: the stop did not happen.
 func (pg *Postgres) stop(mode string) error {
 	if !pg.running() {
-		return nil
+		return fmt.Errorf("postgresql in %s: %w", pg.Data, errNotRunning)
 	}
 	return runPG("pg_ctl", "-D", pg.Data, "-m", mode, "-w", "-t", "60", "stop")
 }
@@ -137,6 +138,12 @@ func (pg *Postgres) PID() int {
 		return 0
 	}
 	return pid
+}
+
+// Ready says whether the cluster accepts connections on its port
+// (pg_isready), nil when it does.
+func (pg *Postgres) Ready() error {
+	return runPG("pg_isready", "-h", "127.0.0.1", "-p", strconv.Itoa(pg.Port), "-t", "5")
 }
 
 func (pg *Postgres) running() bool {

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -103,16 +104,29 @@ func alive(pid int, marker string) bool {
 	return err == nil && bytes.Contains(cmdline, []byte(marker))
 }
 
-// kill sends SIGKILL to the process group, a crash, and waits for the exit.
+// kill sends SIGKILL to the process group, a crash, and waits for the
+// exit; a process that does not run is an error: the crash did not happen.
 func (p *process) kill() error { return p.signal(syscall.SIGKILL, 0) }
 
-// stop sends SIGTERM to the process group and, after grace, SIGKILL.
+// stop sends SIGTERM to the process group and, after grace, SIGKILL; a
+// process that does not run is an error.
 func (p *process) stop(grace time.Duration) error { return p.signal(syscall.SIGTERM, grace) }
+
+// shutdown stops the process if it runs (down: whatever is left).
+func (p *process) shutdown(grace time.Duration) error {
+	if p.pid() == 0 {
+		return nil
+	}
+	return p.stop(grace)
+}
+
+// errNotRunning: a signal for a process that does not run.
+var errNotRunning = errors.New("not running")
 
 func (p *process) signal(sig syscall.Signal, grace time.Duration) error {
 	pid := p.pid()
 	if pid == 0 {
-		return nil
+		return fmt.Errorf("%s: %w (pid file %s)", p.Name, errNotRunning, p.PIDFile)
 	}
 	_ = syscall.Kill(-pid, sig)
 	if err := waitExit(pid, p.Marker, grace+10*time.Second); err != nil && sig != syscall.SIGKILL {

@@ -91,7 +91,7 @@ func StartPostgres(dir string) (*Postgres, error) {
 	return &pg, nil
 }
 
-// Stop stops the cluster cleanly.
+// Stop stops the cluster cleanly; one that does not run is an error.
 func (pg *Postgres) Stop() error { return pg.stop("fast") }
 
 // FreeLowPorts picks n free loopback ports below 32768, as a Temporal

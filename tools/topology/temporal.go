@@ -44,6 +44,9 @@ type Temporal struct {
 	CLI        string  `json:"cli"`
 	ConfigFile string  `json:"configFile"`
 	Process    process `json:"process"`
+	// Ports are every port the server listens on (gRPC, membership, HTTP,
+	// pprof).
+	Ports []int `json:"ports"`
 }
 
 // serverConfig is development-postgres12.yaml of the server's module with
@@ -164,6 +167,7 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 		Bin:        bin,
 		CLI:        cli,
 		ConfigFile: filepath.Join(dir, "config", "production.yaml"),
+		Ports:      ports,
 	}
 	pg := tp.Postgres
 	for _, args := range SchemaCommands(&pg) {
@@ -235,7 +239,8 @@ func (tp *Topology) StopTemporal() error { return tp.Temporal.Process.stop(20 * 
 // TemporalPID is the server's process ID, 0 when it does not run.
 func (tp *Topology) TemporalPID() int { return tp.Temporal.Process.pid() }
 
-// KillTemporal kills the server with SIGKILL, a crash.
+// KillTemporal kills the server with SIGKILL, a crash; a server that does
+// not run is an error.
 func (tp *Topology) KillTemporal() error { return tp.Temporal.Process.kill() }
 
 // registerNamespace creates the namespace and the finalizer's search

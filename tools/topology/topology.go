@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -223,13 +224,13 @@ func (tp *Topology) save() error {
 func (tp *Topology) Down() error {
 	var errs []error
 	for i := range tp.Workers {
-		errs = append(errs, tp.Workers[i].Process.stop(25*time.Second))
+		errs = append(errs, tp.Workers[i].Process.shutdown(25*time.Second))
 	}
-	errs = append(errs, tp.Temporal.Process.stop(20*time.Second))
+	errs = append(errs, tp.Temporal.Process.shutdown(20*time.Second))
 	for i := range tp.ZooKeeper {
-		errs = append(errs, tp.ZooKeeper[i].Process.stop(10*time.Second))
+		errs = append(errs, tp.ZooKeeper[i].Process.shutdown(10*time.Second))
 	}
-	if tp.Postgres.Data != "" {
+	if tp.Postgres.Data != "" && tp.Postgres.running() {
 		errs = append(errs, tp.Postgres.stop("fast"))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -242,37 +243,73 @@ func (tp *Topology) Down() error {
 	return err
 }
 
-// RestartPostgres crashes PostgreSQL (`pg_ctl stop -m immediate`: no
-// checkpoint, the WAL is replayed) and starts it again on its data.
-func (tp *Topology) RestartPostgres() error {
-	if err := tp.Postgres.stop("immediate"); err != nil {
-		return err
+// CrashPostgres stops PostgreSQL as a crash does (`pg_ctl stop -m
+// immediate`: no checkpoint, the WAL is replayed on the next start); a
+// cluster that does not run is an error.
+func (tp *Topology) CrashPostgres() error { return tp.Postgres.stop("immediate") }
+
+// StartPostgres starts PostgreSQL on its data unless it runs and waits
+// until it accepts connections.
+func (tp *Topology) StartPostgres() error { return tp.Postgres.start() }
+
+// Ports are every loopback port the topology listens on: PostgreSQL's,
+// the Temporal server's, every ZooKeeper node's client and peer ports and
+// every worker's metrics port.
+func (tp *Topology) Ports() []int {
+	ports := []int{tp.Postgres.Port}
+	ports = append(ports, tp.Temporal.Ports...)
+	for _, n := range tp.ZooKeeper {
+		ports = append(ports, portOf(n.Addr))
+		ports = append(ports, n.PeerPorts...)
 	}
-	return tp.Postgres.start()
+	for _, w := range tp.Workers {
+		ports = append(ports, portOf(w.Metrics))
+	}
+	return ports
 }
 
-// Status describes every part: its address and whether it runs.
+func portOf(addr string) int {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+// RestartPostgres crashes PostgreSQL (`pg_ctl stop -m immediate`: no
+// checkpoint, the WAL is replayed) and starts it again on its data; a
+// cluster that does not run is an error.
+func (tp *Topology) RestartPostgres() error {
+	if err := tp.CrashPostgres(); err != nil {
+		return err
+	}
+	return tp.StartPostgres()
+}
+
+// Status describes every part: its address and whether it runs, with its
+// pid ("running pid 1234" or "stopped").
 func (tp *Topology) Status() string {
 	var b strings.Builder
-	state := func(ok bool) string {
-		if ok {
-			return "running"
+	state := func(pid int) string {
+		if pid != 0 {
+			return fmt.Sprintf("running pid %d", pid)
 		}
 		return "stopped"
 	}
 	fmt.Fprintf(&b, "state directory   %s\n", tp.Dir)
-	fmt.Fprintf(&b, "postgresql 15     %s  %s  (user %s, data %s)\n", tp.Postgres.Addr(), state(tp.Postgres.running()), tp.Postgres.User, tp.Postgres.Data)
+	fmt.Fprintf(&b, "postgresql 15     %s  %s  (user %s, data %s)\n", tp.Postgres.Addr(), state(tp.Postgres.PID()), tp.Postgres.User, tp.Postgres.Data)
 	fmt.Fprintf(&b, "temporal %s  %s  %s  (namespace %s, http %s, config %s, log %s)\n", ServerVersion, tp.Temporal.Frontend,
-		state(tp.Temporal.Process.pid() != 0), tp.Temporal.Namespace, tp.Temporal.HTTP, tp.Temporal.ConfigFile, tp.Temporal.Process.Log)
+		state(tp.TemporalPID()), tp.Temporal.Namespace, tp.Temporal.HTTP, tp.Temporal.ConfigFile, tp.Temporal.Process.Log)
 	for _, n := range tp.ZooKeeper {
 		mode, err := n.Mode()
 		if err != nil {
 			mode = "not serving"
 		}
-		fmt.Fprintf(&b, "zookeeper-%d       %s  %s  %s  (log %s)\n", n.ID, n.Addr, state(n.Process.pid() != 0), mode, n.Process.Log)
+		fmt.Fprintf(&b, "zookeeper-%d       %s  %s  %s  (log %s)\n", n.ID, n.Addr, state(n.PID()), mode, n.Process.Log)
 	}
 	for _, w := range tp.Workers {
-		fmt.Fprintf(&b, "%-17s metrics http://%s/metrics  %s  (log %s)\n", w.Name, w.Metrics, state(w.Process.pid() != 0), w.Process.Log)
+		fmt.Fprintf(&b, "%-17s metrics http://%s/metrics  %s  (log %s)\n", w.Name, w.Metrics, state(w.PID()), w.Process.Log)
 	}
 	fmt.Fprintf(&b, "task queue        %s\n", tp.TaskQueue)
 	fmt.Fprintf(&b, "zookeeper root    %s\n", tp.ZooKeeperRoot)

@@ -107,5 +107,9 @@ func (tp *Topology) StartWorker(ctx context.Context, i int) error {
 	}
 }
 
-// KillWorker kills worker i with SIGKILL.
+// KillWorker kills worker i with SIGKILL; a worker that does not run is
+// an error.
 func (tp *Topology) KillWorker(i int) error { return tp.Workers[i].Process.kill() }
+
+// PID is the worker's process ID, 0 when it does not run.
+func (w *Worker) PID() int { return w.Process.pid() }

@@ -18,6 +18,8 @@ type ZKNode struct {
 	Addr    string  `json:"addr"`
 	Dir     string  `json:"dir"`
 	Process process `json:"process"`
+	// PeerPorts are the quorum and election ports.
+	PeerPorts []int `json:"peerPorts"`
 }
 
 const (
@@ -58,7 +60,7 @@ func (tp *Topology) setupZooKeeper(n int) error {
 			return err
 		}
 		tp.ZooKeeper = append(tp.ZooKeeper, ZKNode{
-			ID: id, Addr: fmt.Sprintf("127.0.0.1:%d", ports[3*i]), Dir: dir,
+			ID: id, Addr: fmt.Sprintf("127.0.0.1:%d", ports[3*i]), Dir: dir, PeerPorts: []int{ports[3*i+1], ports[3*i+2]},
 			Process: process{
 				Name: "zookeeper-" + strconv.Itoa(id),
 				Args: []string{"java", "-Xms32m", "-Xmx256m", "-XX:+UseSerialGC",
@@ -140,5 +142,9 @@ func (tp *Topology) ZooKeeperLeader() (*ZKNode, error) {
 	return nil, fmt.Errorf("zookeeper ensemble has no leader")
 }
 
-// KillZooKeeperNode kills node id (from 1) with SIGKILL.
+// PID is the node's process ID, 0 when it does not run.
+func (n *ZKNode) PID() int { return n.Process.pid() }
+
+// KillZooKeeperNode kills node id (from 1) with SIGKILL; a node that does
+// not run is an error.
 func (tp *Topology) KillZooKeeperNode(id int) error { return tp.ZooKeeper[id-1].Process.kill() }

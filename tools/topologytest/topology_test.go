@@ -8,8 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,17 +23,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 const (
@@ -59,10 +67,15 @@ type triggered struct {
 // The whole production topology under load, with a worker kill -9ed and
 // restarted, the Temporal server killed and restarted, PostgreSQL crashed
 // and restarted and the ZooKeeper leader killed: every finalization ends,
-// I1/I2/I4/I7 hold on what ZooKeeper and the bucket hold, retention and
-// discards settle (I5, I3), visibility on PostgreSQL counts what ended, and
-// `finalizer list --stuck` lists a finalization parked in Verifying while
-// ZooKeeper has no quorum, and nothing once it resolved.
+// and the fault harness's own checks (faultharness.Check: I1-I5, I7 and
+// the restore points) hold on what ZooKeeper and the bucket hold,
+// visibility on PostgreSQL counts what ended, and `finalizer list --stuck`
+// lists a finalization parked in Verifying while ZooKeeper has no quorum,
+// and nothing once it resolved. Each fault is proven: its target ran
+// before, came back as a new process that serves, and finalizations
+// started before it ended after it. The topology comes up, is looked at
+// and goes down through scripts/topology.sh (finalizer-topology), each
+// step in a process of its own.
 func TestProductionTopology(t *testing.T) {
 	realserver.Require(t, "temporal-server, PostgreSQL and ZooKeeper ensemble")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
@@ -71,11 +84,15 @@ func TestProductionTopology(t *testing.T) {
 
 	dir, err := os.MkdirTemp("", "topologytest-")
 	require.NoError(t, err)
-	tp, err := topology.Up(ctx, topology.Options{Dir: dir, Progress: logWriter{t}})
-	require.NoError(t, err)
+	command := command{t}
+	upOut, upErr := command.run(ctx, "up", "-dir", dir)
 	t.Cleanup(func() {
-		if err := tp.Down(); err != nil {
-			t.Errorf("down: %v", err)
+		// down from this process, should the test stop before its own
+		// `scripts/topology.sh down`.
+		if tp, err := topology.Load(dir); err == nil {
+			if err := tp.Down(); err != nil {
+				t.Errorf("down: %v", err)
+			}
 		}
 		if t.Failed() {
 			t.Logf("kept the topology's logs and data in %s", dir)
@@ -83,7 +100,15 @@ func TestProductionTopology(t *testing.T) {
 		}
 		_ = os.RemoveAll(dir)
 	})
-	t.Logf("topology up in %s:\n%s", time.Since(start).Round(time.Second), tp.Status())
+	require.NoError(t, upErr, "%s", upOut)
+	tp, err := topology.Load(dir)
+	require.NoError(t, err)
+	t.Logf("topology up in %s:\n%s", time.Since(start).Round(time.Second), upOut)
+	ports := tp.Ports()
+	checkPrinted(ctx, t, tp, parsePrinted(t, upOut), "up")
+	statusOut, err := command.run(ctx, "status", "-dir", dir)
+	require.NoError(t, err, "%s", statusOut)
+	checkPrinted(ctx, t, tp, parsePrinted(t, statusOut), "status")
 
 	tc, err := tp.Dial(ctx)
 	require.NoError(t, err)
@@ -96,6 +121,7 @@ func TestProductionTopology(t *testing.T) {
 	var (
 		mu         sync.Mutex
 		all        []*triggered
+		claims     []faultharness.Claim
 		count      atomic.Int64
 		transient  atomic.Int64
 		faultsDone atomic.Bool
@@ -108,12 +134,15 @@ func TestProductionTopology(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := retry(ctx, &transient, func() (contract.RestorePoint, error) {
+			rp, err := retry(ctx, &transient, func() (contract.RestorePoint, error) {
 				return c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 1, Owner: "jm-" + job.Job})
 			})
 			if !assert.NoError(t, err, "claim %s", job) {
 				return
 			}
+			mu.Lock()
+			claims = append(claims, faultharness.Claim{Job: job, Epoch: 1, RestorePoint: rp})
+			mu.Unlock()
 			// Until every fault is over, and then a few more: the stream
 			// runs across all of them.
 			after := 0
@@ -144,35 +173,62 @@ func TestProductionTopology(t *testing.T) {
 	// The faults, mid-stream: each once the job managers have triggered
 	// a few more finalizations since the last one ended, so that some are
 	// in flight when it hits.
+	// Then it waits (up to 30 s) until the newest one is still running,
+	// so that the fault meets a finalization in flight.
 	next := func() {
-		target := count.Load() + 6
-		for count.Load() < target && ctx.Err() == nil {
+		until := count.Load() + 6
+		for count.Load() < until && ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)
 		}
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && ctx.Err() == nil; {
+			mu.Lock()
+			newest := all[len(all)-1].req.WorkflowID()
+			mu.Unlock()
+			d, err := tc.DescribeWorkflow(ctx, newest, "")
+			if err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
+	var faults []fault
 	next()
-	t.Logf("fault: kill -9 %s, then start it again (%d triggered)", tp.Workers[0].Name, count.Load())
-	require.NoError(t, tp.KillWorker(0))
-	time.Sleep(2 * time.Second)
-	require.NoError(t, tp.StartWorker(ctx, 0))
+	faults = append(faults, inject(ctx, t, target{
+		name:    fmt.Sprintf("kill -9 %s, then start it again (%d triggered)", tp.Workers[0].Name, count.Load()),
+		pid:     tp.Workers[0].PID,
+		serving: func() error { return worker.Healthcheck(ctx, tp.Workers[0].Metrics) },
+		crash:   func() error { return tp.KillWorker(0) },
+		restart: func() error { time.Sleep(2 * time.Second); return tp.StartWorker(ctx, 0) },
+	}))
 
 	next()
-	t.Logf("fault: kill -9 the Temporal server, then start it again (%d triggered)", count.Load())
-	require.NoError(t, tp.KillTemporal())
-	time.Sleep(2 * time.Second)
-	require.NoError(t, tp.StartTemporal(ctx))
+	faults = append(faults, inject(ctx, t, target{
+		name:    fmt.Sprintf("kill -9 the Temporal server, then start it again (%d triggered)", count.Load()),
+		pid:     tp.TemporalPID,
+		serving: func() error { _, err := tc.CheckHealth(ctx, &sdkclient.CheckHealthRequest{}); return err },
+		crash:   tp.KillTemporal,
+		restart: func() error { time.Sleep(2 * time.Second); return tp.StartTemporal(ctx) },
+	}))
 
 	next()
-	t.Logf("fault: PostgreSQL crashed (pg_ctl stop -m immediate) and started again (%d triggered)", count.Load())
-	require.NoError(t, tp.RestartPostgres())
+	faults = append(faults, inject(ctx, t, target{
+		name:    fmt.Sprintf("PostgreSQL crashed (pg_ctl stop -m immediate) and started again (%d triggered)", count.Load()),
+		pid:     tp.Postgres.PID,
+		serving: tp.Postgres.Ready,
+		crash:   tp.CrashPostgres,
+		restart: tp.StartPostgres,
+	}))
 
 	next()
 	leader, err := tp.ZooKeeperLeader()
 	require.NoError(t, err)
-	t.Logf("fault: kill -9 the ZooKeeper leader, node %d, then start it again (%d triggered)", leader.ID, count.Load())
-	require.NoError(t, tp.KillZooKeeperNode(leader.ID))
-	time.Sleep(3 * time.Second)
-	require.NoError(t, tp.StartZooKeeper())
+	faults = append(faults, inject(ctx, t, target{
+		name:    fmt.Sprintf("kill -9 the ZooKeeper leader, node %d, then start it again (%d triggered)", leader.ID, count.Load()),
+		pid:     leader.PID,
+		serving: func() error { _, err := leader.Mode(); return err },
+		crash:   func() error { return tp.KillZooKeeperNode(leader.ID) },
+		restart: func() error { time.Sleep(3 * time.Second); return tp.StartZooKeeper() },
+	}))
 	faultsDone.Store(true)
 	atFaultsDone := count.Load()
 
@@ -241,26 +297,56 @@ func TestProductionTopology(t *testing.T) {
 	t.Logf("outcomes: %v", phases)
 	assert.Positive(t, phases[contract.Published])
 
-	// The invariants, on what ZooKeeper and the bucket hold.
+	checksBegan := time.Now()
+	// Each fault hit finalizations in flight: at least one started
+	// (Temporal's start time) before it and closed after it.
+	spans := make([]span, 0, len(all))
+	for _, tr := range all {
+		d, err := tc.DescribeWorkflow(ctx, tr.req.WorkflowID(), "")
+		require.NoError(t, err, "describe %s", tr.req.WorkflowID())
+		require.NotNil(t, d.WorkflowCloseTime, "%s closed", tr.req.WorkflowID())
+		spans = append(spans, span{d.WorkflowStartTime, *d.WorkflowCloseTime})
+	}
+	for _, f := range faults {
+		n := 0
+		for _, s := range spans {
+			if s.start.Before(f.at) && s.end.After(f.at) {
+				n++
+			}
+		}
+		t.Logf("fault %q: %d finalizations in flight", f.name, n)
+		assert.Positive(t, n, "fault %q hit no finalization in flight", f.name)
+	}
+
+	// The invariants, with the fault harness's own checks, on what
+	// ZooKeeper and the bucket hold.
 	store, err := zookeeper.Open(ctx, zookeeper.Config{Servers: tp.ZooKeeperServers(), Root: tp.ZooKeeperRoot, SessionTimeout: 10 * time.Second}, quiet)
 	require.NoError(t, err)
-	defer store.Close()
-	states, err := blobstate.Open(ctx, tp.BucketURL())
-	require.NoError(t, err)
-	defer states.Close()
-	chk := checker{t: t, store: store, states: states, bucket: bucket}
-	for _, job := range jobIDs {
-		chk.references(ctx, job)
-	}
+	closeStore := sync.OnceFunc(func() { _ = store.Close() })
+	defer closeStore()
+	observed := faultharness.Observed{Store: store, Bucket: tp.BucketURL(), Retain: tp.Retain, Claims: claims}
 	for _, tr := range all {
-		chk.finalization(ctx, tr)
+		observed.Finalizations = append(observed.Finalizations, faultharness.Outcome{Request: tr.req, Ended: true, Result: tr.res})
 	}
-	// I5 and I3 once the coordinators' passes settled: retention keeps
-	// what it should, and no checkpoint's data is left without a reference
-	// (savepoints excepted: never deleted).
+	// Retention and discards settle first (the coordinators' passes), as
+	// a harness run waits for them before it checks.
 	require.Eventually(t, func() bool {
-		return chk.settled(ctx, jobIDs, all, tp.Retain) == ""
+		n, err := faultharness.Leftovers(ctx, observed)
+		return err == nil && n == 0
 	}, 5*time.Minute, time.Second, "retention and discards settle")
+	checkInvariants(ctx, t, observed, "after the faults")
+	// A simulated recovery: each job manager claims epoch 2; its restore
+	// point is judged against every Published finalization of epoch 1.
+	for _, job := range jobIDs {
+		rp, err := retry(ctx, &transient, func() (contract.RestorePoint, error) {
+			return c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 2, Owner: "jm-2-" + job.Job})
+		})
+		require.NoError(t, err, "recovery claim of %s", job)
+		assert.Equal(t, contract.RestoreResolved, rp.State, "%s restores from a checkpoint", job)
+		observed.Claims = append(observed.Claims, faultharness.Claim{Job: job, Epoch: 2, RestorePoint: rp})
+	}
+	checkInvariants(ctx, t, observed, "after the recovery claims")
+	t.Logf("in-flight proof, settling, checks and recovery claims took %s", time.Since(checksBegan).Round(time.Millisecond))
 
 	// PostgreSQL visibility answers queries on the search attributes.
 	want := phases[contract.Published]
@@ -277,7 +363,122 @@ func TestProductionTopology(t *testing.T) {
 	out, err = cli(ctx, tp, "status", "--cluster", cluster, "--job", parkedReq.Job, "--epoch", "1", "--checkpoint", fmt.Sprint(parkedReq.Checkpoint))
 	require.NoError(t, err, "%s", out)
 	t.Logf("finalizer status of the parked one:\n%s", out)
+
+	// status from another process sees the restarted processes' new pids;
+	// down from another process stops everything.
+	statusOut, err = command.run(ctx, "status", "-dir", dir)
+	require.NoError(t, err, "%s", statusOut)
+	after := parsePrinted(t, statusOut)
+	checkPrinted(ctx, t, tp, after, "status after the faults")
+	for _, f := range faults {
+		t.Logf("fault %q: pid %d, then %d", f.name, f.before, f.after)
+	}
+	assert.Equal(t, faults[0].after, after.pids[tp.Workers[0].Name], "status shows the restarted worker's pid")
+	assert.Equal(t, faults[1].after, after.pids["temporal"], "status shows the restarted server's pid")
+	closeStore()
+	command.down(ctx, dir, ports)
 	t.Logf("test run time %s", time.Since(start).Round(time.Second))
+}
+
+// checkPrinted checks what `up` or `status` printed against topology.json
+// and the pid files, and uses the printed addresses: every worker's
+// /readyz answers, and the finalizer CLI with the printed environment
+// reaches the printed Temporal frontend.
+func checkPrinted(ctx context.Context, t *testing.T, tp *topology.Topology, p printed, what string) {
+	t.Helper()
+	assert.Empty(t, p.stopped, "%s: stopped parts:\n%s", what, p.rawLines)
+	type part struct {
+		addr string
+		pid  int
+	}
+	want := map[string]part{
+		"postgresql": {tp.Postgres.Addr(), tp.Postgres.PID()},
+		"temporal":   {tp.Temporal.Frontend, tp.TemporalPID()},
+	}
+	for i := range tp.ZooKeeper {
+		n := &tp.ZooKeeper[i]
+		want[n.Process.Name] = part{n.Addr, n.PID()}
+	}
+	for i := range tp.Workers {
+		w := &tp.Workers[i]
+		want[w.Name] = part{w.Metrics, w.PID()}
+	}
+	for part, w := range want {
+		assert.NotZero(t, w.pid, "%s: %s runs", what, part)
+		assert.Equal(t, w.addr, p.addrs[part], "%s: %s's address", what, part)
+		assert.Equal(t, w.pid, p.pids[part], "%s: %s's pid (its pid file)", what, part)
+	}
+	for part, addr := range p.addrs {
+		if !strings.HasPrefix(part, "worker-") {
+			continue
+		}
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if assert.NoError(t, err, "%s: %s /readyz", what, part) {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s /readyz: %s", what, part, body)
+		}
+	}
+	assert.Equal(t, tp.CLI, p.cli)
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, p.cli, "list", "--stuck", "--older-than", "1h", "--json")
+	cmd.Env = append(os.Environ(), p.cliEnv...)
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "%s: the printed CLI line: %s", what, out)
+	var stuck []client.Stuck
+	assert.NoError(t, json.Unmarshal(out, &stuck), "%s: %s", what, out)
+}
+
+// checkInvariants runs the fault harness's checks on what the test saw.
+func checkInvariants(ctx context.Context, t *testing.T, o faultharness.Observed, when string) {
+	t.Helper()
+	violations, err := faultharness.Check(ctx, o)
+	require.NoError(t, err, "the checks could not read the store or the bucket %s", when)
+	for _, v := range violations {
+		t.Errorf("%s: %s %s: %s", when, v.Invariant, v.Subject, v.Detail)
+	}
+	t.Logf("faultharness.Check %s: %d finalizations, %d claims, %d violations", when, len(o.Finalizations), len(o.Claims), len(violations))
+}
+
+// span is a finalization's life as Temporal recorded it.
+type span struct{ start, end time.Time }
+
+// target is what one fault hits.
+type target struct {
+	name    string
+	pid     func() int
+	serving func() error
+	crash   func() error
+	restart func() error
+}
+
+// fault is one fault as it happened.
+type fault struct {
+	name          string
+	at            time.Time
+	before, after int
+}
+
+// inject proves the target runs and serves, crashes it (the crash must
+// find it running and leave no process), starts it again and proves it
+// came back: a new process that serves.
+func inject(ctx context.Context, t *testing.T, tg target) fault {
+	t.Helper()
+	f := fault{name: tg.name, before: tg.pid()}
+	require.NotZero(t, f.before, "%s: the target runs before the fault", tg.name)
+	require.NoError(t, tg.serving(), "%s: the target serves before the fault", tg.name)
+	t.Logf("fault: %s (pid %d)", tg.name, f.before)
+	f.at = time.Now()
+	require.NoError(t, tg.crash(), "%s", tg.name)
+	require.Zero(t, tg.pid(), "%s: nothing runs after the crash", tg.name)
+	require.NoError(t, tg.restart(), "%s: restart", tg.name)
+	f.after = tg.pid()
+	require.NotZero(t, f.after, "%s: it runs again", tg.name)
+	require.NotEqual(t, f.before, f.after, "%s: a new process", tg.name)
+	require.Eventually(t, func() bool { return tg.serving() == nil }, 2*time.Minute, 250*time.Millisecond,
+		"%s: it serves again", tg.name)
+	return f
 }
 
 // cli runs the finalizer CLI against the topology.
@@ -313,80 +514,136 @@ func retry[T any](ctx context.Context, transient *atomic.Int64, f func() (T, err
 	}
 }
 
-// checker checks I1, I2, I4 and I7 the way tools/faultharness does
-// (check.go, reference.go), on one store and a file bucket.
-type checker struct {
-	t      *testing.T
-	store  *zookeeper.Store
-	states *blobstate.Store
-	bucket jobmanager.Bucket
+// command is scripts/topology.sh, the command README documents (`go run
+// ./cmd/finalizer-topology`, whose binary the Go build cache keeps): the
+// topology comes up, is looked at and goes down through it, each time in
+// a process of its own, as an operator runs it from a shell.
+type command struct{ t *testing.T }
+
+// run runs `scripts/topology.sh args...`: its stdout, its progress on
+// stderr logged.
+func (c command) run(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(serverbin.ScriptsDir(), "topology.sh")}, args...)...)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, logWriter(c)
+	start := time.Now()
+	err := cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("scripts/topology.sh %s: %w", strings.Join(args, " "), err)
+	}
+	c.t.Logf("scripts/topology.sh %s took %s", args[0], time.Since(start).Round(time.Millisecond))
+	return stdout.String(), err
 }
 
-// references is I1: every published reference resolves to a handle whose
-// metadata checks and whose data and shared file exist.
-func (c checker) references(ctx context.Context, job stores.JobID) {
-	t := c.t
-	list, err := c.store.List(ctx, job)
-	require.NoError(t, err)
-	assert.NotEmpty(t, list, "%s has published references", job)
-	for _, e := range list {
-		h, err := c.states.ReadKey(ctx, e.Reference.Handle)
-		if !assert.NoError(t, err, "I1: %s checkpoint %d's handle resolves", job, e.Checkpoint) {
+// printed is what `up` and `status` print: every part's address and pid.
+type printed struct {
+	pids     map[string]int    // by part: postgresql, temporal, zookeeper-N, worker-N
+	addrs    map[string]string // the same keys
+	cliEnv   []string
+	cli      string
+	stopped  []string
+	rawLines string
+}
+
+var (
+	pidRe     = regexp.MustCompile(`running pid (\d+)`)
+	metricsRe = regexp.MustCompile(`metrics http://([^/ ]+)/metrics`)
+)
+
+func parsePrinted(t *testing.T, out string) printed {
+	p := printed{pids: map[string]int{}, addrs: map[string]string{}, rawLines: out}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
 			continue
 		}
-		assert.NoError(t, c.states.CheckData(ctx, h), "I1: %s checkpoint %d's metadata", job, e.Checkpoint)
-		assert.True(t, c.bucket.Exists(h.ExclusivePrefix+"data-0"), "I1: %s checkpoint %d's data", job, e.Checkpoint)
-		assert.True(t, c.bucket.Exists(jobmanager.SharedKey(job)), "I1: %s's shared file", job)
+		part := f[0]
+		switch {
+		case part == "postgresql" || part == "temporal":
+			p.addrs[part] = f[2]
+		case strings.HasPrefix(part, "zookeeper-"):
+			p.addrs[part] = f[1]
+		case strings.HasPrefix(part, "worker-"):
+			if m := metricsRe.FindStringSubmatch(line); m != nil {
+				p.addrs[part] = m[1]
+			}
+		case part == "finalizer" && f[1] == "CLI":
+			// finalizer CLI     env K=V ... /path/finalizer list --stuck
+			for _, w := range f[3:] {
+				if strings.Contains(w, "=") {
+					p.cliEnv = append(p.cliEnv, w)
+					continue
+				}
+				p.cli = w
+				break
+			}
+			continue
+		default:
+			continue
+		}
+		if m := pidRe.FindStringSubmatch(line); m != nil {
+			p.pids[part], _ = strconv.Atoi(m[1])
+		} else if strings.Contains(line, "stopped") {
+			p.stopped = append(p.stopped, part)
+		}
 	}
+	require.NotEmpty(t, p.cli, "the CLI line in:\n%s", out)
+	return p
 }
 
-// finalization is I4, I2 and I7: a Published finalization's reference, or
-// the tombstone that removed it, is in the store (or it was subsumed and
-// the tombstone collected); a Discarded one's token was never published
-// and nothing can land any more.
-func (c checker) finalization(ctx context.Context, tr *triggered) {
-	t := c.t
-	id := tr.req.CheckpointID()
-	e, err := c.store.Read(ctx, id)
-	require.NoError(t, err)
-	js, err := c.store.ReadJob(ctx, id.JobID)
-	require.NoError(t, err)
-	token := tr.req.Token()
-	removed := e.Tombstone != nil && e.Tombstone.Token == token && e.Tombstone.Reason != stores.ReasonFenced
-	switch tr.res.Phase {
-	case contract.Published:
-		collected := e.Reference == nil && tr.req.Checkpoint <= js.Watermark
-		assert.True(t, e.HoldsToken(token) || removed || collected, "I4: %s ended Published, but its key holds %+v", id, e)
-	case contract.Discarded:
-		assert.False(t, e.HoldsToken(token), "I2: %s discarded while its reference is present", id)
-		assert.False(t, removed, "I7: %s ended Discarded, but its reference was published", id)
-		assert.False(t, e.Absent() && !js.Retired && js.Epoch == tr.req.Epoch && js.Watermark < tr.req.Checkpoint,
-			"I2: %s discarded with no fence while an attempt could still land", id)
-	}
-}
-
-// settled says what is not settled yet: retention (I5) and state at rest
-// without a reference (I3: a checkpoint's data file present though no
-// reference points at it and it is no savepoint); "" when all is.
-func (c checker) settled(ctx context.Context, jobIDs []stores.JobID, all []*triggered, retain int) string {
-	referenced := map[stores.CheckpointID]bool{}
-	for _, job := range jobIDs {
-		list, err := c.store.List(ctx, job)
+// processesUnder lists the processes whose command line names dir (every
+// process of the topology does: its binary, data or config is there).
+func processesUnder(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
 		if err != nil {
-			return err.Error()
+			continue
 		}
-		if keep, remove := workflows.RetentionPlan(list, retain); len(remove) > 0 {
-			return fmt.Sprintf("I5: %s keeps %d references, retention %v", job, len(list), keep)
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue // exited, not yet reaped by its parent
 		}
-		for _, e := range list {
-			referenced[stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}] = true
-		}
-	}
-	for _, tr := range all {
-		id := tr.req.CheckpointID()
-		if !referenced[id] && !tr.req.Savepoint && c.bucket.Exists(tr.req.ExclusivePrefix+"data-0") {
-			return fmt.Sprintf("I3: %s's data is left without a reference", id)
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(dir)) {
+			out = append(out, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 		}
 	}
-	return ""
+	return out
+}
+
+// busyPorts are the ports no listener can bind.
+func busyPorts(ports []int) []int {
+	var busy []int
+	for _, p := range ports {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			busy = append(busy, p)
+			continue
+		}
+		l.Close()
+	}
+	return busy
+}
+
+// down runs `scripts/topology.sh down` from a process of its own and checks
+// that nothing of the topology runs any more and that every port it used
+// is free again; `status` then finds no topology.
+func (c command) down(ctx context.Context, dir string, ports []int) {
+	t := c.t
+	out, err := c.run(ctx, "down", "-dir", dir)
+	require.NoError(t, err, "%s", out)
+	t.Logf("down: %s", strings.TrimSpace(out))
+	assert.Eventually(t, func() bool { return len(processesUnder(dir)) == 0 }, 30*time.Second, 100*time.Millisecond,
+		"every process of the topology is gone")
+	assert.Empty(t, processesUnder(dir), "left running after down")
+	assert.Eventually(t, func() bool { return len(busyPorts(ports)) == 0 }, 30*time.Second, 100*time.Millisecond,
+		"every port is free")
+	assert.Empty(t, busyPorts(ports), "ports still taken after down, of %v", ports)
+	_, err = c.run(ctx, "status", "-dir", dir)
+	assert.Error(t, err, "status after down: no topology")
 }
