@@ -73,7 +73,7 @@ func exportedSeries() map[string]seriesLabels {
 		activities.MetricVerdicts + "_total":                    sdk(seriesLabels{"verdict": {stores.Present.String(), stores.Absent.String(), stores.VerdictUnknown.String()}}),
 		activities.MetricDiscards + "_total":                    sdk(seriesLabels{}),
 		MetricVerifying:                                         {"older_than": ages},
-		MetricBuildInfo:                                         {"version": nil, "revision": nil, "goversion": nil},
+		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil},
 		MetricStoreUp:                                           {"store": kinds},
 		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates()},
 		workflows.MetricReconcileFindings + "_total":            nil, // not in deploy/: labels unchecked
