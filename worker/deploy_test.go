@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/stretchr/testify/assert"
@@ -175,7 +176,7 @@ func checkSelector(s *parser.VectorSelector, exported map[string]seriesLabels) [
 	}
 	var errs []error
 	for _, m := range s.LabelMatchers {
-		if m.Name == labels.MetricName || slices.Contains(targetLabels, m.Name) {
+		if m.Name == model.MetricNameLabel || slices.Contains(targetLabels, m.Name) {
 			continue
 		}
 		values, ok := carried[m.Name]
@@ -255,13 +256,13 @@ func checkScrape(t *testing.T, exposition string) {
 		metric, err := promql.ParseMetric(line[:strings.LastIndexByte(line, ' ')])
 		require.NoError(t, err, line)
 		served = append(served, metric)
-		name := metric.Get(labels.MetricName)
+		name := metric.Get(model.MetricNameLabel)
 		carried, ok := exported[name]
 		if !assert.True(t, ok, "the worker serves %s, which exportedSeries does not list", name) || carried == nil {
 			continue
 		}
 		metric.Range(func(l labels.Label) {
-			if l.Name == labels.MetricName {
+			if l.Name == model.MetricNameLabel {
 				return
 			}
 			values, ok := carried[l.Name]

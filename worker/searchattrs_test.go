@@ -22,12 +22,7 @@ import (
 // upsert; -register-search-attributes registers them and starts.
 func TestStartChecksSearchAttributes(t *testing.T) {
 	srv := temporaltest.Start(t, devserver.Options{}) // none registered
-	dir := t.TempDir()
-	cfg := DefaultConfig()
-	cfg.Temporal.Address = srv.HostPort
-	cfg.Store.Embedded.Path = filepath.Join(dir, "refs.db")
-	cfg.StateBucket = "file://" + filepath.Join(dir, "bucket") + "?create_dir=true"
-	cfg.MetricsAddress = ""
+	cfg := startConfig(t, srv.HostPort)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -70,12 +65,7 @@ func TestStartChecksTheNamespace(t *testing.T) {
 	attrs := contract.SearchAttributes()
 	attrs["CheckpointEpoch"] = "Keyword" // the workflows need Int
 	srv := temporaltest.Start(t, devserver.Options{SearchAttributes: attrs})
-	dir := t.TempDir()
-	cfg := DefaultConfig()
-	cfg.Temporal.Address = srv.HostPort
-	cfg.Store.Embedded.Path = filepath.Join(dir, "refs.db")
-	cfg.StateBucket = "file://" + filepath.Join(dir, "bucket") + "?create_dir=true"
-	cfg.MetricsAddress = ""
+	cfg := startConfig(t, srv.HostPort)
 	cfg.RegisterSearchAttributes = true // registering cannot help either
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -96,4 +86,16 @@ func TestStartChecksTheNamespace(t *testing.T) {
 		assert.ErrorContains(t, err, "namespace default: CheckpointEpoch is Keyword, the workflows need Int")
 		assert.ErrorContains(t, err, "a search attribute's type cannot be changed: use another namespace")
 	})
+}
+
+// startConfig is a worker on the embedded store and a bucket of its own,
+// against the Temporal server at hostPort, without a metrics endpoint.
+func startConfig(t *testing.T, hostPort string) Config {
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.Temporal.Address = hostPort
+	cfg.Store.Embedded.Path = filepath.Join(dir, "refs.db")
+	cfg.StateBucket = "file://" + filepath.Join(dir, "bucket") + "?create_dir=true"
+	cfg.MetricsAddress = ""
+	return cfg
 }

@@ -1,13 +1,11 @@
 package kubernetes_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -98,22 +96,4 @@ func forward(t *testing.T, addr, target string) {
 			go func() { _, _ = io.Copy(in, out); _ = in.Close() }()
 		}
 	}()
-}
-
-// syncBuffer is a bytes.Buffer a logger may write while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
