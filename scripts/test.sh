@@ -32,6 +32,9 @@ bash scripts/temporal-server.sh
 # Everything runs, nothing is skipped: `go test -short ./...` is the quick
 # tier, and a test that skips here hides a real-server test, so any skip
 # fails the run (a test that cannot run must fail instead).
+# What tests keep for an operator or CI to look at (the Web UI test's
+# screenshots): a fixed folder outside the repo, each run replacing the last.
+export FINALIZER_ARTIFACTS="${FINALIZER_ARTIFACTS:-${FINALIZER_CACHE:-$HOME/.cache/checkpoint-finalizer}/artifacts}"
 log=$(mktemp -d)/go-test.log
 set +e
 go test -count=1 -timeout 60m -v ./... > "$log" 2>&1
@@ -43,6 +46,7 @@ awk '/^(ok|FAIL|panic:)/ { print; next }
      /^ *--- (FAIL|SKIP)/ { show = 1; print; next }
      /^ *--- PASS|^=== / { show = 0 }
      show && /^ / { print }' "$log"
+echo "test artifacts (Web UI screenshots): $FINALIZER_ARTIFACTS"
 skipped=$(grep -E '^ *--- SKIP' "$log" || true)
 if [ -n "$skipped" ]; then
   echo "skipped in the full run (each must run or fail; log $log):"; echo "$skipped"

@@ -136,7 +136,7 @@ func buildInfo() prometheus.Collector {
 	g := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        MetricBuildInfo,
 		Help:        "The running build of finalizer-worker (always 1).",
-		ConstLabels: prometheus.Labels{"version": v.Version, "revision": v.Revision, "goversion": v.GoVersion},
+		ConstLabels: prometheus.Labels{"version": v.Version, "revision": v.Revision, "go": v.GoVersion},
 	})
 	g.Set(1)
 	return g

@@ -31,7 +31,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	assert.Contains(t, body, "go_goroutines ", "Go runtime metrics")
 	assert.Contains(t, body, "process_resident_memory_bytes ", "process metrics")
 	assert.NotContains(t, body, "otel_scope_name")
-	assert.Regexp(t, `finalizer_build_info\{goversion="`+regexp.QuoteMeta(runtime.Version())+`",revision="[^"]+",version="[^"]+"\} 1`, body)
+	assert.Regexp(t, `finalizer_build_info\{go="`+regexp.QuoteMeta(runtime.Version())+`",revision="[^"]+",version="[^"]+"\} 1`, body)
 
 	get(t, "http://"+m.addr+"/healthz", http.StatusServiceUnavailable)
 	m.ready.Store(true)

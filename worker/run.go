@@ -77,6 +77,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		return err
 	}
 	defer c.Close()
+	if err := checkNamespace(ctx, c, cfg.Temporal.Address, cfg.Temporal.Namespace, logger); err != nil {
+		return err
+	}
 	if err := checkSearchAttributes(ctx, c, cfg.Temporal.Namespace, cfg.RegisterSearchAttributes, logger); err != nil {
 		return err
 	}

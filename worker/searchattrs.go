@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -21,6 +22,33 @@ import (
 // fail on its first upsert; repeating the start does not help, registering
 // them does.
 var ErrSearchAttributes = errors.New("namespace search attributes")
+
+// ErrNamespace: the namespace the worker is configured for does not exist
+// on the server. Repeating the start does not help; creating it (or
+// naming the right one) does.
+var ErrNamespace = errors.New("temporal namespace")
+
+// checkNamespace makes sure the namespace exists on the server at address,
+// before anything else asks about it (the SDK would report it only as its
+// pollers fail). A server that does not let the worker describe it is
+// logged and not checked.
+func checkNamespace(ctx context.Context, c client.Client, address, namespace string, log *slog.Logger) error {
+	_, err := c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
+	var notFound *serviceerror.NamespaceNotFound
+	var notFoundOld *serviceerror.NotFound
+	var denied *serviceerror.PermissionDenied
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &notFound) || errors.As(err, &notFoundOld):
+		return fmt.Errorf("%w: namespace %q does not exist on %s (%v); create it:\n  temporal operator namespace create --namespace %s\nor name an existing one with -temporal-namespace (FINALIZER_TEMPORAL_NAMESPACE, TEMPORAL_NAMESPACE)",
+			ErrNamespace, namespace, address, err, namespace)
+	case errors.As(err, &denied):
+		log.Warn("namespace not checked: the server does not let this worker describe it", "namespace", namespace, "error", err)
+		return nil
+	}
+	return fmt.Errorf("describe namespace %s on %s: %w", namespace, address, err)
+}
 
 // checkSearchAttributes makes sure the namespace carries every search
 // attribute the workflows set, registering the missing ones when asked.

@@ -14,9 +14,11 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 )
 
-// storeOpenTimeout bounds waiting for a ZooKeeper session at start: an
-// unreachable ensemble should fail the start visibly and let the
-// supervisor restart the process with its own backoff, not hang silently.
+// storeOpenTimeout bounds waiting for a ZooKeeper session or an answer of
+// the Kubernetes API server at start (both reported every few seconds
+// meanwhile): an unreachable store should fail the start visibly and let
+// the supervisor restart the process with its own backoff, not hang
+// silently.
 const storeOpenTimeout = time.Minute
 
 // referenceStore is what every backend implements: the store the
@@ -56,7 +58,9 @@ func openReferences(ctx context.Context, cfg Config, log *slog.Logger) (referenc
 		return s, nil
 	case StoreKubernetes:
 		k := cfg.Store.Kubernetes
-		s, err := kubernetes.New(kubernetes.Config{
+		ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
+		defer cancel()
+		s, err := kubernetes.Open(ctx, kubernetes.Config{
 			Namespace: k.Namespace, InCluster: k.InCluster, Kubeconfig: k.Kubeconfig, Context: k.Context,
 			Logger: log.With("component", "kubernetes"),
 		})

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
@@ -19,6 +20,18 @@ const MetricVerifying = "finalizer_verifying"
 
 // verifyingAges are the older_than buckets of MetricVerifying.
 var verifyingAges = []time.Duration{0, time.Minute, 5 * time.Minute, time.Hour}
+
+// ageLabel is an older_than value as the alert rules write it: "0s",
+// "1m", "5m", "1h" (time.Duration.String's "5m0s" with its zero units
+// dropped).
+func ageLabel(d time.Duration) string {
+	s := d.String()
+	if s != "0s" {
+		s = strings.TrimSuffix(s, "0s")
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
 
 // verifyingEvery is how often the counts are read (a visibility count
 // query per bucket).
@@ -42,7 +55,7 @@ func watchVerifying(ctx context.Context, c client.Client, namespace string, m cl
 				}
 				continue
 			}
-			m.WithTags(map[string]string{"older_than": age.String()}).Gauge(MetricVerifying).Update(float64(resp.GetCount()))
+			m.WithTags(map[string]string{"older_than": ageLabel(age)}).Gauge(MetricVerifying).Update(float64(resp.GetCount()))
 		}
 		select {
 		case <-ctx.Done():

@@ -22,3 +22,17 @@ func Root() string {
 	}
 	return filepath.Join(home, ".cache", "checkpoint-finalizer")
 }
+
+// ArtifactsEnv overrides where tests keep their artifacts.
+const ArtifactsEnv = "FINALIZER_ARTIFACTS"
+
+// Artifacts is the folder tests keep what an operator or CI looks at after
+// a run (the Web UI test's screenshots) in, one subfolder per test, each
+// run replacing the last: $FINALIZER_ARTIFACTS, else <Root>/artifacts.
+// Like the cache, it is outside the repository.
+func Artifacts() string {
+	if d := os.Getenv(ArtifactsEnv); d != "" {
+		return d
+	}
+	return filepath.Join(Root(), "artifacts")
+}

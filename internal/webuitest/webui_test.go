@@ -19,6 +19,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
@@ -30,14 +31,31 @@ import (
 
 const chromium = "/usr/bin/chromium"
 
-// A finalization parked in Verifying (its store unreachable): the Web UI's
-// list, filtered on the stuck ones with the columns an operator adds,
-// shows it in Verifying, and its page its summary, phase and store. The screenshots are test artifacts
-// (go test -artifacts keeps them).
+// A finalization parked in Verifying (its store unreachable), as an
+// operator sees it in the Web UI (2.42.1, the dev server's):
+//
+//   - the list, filtered on the stuck ones with the columns an operator adds
+//     once, shows it in Verifying with what its static summary says (the
+//     cluster, job, epoch and checkpoint columns, and the store). The summary
+//     text itself cannot be in this UI version's list: the list's call
+//     (ListWorkflowExecutions) returns no user metadata, and the column
+//     chooser offers no Summary column, only the execution's fields and
+//     the search attributes;
+//   - its page's User Metadata tab shows the static summary, and the
+//     current details (workflow.SetCurrentDetails, rendered in the UI's
+//     markdown frames): the phase and since when, the attempts and
+//     verifications, the last error and what an operator can do;
+//   - its search attributes show the phase and the store.
+//
+// The screenshots are kept in cachedir.Artifacts()/webui (list.jpg,
+// page.jpg), outside the repository, replaced on each run; the test logs
+// where.
 func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	srv := temporaltest.Start(t, devserver.Options{UI: true, SearchAttributes: contract.SearchAttributes()})
 	require.NoError(t, debian.Ensure(func() bool { _, err := os.Stat(chromium); return err == nil }, "chromium"))
 	require.NotEmpty(t, srv.UIAddress)
+	shots := filepath.Join(cachedir.Artifacts(), "webui")
+	require.NoError(t, os.MkdirAll(shots, 0o755))
 
 	dir := t.TempDir()
 	cfg := worker.DefaultConfig()
@@ -77,9 +95,10 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	faults.SetUnreachable(true)
 	f, err := c.Finalize(ctx, req)
 	require.NoError(t, err)
+	var st contract.Status
 	require.Eventually(t, func() bool {
-		st, err := f.Status(ctx)
-		return err == nil && st.Phase == contract.Verifying
+		st, err = f.Status(ctx)
+		return err == nil && st.Phase == contract.Verifying && st.Verifications > 0
 	}, time.Minute, 100*time.Millisecond)
 
 	browser := newBrowser(t, ctx)
@@ -88,27 +107,66 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	_, err = chromedp.Run(browser, chromedp.Navigate(srv.UIAddress))
 	require.NoError(t, err)
 	columns := `{"default":[{"label":"Status","pinned":true},{"label":"Workflow ID","pinned":true},` +
-		`{"label":"FinalizationPhase","pinned":false},{"label":"PhaseSince","pinned":false},{"label":"StoreKind","pinned":false},{"label":"Start","pinned":false}]}`
+		`{"label":"FinalizationPhase","pinned":false},{"label":"PhaseSince","pinned":false},` +
+		`{"label":"CheckpointCluster","pinned":false},{"label":"CheckpointJob","pinned":false},` +
+		`{"label":"CheckpointEpoch","pinned":false},{"label":"CheckpointID","pinned":false},` +
+		`{"label":"StoreKind","pinned":false},{"label":"Start","pinned":false}]}`
 	_, err = chromedp.Run(browser, chromedp.Evaluate[any](`localStorage.setItem("namespace-workflow-table-columns", `+strconv.Quote(columns)+`)`))
 	require.NoError(t, err)
 	list := srv.UIAddress + "/namespaces/default/workflows?query=" + url.QueryEscape(`FinalizationPhase="Verifying"`)
-	text := pageText(t, browser, list, f.WorkflowID, "list")
+	open(t, browser, list)
+	text := waitText(t, browser, `document.body.innerText`, f.WorkflowID)
+	screenshot(t, browser, shots, "list", list)
 	assert.Contains(t, text, f.WorkflowID, "the stuck finalization is listed")
-	assert.Contains(t, text, "FinalizationPhase", "with the phase column")
-	assert.Contains(t, text, "Verifying")
 	assert.NotContains(t, text, "claim/", "and only the stuck ones")
+	row := rowOf(text, f.WorkflowID)
+	// The summary's fields, each in its column: "checkpoint 42 of
+	// prod-eu/0a1b... (epoch 3)", on the embedded store.
+	for _, want := range []string{"Verifying", job.Cluster, job.Job, "\t3\t", "\t42\t", "embedded"} {
+		assert.Contains(t, row, want, "the list's row shows %q", want)
+	}
+	for _, header := range []string{"FinalizationPhase", "CheckpointCluster", "CheckpointJob", "CheckpointEpoch", "CheckpointID", "StoreKind"} {
+		assert.Contains(t, text, header, "with the %s column", header)
+	}
 
-	// Its page (the metadata tab): the static summary the client set at
-	// start, and the phase and identity from the search attributes. The
-	// current details (workflow.SetCurrentDetails) are checked through the
-	// metadata query in workflows/details_test.go: this UI version shows
-	// them only in a collapsed section.
+	// Its page, the User Metadata tab: the summary and the details are
+	// markdown the UI renders in frames of its own origin; their text is
+	// read from inside the frames.
 	summary := contract.Summary(req) // "checkpoint 42 of prod-eu/0a1b... (epoch 3)"
-	page := srv.UIAddress + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/metadata"
-	text = pageText(t, browser, page, summary, "page")
-	assert.Contains(t, text, summary, "the page shows the summary")
-	assert.Contains(t, text, `"FinalizationPhase": "Verifying"`, "and the phase")
+	page := srv.UIAddress + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/user-metadata"
+	open(t, browser, page)
+	frames := `Array.from(document.querySelectorAll('iframe')).map(f => f.contentDocument && f.contentDocument.body ? f.contentDocument.body.innerText : '').join('\n----\n')`
+	details := waitText(t, browser, frames, "Verifying")
+	pageText := waitText(t, browser, `document.body.innerText`, "Current Details")
+	screenshot(t, browser, shots, "page", page)
+	assert.Contains(t, pageText, "Summary")
+	assert.Contains(t, pageText, "Current Details")
+	assert.Contains(t, details, summary, "the page shows the static summary")
+	assert.Contains(t, details, "Verifying since "+st.PhaseSince.UTC().Format(time.RFC3339), "the phase and since when")
+	assert.Regexp(t, `publish attempts: 1, verifications: \d+, fences: 0`, details, "the attempts and verifications")
+	assert.Contains(t, details, "store: embedded")
+	assert.Contains(t, details, "last error: publish: outcome unknown", "the last error")
+	assert.Contains(t, details, "Fix the store, then signal retry-now", "what an operator can do")
+	assert.Contains(t, details, "signal abandon with a reason")
+	assert.Contains(t, details, "must not acknowledge the checkpoint")
+
+	// Its search attributes: the phase and the store.
+	attrs := srv.UIAddress + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/search-attributes"
+	open(t, browser, attrs)
+	text = waitText(t, browser, `document.body.innerText`, `"FinalizationPhase"`)
+	assert.Contains(t, text, `"FinalizationPhase": "Verifying"`, "the phase")
 	assert.Contains(t, text, `"StoreKind": "embedded"`, "and the store")
+}
+
+// rowOf is the line of the list's text that names id (the table's row,
+// its cells separated by tabs), or "" when none does.
+func rowOf(text, id string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, id) && strings.Count(line, "\t") > 2 {
+			return line + "\t"
+		}
+	}
+	return ""
 }
 
 // newBrowser starts headless Chromium with the flags this closed network
@@ -127,27 +185,37 @@ func newBrowser(t *testing.T, ctx context.Context) context.Context {
 	return browser
 }
 
-// pageText opens url and waits until the page's text shows want (the UI
-// renders after its own requests), keeps a screenshot named name, and
-// returns the text.
-func pageText(t *testing.T, browser context.Context, url, want, name string) string {
+func open(t *testing.T, browser context.Context, url string) {
 	t.Helper()
 	_, err := chromedp.Run(browser, chromedp.Navigate(url))
 	require.NoError(t, err)
+}
+
+// waitText evaluates js (a string expression over the page) until its
+// value contains want (the UI renders after its own requests), and
+// returns the last value.
+func waitText(t *testing.T, browser context.Context, js, want string) string {
+	t.Helper()
 	var text string
 	deadline := time.Now().Add(45 * time.Second)
 	for time.Now().Before(deadline) {
-		text, err = chromedp.Run(browser, chromedp.Text(chromedp.CSS("body")))
+		var err error
+		text, err = chromedp.Run(browser, chromedp.Evaluate[string](js))
 		require.NoError(t, err)
 		if strings.Contains(text, want) {
 			break
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	return text
+}
+
+// screenshot keeps the page as dir/name.jpg and logs where.
+func screenshot(t *testing.T, browser context.Context, dir, name, url string) {
+	t.Helper()
 	shot, err := chromedp.Run(browser, chromedp.FullScreenshot(90)) // a JPEG at quality 90
 	require.NoError(t, err)
-	path := filepath.Join(t.ArtifactDir(), name+".jpg")
+	path := filepath.Join(dir, name+".jpg")
 	require.NoError(t, os.WriteFile(path, shot, 0o644))
 	t.Logf("screenshot of %s: %s", url, path)
-	return text
 }

@@ -25,6 +25,7 @@ var ErrClosed = errors.New("kubernetes store closed")
 type Store struct {
 	cfg       Config
 	namespace string
+	host      string // the API server's URL
 	rc        rest.Interface
 	log       *slog.Logger
 	closed    atomic.Bool
@@ -60,6 +61,7 @@ func New(cfg Config) (*Store, error) {
 	return &Store{
 		cfg:       cfg,
 		namespace: ns,
+		host:      rc.Host,
 		rc:        client.RESTClient(),
 		log:       cfg.Logger.With("store", "kubernetes", "namespace", ns),
 	}, nil

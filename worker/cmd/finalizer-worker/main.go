@@ -7,7 +7,8 @@
 //	finalizer-worker -h                   list flags and environment variables
 //
 // Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration
-// (flags, environment, or a namespace without the search attributes).
+// (flags, environment, a namespace that does not exist or one without the
+// search attributes).
 package main
 
 import (
@@ -73,8 +74,9 @@ func run(args []string) int {
 	}()
 	if err := worker.Run(ctx, cfg, logger); err != nil {
 		logger.Error("worker failed", "error", err)
-		if errors.Is(err, worker.ErrSearchAttributes) {
-			// Restarting does not help; registering them does.
+		if errors.Is(err, worker.ErrSearchAttributes) || errors.Is(err, worker.ErrNamespace) {
+			// Restarting does not help; creating the namespace or
+			// registering the attributes does.
 			fmt.Fprintf(os.Stderr, "finalizer-worker: %v\n", err)
 			return 2
 		}
