@@ -20,6 +20,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
 // promql parses the expressions of deploy/ as Prometheus does (no
@@ -77,8 +78,8 @@ func exportedSeries() map[string]seriesLabels {
 		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil},
 		MetricStoreUp:                                           {"store": kinds},
 		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates()},
-		workflows.MetricReconcileFindings + "_total":            nil, // not in deploy/: labels unchecked
-		workflows.MetricReconcileActions + "_total":             nil,
+		reconcile.MetricFindings + "_total":                     nil, // not in deploy/: labels unchecked
+		reconcile.MetricActions + "_total":                      nil,
 	}
 }
 
