@@ -14,5 +14,5 @@
 // Every delete goes through the one guard (Guard, guard.go): a
 // finalization's Discard, a coordinator's RemoveCheckpoints and the
 // reconciler's DiscardOrphan (activities/reconcile, which also fails
-// through Translate). Why it is enough is in docs/DESIGN.md.
+// through Translate). Why it is enough is in docs/design.md.
 package activities

@@ -22,7 +22,7 @@ import (
 // directory, so the key read after the fence is the whole answer: an
 // earlier snapshot (an inventory, a retention plan) never is. It is here,
 // exported, so that the reconciler (activities/reconcile) deletes through
-// this one implementation (docs/DESIGN.md, "Every delete goes through one
+// this one implementation (docs/design.md, "Every delete goes through one
 // guard").
 
 // FenceAll is the attempt the guard fences a key with: a tombstone up to it

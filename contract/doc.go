@@ -19,5 +19,5 @@
 // break. The JSON Schemas in schemas/ describe the same payloads for
 // callers in other languages. Why the protocol is what it is (identity,
 // epochs, publish, verify, fence, discard, and the invariants I1-I7) is in
-// docs/DESIGN.md.
+// docs/design.md.
 package contract

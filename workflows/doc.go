@@ -1,7 +1,7 @@
 // Package workflows holds the deterministic Temporal workflows of the
 // checkpoint finalizer; they do no I/O, the activities do.
 //
-// FinalizeCheckpoint finalizes one checkpoint (DESIGN.md steps 1-5):
+// FinalizeCheckpoint finalizes one checkpoint (docs/design.md steps 1-5):
 // Persisting -> Publishing -> Published, or -> Verifying after any Unknown,
 // or -> Discarding -> Discarded after a definite rejection. After an Unknown
 // the only way to a discard is a fenced Absent from Verify; a rejection that

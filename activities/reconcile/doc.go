@@ -21,5 +21,5 @@
 // finalizer's delete guard (activities.Guard: a fence covering every
 // attempt, the key read again, then the delete); CollectTombstones leaves
 // the watermark rule to the store. Why that is enough (invariants I2, I3,
-// I6) is in docs/DESIGN.md.
+// I6) is in docs/design.md.
 package reconcile

@@ -1,6 +1,6 @@
 // Package faultharness runs the checkpoint finalizer against real servers
-// under injected faults and checks the design's invariants (I1-I6 of
-// DESIGN.md) from what the HA store and the state bucket actually hold.
+// under injected faults and checks the design's invariants (I1-I7 of
+// docs/design.md) from what the HA store and the state bucket actually hold.
 //
 // One Run starts its own world: a Temporal dev server on a file database,
 // a 3-node ZooKeeper ensemble with every node behind its own fault proxies

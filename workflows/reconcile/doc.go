@@ -20,6 +20,6 @@
 // confirmed by its workflow ID, lets an orphan's state go, and only through
 // the delete guard; savepoints, abandoned or retained state, a previous
 // incarnation's and anything without a definite answer are reported and
-// kept (invariants I2 and I3 of docs/DESIGN.md). A long run continues as
+// kept (invariants I2 and I3 of docs/design.md). A long run continues as
 // new with its report and the jobs left.
 package reconcile

@@ -13,7 +13,7 @@ import (
 )
 
 // Tombstones go only when past the TTL and at or below the watermark
-// (DESIGN.md step 7): a fence above the watermark is what keeps a zombie
+// (docs/design.md step 7): a fence above the watermark is what keeps a zombie
 // attempt out, and stays.
 func TestReconcileCollectsTombstones(t *testing.T) {
 	f := newFixture(t)
