@@ -2,6 +2,7 @@ package mtlstest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,16 @@ func TestFrontendRequiresClientCertificate(t *testing.T) {
 			require.NoError(t, err)
 			c.Close()
 		} else {
+			require.Error(t, err, "no client certificate")
+			// In TLS 1.3 the server checks the client's certificate after the
+			// client has finished its side of the handshake; a client that
+			// writes first sees its pipe broken before it reads the alert.
+			// Every dial must fail, and one must read the server's reason.
+			for i := 0; i < 10 && !strings.Contains(err.Error(), "certificate required"); i++ {
+				_, err = sdkclient.DialContext(ctx, sdkclient.Options{HostPort: s.Frontend, Namespace: Namespace,
+					ConnectionOptions: sdkclient.ConnectionOptions{TLS: cfg}})
+				require.Error(t, err, "no client certificate")
+			}
 			require.ErrorContains(t, err, "certificate required", "no client certificate")
 		}
 	}

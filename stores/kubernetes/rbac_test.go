@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"sigs.k8s.io/yaml"
@@ -65,11 +68,32 @@ func applyRBAC(t *testing.T, srv *kubetest.Server, ns string) string {
 		require.NoError(t, err, meta.Kind)
 	}
 	require.NotEmpty(t, sa)
+	awaitGrant(t, srv, ns, sa)
 	tr, err := core.ServiceAccounts(ns).CreateToken(ctxT(t), sa, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	return tr.Status.Token
+}
+
+// awaitGrant waits until the RBAC authorizer grants the service account
+// what the new RoleBinding gives it: the authorizer reads roles and
+// bindings through an informer, so a request made right after the create
+// can still be refused (CI saw "forbidden" on a conformance case's first
+// call). The review asks the same authorizer the store's calls reach.
+func awaitGrant(t *testing.T, srv *kubetest.Server, ns, sa string) {
+	t.Helper()
+	authz, err := authorizationv1client.NewForConfig(srv.AdminConfig())
+	require.NoError(t, err)
+	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:" + ns + ":" + sa,
+		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "update", Resource: "configmaps"},
+	}}
+	require.Eventually(t, func() bool {
+		got, err := authz.SubjectAccessReviews().Create(ctxT(t), review, metav1.CreateOptions{})
+		return err == nil && got.Status.Allowed
+	}, 30*time.Second, 20*time.Millisecond, "the RoleBinding of %s/%s never took effect", ns, sa)
 }
 
 // The manifest's verbs are enough for everything the store does: the whole
