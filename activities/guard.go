@@ -34,6 +34,7 @@ const FenceAll = math.MaxUint32
 type GuardReferences interface {
 	Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error)
 	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
+	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
 }
 
 // GuardStates is the part of the blob state store the guard reads handles
@@ -56,6 +57,10 @@ type Guarded struct {
 	Token  string
 	// Entry is the key as it stands after the fence.
 	Entry stores.Entry
+	// NotStanding says why the handle's epoch may not decide its
+	// checkpoint's directory (stores.DecideFence); its key was read, not
+	// fenced, and nothing of it is deleted. Empty when it may.
+	NotStanding string
 }
 
 // Fence reads the handle and fences its key. A handle already gone is
@@ -81,17 +86,52 @@ func (g Guard) Fence(ctx context.Context, handleKey string) (*Guarded, error) {
 		return nil, temporal.NewNonRetryableApplicationError(msg, contract.TypeOutsideLayout, err)
 	}
 	gd := &Guarded{Handle: h, Token: contract.Token(h.CheckpointID, h.Epoch)}
+	// The job first, then the key: a claim the job shows was made before
+	// the key is read (stores.DecideFence).
+	job, err := g.readJob(ctx, h.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if standing := stores.DecideFence(job, h.Epoch, h.Checkpoint); standing != nil {
+		if gd.Entry, err = g.read(ctx, h.CheckpointID); err != nil {
+			return nil, err
+		}
+		if !gd.Entry.WasPublished(gd.Token) {
+			// Its own removed reference would say the directory was its
+			// own; anything else is the standing epoch's to decide.
+			gd.NotStanding = standing.Error()
+		}
+		return gd, nil
+	}
 	_, err = g.References.Verify(ctx, h.CheckpointID, gd.Token, FenceAll)
 	CountStoreCall(ctx, "verify", stores.OutcomeOf(err))
 	if err != nil {
 		return nil, Translate(err)
 	}
-	gd.Entry, err = g.References.Read(ctx, h.CheckpointID)
-	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
-	if err != nil {
-		return nil, Translate(err)
+	if gd.Entry, err = g.read(ctx, h.CheckpointID); err != nil {
+		return nil, err
+	}
+	// A job forgotten and claimed again between the first read and the
+	// fence makes the directory the new incarnation's: read the job again.
+	if job, err = g.readJob(ctx, h.JobID); err != nil {
+		return nil, err
+	}
+	if job.Standing(h.Epoch) == stores.EpochForgotten {
+		gd.NotStanding = stores.DecideFence(job, h.Epoch, h.Checkpoint).Error()
 	}
 	return gd, nil
+}
+
+func (g Guard) read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error) {
+	e, err := g.References.Read(ctx, id)
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
+	return e, Translate(err)
+}
+
+func (g Guard) readJob(ctx context.Context, job stores.JobID) (stores.JobState, error) {
+	st, err := g.References.ReadJob(ctx, job)
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
+	return st, Translate(err)
 }
 
 // errNotFenced: the key read after the fence holds nothing; it was
@@ -108,6 +148,8 @@ var errNotFenced = errors.New("the key holds nothing right after its fence")
 func (g *Guarded) keepReason() (string, error) {
 	e, t := g.Entry, g.Entry.Tombstone
 	switch {
+	case g.NotStanding != "":
+		return fmt.Sprintf("%s; the reconciler discards this state once nothing of the standing epoch can need the directory", g.NotStanding), nil
 	case e.HoldsToken(g.Token):
 		return "its own reference stands", nil
 	case e.Reference != nil:

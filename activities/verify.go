@@ -2,9 +2,11 @@ package activities
 
 import (
 	"context"
+	"fmt"
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -13,18 +15,65 @@ type VerifyInput struct {
 	stores.CheckpointID
 	Token   string `json:"token"`
 	Attempt uint32 `json:"attempt"`
+	// Epoch is the finalization's: Verify derives the token from it and
+	// decides on it whether it may fence at all.
+	Epoch uint64 `json:"epoch,omitempty"`
 }
 
 // Verify reads the key linearizably and fences it when it does not hold
-// the token. Every failure is retryable: the workflow keeps verifying, with
-// backoff, for as long as the store does not answer.
+// the token. Only the standing epoch (or any epoch, at or below the
+// watermark) fences (stores.DecideFence): another epoch's fence could keep
+// the standing leader from publishing. A deposed or forgotten epoch's
+// attempts can never land (claims only rise), and an unclaimed one's only
+// under a claim of that very epoch, whose own finalization of the
+// checkpoint has the same workflow ID and token; either answers Absent
+// without a fence, and its state is kept (Guard).
+// Every failure is retryable: the workflow keeps verifying, with backoff,
+// for as long as the store does not answer.
 func (a *Activities) Verify(ctx context.Context, in VerifyInput) (stores.Verdict, error) {
 	activity.RecordHeartbeat(ctx, in.Attempt)
-	verdict, err := a.References.Verify(ctx, in.CheckpointID, in.Token, in.Attempt)
-	CountStoreCall(ctx, "verify", stores.OutcomeOf(err))
+	if err := a.verifiable(in); err != nil {
+		return stores.VerdictUnknown, Translate(err)
+	}
+	verdict, err := a.verify(ctx, in)
 	if err != nil {
 		return stores.VerdictUnknown, Translate(err)
 	}
 	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"verdict": verdict.String()}).Counter(MetricVerdicts).Inc(1)
 	return verdict, nil
+}
+
+// verifiable refuses an input whose token is not its epoch's.
+func (a *Activities) verifiable(in VerifyInput) error {
+	if err := stores.ValidateIdentity(in.CheckpointID, in.Epoch); err != nil {
+		return err
+	}
+	if want := contract.Token(in.CheckpointID, in.Epoch); in.Token != want {
+		return &stores.InvalidError{Field: "token", Rule: fmt.Sprintf("%q is not the token of epoch %d's finalization of %s (%q)", in.Token, in.Epoch, in.CheckpointID, want)}
+	}
+	return nil
+}
+
+func (a *Activities) verify(ctx context.Context, in VerifyInput) (stores.Verdict, error) {
+	// The job first: a claim it shows was made before the key is read, so
+	// no publish of an epoch it deposed can land after that read.
+	job, err := a.References.ReadJob(ctx, in.JobID)
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
+	if err != nil {
+		return stores.VerdictUnknown, err
+	}
+	if stores.DecideFence(job, in.Epoch, in.Checkpoint) == nil {
+		verdict, err := a.References.Verify(ctx, in.CheckpointID, in.Token, in.Attempt)
+		CountStoreCall(ctx, "verify", stores.OutcomeOf(err))
+		return verdict, err
+	}
+	e, err := a.References.Read(ctx, in.CheckpointID)
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
+	switch {
+	case err != nil:
+		return stores.VerdictUnknown, err
+	case e.WasPublished(in.Token):
+		return stores.Present, nil
+	}
+	return stores.Absent, nil
 }

@@ -88,7 +88,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 // checkpoint has been subsumed since, its data is gone: Published, not
 // Failed. A store that does not answer keeps it asking.
 func (f *finalization) publishedBefore(ctx workflow.Context) bool {
-	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1}
+	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1, Epoch: f.req.Epoch}
 	var published bool
 	if err := storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published); err != nil {
 		f.status.LastError = contract.FailureMessage(err)

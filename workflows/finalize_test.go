@@ -43,23 +43,25 @@ func TestRetryFindsItsOwnWrite(t *testing.T) {
 // A rejection of the fast path's local first attempt cannot rule out an
 // earlier run of it in a crashed worker: it is verified and fenced, and the
 // regular second attempt's rejection, with no unknown before it, discards.
+// The checkpoint lies at the watermark, so the standing epoch's request is
+// rejected (and it alone may fence above the watermark anyway).
 func TestRejectedIsFencedThenDiscards(t *testing.T) {
 	f := newFixture(t, 0)
-	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, "jm-2")) // the request's epoch 1 is deposed
+	require.NoError(t, f.inner.Subsume(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 1}, 1)) // the watermark reaches 1
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
 	assert.Equal(t, contract.Discarded, res.Phase)
 	assert.Equal(t, uint32(2), res.Attempts)
 	assert.Contains(t, res.Reason, "attempt 2 rejected")
-	assert.Contains(t, res.Reason, "stale epoch")
+	assert.Contains(t, res.Reason, "watermark")
 	assert.Equal(t, 2, f.refs.Calls(storefault.OpVerify), "the local attempt's rejection is verified once, then the discard fences")
 	assert.False(t, f.exists(req.ExclusivePrefix+"data-0"))
 	assert.False(t, f.exists(res.HandleKey))
 	assert.True(t, f.exists("c1/j1/shared/sst-1"), "shared files are never discarded")
 	e := f.entry(1)
-	require.NotNil(t, e.Tombstone, "the fence of attempt 1 stands")
-	assert.Equal(t, req.Token(), e.Tombstone.Token)
+	require.NotNil(t, e.Tombstone, "the subsumption's tombstone stands")
+	assert.Equal(t, stores.ReasonSubsumed, e.Tombstone.Reason)
 }
 
 func TestUnknownThenVerifyPresent(t *testing.T) {
@@ -119,6 +121,10 @@ func TestUnknownThenRejectedVerifies(t *testing.T) {
 	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
 }
 
+// A deposed epoch's rejected retry goes to verify, which answers Absent
+// without a fence: once a newer claim stands none of its attempts can land,
+// and a fence could keep the standing leader from publishing that key. Its
+// state stays: the directory is the standing epoch's to decide.
 func TestUnknownThenRejectedOnRetryGoesToVerify(t *testing.T) {
 	f := newFixture(t, 0)
 	f.refs.Inject(storefault.OpPublish, storefault.DropRequest)
@@ -126,11 +132,13 @@ func TestUnknownThenRejectedOnRetryGoesToVerify(t *testing.T) {
 	req := f.checkpoint(1, false)
 	res := f.finalize(req)
 
-	assert.Equal(t, 2, f.refs.Calls(storefault.OpVerify), "the rejected retry went to verify (then the discard fenced)")
-	assert.Equal(t, contract.Discarded, res.Phase, "after the fence, attempt 2 is rejected definitely")
-	e := f.entry(1)
-	require.NotNil(t, e.Tombstone)
-	assert.Equal(t, stores.ReasonFenced, e.Tombstone.Reason)
+	assert.Equal(t, uint32(2), res.Attempts, "the rejected retry went to verify, then republished")
+	assert.Equal(t, contract.Discarded, res.Phase, "after the verify, attempt 2 is rejected definitely")
+	assert.Contains(t, res.Reason, "its data stays")
+	assert.Contains(t, res.Reason, "deposed")
+	assert.Zero(t, f.refs.Calls(storefault.OpVerify), "no fence")
+	assert.True(t, f.entry(1).Absent())
+	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
 }
 
 func TestUnreachableForDaysStaysVerifying(t *testing.T) {

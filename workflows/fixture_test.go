@@ -40,13 +40,20 @@ var job = workflowtest.Job
 func newFixture(t *testing.T, retain int) *fixture {
 	t.Helper()
 	w := workflowtest.NewWorld(t)
-	f := &fixture{t: t, env: workflowtest.Suite().NewTestWorkflowEnvironment(), refs: w.Refs, inner: w.Inner, states: w.States, dir: w.Bucket.Dir}
+	f := &fixture{t: t, refs: w.Refs, inner: w.Inner, states: w.States, dir: w.Bucket.Dir}
 	f.acts = &activities.Activities{References: f.refs, Leadership: f.inner, States: f.states, StoreKind: "embedded", Retain: retain}
+	f.newEnv()
+	return f
+}
+
+// newEnv gives the fixture a fresh test environment over the same world:
+// one environment runs one workflow.
+func (f *fixture) newEnv() {
+	f.env = workflowtest.Suite().NewTestWorkflowEnvironment()
 	f.env.SetWorkflowRunTimeout(365 * 24 * time.Hour)
 	workflows.Register(f.env)
 	f.env.RegisterActivity(f.acts)
 	f.env.OnActivity(f.acts.Report, mock.Anything, mock.Anything).Return(nil).Maybe()
-	return f
 }
 
 // checkpoint writes checkpoint n's files the way a job manager would, plus

@@ -41,7 +41,7 @@ func TestReconcilerKeepsADirectoryPublishedDuringItsRun(t *testing.T) {
 	require.NotZero(t, live.Checkpoint, "the orphan's discard ran")
 	assert.Zero(t, rep.Counts.Discarded)
 	workflowtest.Resolves(t, f.Exists, live)
-	assert.Contains(t, orphanActions(rep)[activities.HandleOf(lost).Key()], "live reference")
+	assert.Contains(t, orphanActions(rep)[activities.HandleOf(lost).Key()], "deposed", "the deposed epoch's state is the standing epoch's to decide")
 }
 
 // A job retired, forgotten and its ID reused: the old incarnation's state

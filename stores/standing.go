@@ -1,0 +1,78 @@
+package stores
+
+import "fmt"
+
+// Standing is what an epoch is to a job, as the job's state stands.
+type Standing int
+
+const (
+	// EpochStanding: the job's standing claim.
+	EpochStanding Standing = iota
+	// EpochDeposed: a later claim stands, so no publish of it can ever
+	// land again: claims only rise.
+	EpochDeposed
+	// EpochUnclaimed: above every claim so far. Nobody holds it, yet
+	// somebody still may, and then its publishes could land.
+	EpochUnclaimed
+	// EpochForgotten: of the job ID's forgotten incarnation. The
+	// directories it wrote are the new incarnation's now.
+	EpochForgotten
+)
+
+func (s Standing) String() string {
+	switch s {
+	case EpochStanding:
+		return "standing"
+	case EpochDeposed:
+		return "deposed"
+	case EpochUnclaimed:
+		return "unclaimed"
+	default:
+		return "forgotten"
+	}
+}
+
+// Standing classifies epoch against the job's state.
+func (j JobState) Standing(epoch uint64) Standing {
+	switch {
+	case epoch <= j.ForgottenEpoch:
+		return EpochForgotten
+	case j.Claimed(epoch):
+		return EpochStanding
+	case epoch > j.Epoch:
+		return EpochUnclaimed
+	}
+	return EpochDeposed
+}
+
+// DecideFence decides whether a party holding epoch's token may fence the
+// checkpoint's key and then decide its directory <dir>/<job>/chk-N/, which
+// every epoch of the job shares. job must be read before the key, so that
+// a claim it shows was made before the key is read. Only the standing
+// epoch may, or any epoch of the current incarnation once the checkpoint is
+// at or below the watermark, where no publish can land and nothing of the
+// standing epoch can need the directory. Otherwise it returns an error
+// wrapping ErrNotStanding that says why: the fence could keep the standing
+// leader from publishing, and the directory may hold its checkpoint.
+func DecideFence(job JobState, epoch, checkpoint uint64) error {
+	s := job.Standing(epoch)
+	switch {
+	case s == EpochStanding:
+		return nil
+	case s != EpochForgotten && checkpoint <= job.Watermark:
+		return nil
+	case s == EpochForgotten:
+		return fmt.Errorf("epoch %d belongs to the job ID's forgotten incarnation (epochs up to %d): the new incarnation may be writing checkpoint %d's directory: %w",
+			epoch, job.ForgottenEpoch, checkpoint, ErrNotStanding)
+	}
+	return fmt.Errorf("epoch %d is %s (%s) and checkpoint %d lies above the watermark %d, where the standing epoch may still publish it: %w",
+		epoch, s, claimOf(job), checkpoint, job.Watermark, ErrNotStanding)
+}
+
+// claimOf describes the job's standing claim.
+func claimOf(job JobState) string {
+	if job.Owner == "" {
+		return fmt.Sprintf("the job stands unclaimed at epoch %d", job.Epoch)
+	}
+	return fmt.Sprintf("the standing claim is epoch %d by %q", job.Epoch, job.Owner)
+}
