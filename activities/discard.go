@@ -33,10 +33,10 @@ type DiscardResult struct {
 // goes; a standing, retired, retained or quarantined one's stays for the
 // retirement's or the reconciler's rules. Idempotent: a handle already
 // gone is success.
-func (a *Activities) Discard(ctx context.Context, handleKey string) (DiscardResult, error) {
+func (a *Activities) Discard(ctx context.Context, handleKey HandleKey) (DiscardResult, error) {
 	defer KeepAlive(ctx)()
 	guard := a.guard()
-	g, err := guard.Fence(ctx, handleKey)
+	g, err := guard.Fence(ctx, string(handleKey))
 	switch {
 	case err != nil:
 		return DiscardResult{}, err

@@ -16,3 +16,16 @@ func HandleOf(r contract.FinalizeRequest) blobstate.Handle {
 		ExclusivePrefix: r.ExclusivePrefix, Savepoint: r.Savepoint,
 	}
 }
+
+// HandleKey is the bucket key of a handle blob, as a discard names it.
+type HandleKey string
+
+// Clusters is the cluster the key's handle belongs to, none when the key
+// is not a handle's (the worker's tenant gate refuses it).
+func (k HandleKey) Clusters() []string {
+	id, _, err := blobstate.ParseKey(string(k))
+	if err != nil {
+		return nil
+	}
+	return id.Clusters()
+}

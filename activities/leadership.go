@@ -22,9 +22,6 @@ type ClaimInput struct {
 // ClaimEpoch makes the epoch the job's current one, fencing older ones.
 // Claiming the standing epoch again is success.
 func (a *Activities) ClaimEpoch(ctx context.Context, in ClaimInput) error {
-	if err := a.Layout.Serves(in.Cluster); err != nil {
-		return Translate(err)
-	}
 	err := a.Leadership.ClaimEpoch(ctx, in.JobID, in.Epoch, in.Owner)
 	CountStoreCall(ctx, "claim", stores.OutcomeOf(err))
 	return Translate(err)
@@ -43,9 +40,6 @@ type RetireInput struct {
 // Retire tombstones every reference of the job, so its ID space can start
 // over once the tombstones are collected.
 func (a *Activities) Retire(ctx context.Context, in RetireInput) error {
-	if err := a.Layout.Serves(in.Cluster); err != nil {
-		return Translate(err)
-	}
 	err := a.Leadership.Retire(ctx, in.JobID, in.Epoch, !in.DiscardCheckpoints)
 	CountStoreCall(ctx, "retire", stores.OutcomeOf(err))
 	return Translate(err)

@@ -19,6 +19,9 @@ type RemovalInput struct {
 	Items []Removal    `json:"items"`
 }
 
+// Clusters is the cluster of the job (the worker's tenant gate).
+func (in RemovalInput) Clusters() []string { return in.Job.Clusters() }
+
 // Removal names a checkpoint to remove and the handle of its state.
 type Removal struct {
 	Checkpoint uint64 `json:"checkpoint"`
@@ -48,7 +51,7 @@ type KeptState struct {
 // discardRemoved discards the state of a removed reference through the
 // guard. It returns why the state stays, "" once it is gone.
 func (a *Activities) discardRemoved(ctx context.Context, handleKey string) (string, error) {
-	res, err := a.Discard(ctx, handleKey)
+	res, err := a.Discard(ctx, HandleKey(handleKey))
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && (app.Type() == contract.TypeCorruptHandle || app.Type() == contract.TypeOutsideLayout) {
 		return app.Message(), nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // ReportInput signals a workflow, starting it first if it does not run.
@@ -16,6 +18,11 @@ type ReportInput struct {
 	SignalArg    any    `json:"signalArg"`
 	StartArg     any    `json:"startArg"`
 }
+
+// Clusters is the cluster of the workflow signalled (the worker's tenant
+// gate): a report reaches only a workflow of the contract's, of a served
+// cluster.
+func (in ReportInput) Clusters() []string { return []string{contract.WorkflowCluster(in.WorkflowID)} }
 
 // Report delivers a signal with start. Signals are at-least-once; the
 // receiver de-duplicates.

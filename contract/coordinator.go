@@ -40,3 +40,7 @@ type CoordinatorStatus struct {
 
 // CoordinatorID is the workflow ID of a job's coordinator.
 func CoordinatorID(cluster, job string) string { return fmt.Sprintf("coordinator/%s/%s", cluster, job) }
+
+// Clusters is the cluster the coordinator's job belongs to (the worker's
+// tenant gate).
+func (s CoordinatorState) Clusters() []string { return []string{s.Cluster} }

@@ -115,3 +115,6 @@ type Status struct {
 	// Timings is the time spent in each phase left so far.
 	Timings map[Phase]time.Duration `json:"timings"`
 }
+
+// Clusters is the cluster the request touches (the worker's tenant gate).
+func (r FinalizeRequest) Clusters() []string { return []string{r.Cluster} }

@@ -35,3 +35,9 @@ type RetireRequest struct {
 func (r RetireRequest) WorkflowID() string {
 	return fmt.Sprintf("retire/%s/%s/%d", r.Cluster, r.Job, r.Epoch)
 }
+
+// Clusters is the cluster the claim touches (the worker's tenant gate).
+func (r ClaimRequest) Clusters() []string { return []string{r.Cluster} }
+
+// Clusters is the cluster the retirement touches (the worker's tenant gate).
+func (r RetireRequest) Clusters() []string { return []string{r.Cluster} }

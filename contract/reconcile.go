@@ -250,3 +250,16 @@ const (
 	// outside the checkpoint's directory in the worker's layout.
 	ProblemHandleForeign = "handle names another checkpoint's data"
 )
+
+// Clusters are the clusters the run touches: its own and, in a
+// continued run, every carried job's (the worker's tenant gate refuses a
+// carry naming another cluster's job).
+func (r ReconcileRequest) Clusters() []string {
+	clusters := []string{r.Cluster}
+	if r.Carry != nil {
+		for _, j := range r.Carry.Jobs {
+			clusters = append(clusters, j.Cluster)
+		}
+	}
+	return clusters
+}

@@ -73,3 +73,6 @@ func (r LatestRequest) JobID() stores.JobID { return stores.JobID{Cluster: r.Clu
 func (r LatestRequest) WorkflowID(nonce string) string {
 	return fmt.Sprintf("latest/%s/%s/%s", r.Cluster, r.Job, nonce)
 }
+
+// Clusters is the cluster the read touches (the worker's tenant gate).
+func (r LatestRequest) Clusters() []string { return []string{r.Cluster} }

@@ -85,3 +85,7 @@ func validateText(field, s string, max int) error {
 	}
 	return nil
 }
+
+// Clusters is the cluster the job belongs to: an input naming a job touches
+// its cluster only (the worker's tenant gate reads it).
+func (j JobID) Clusters() []string { return []string{j.Cluster} }

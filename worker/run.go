@@ -15,8 +15,6 @@ import (
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
-	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
 // closeTimeout bounds closing the metrics endpoint at the very end.
@@ -86,17 +84,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 
 	fatal := make(chan error, 1)
 	sdkworker.SetStickyWorkflowCacheSize(cfg.WorkflowCache) // read when the process's first worker starts
-	w := sdkworker.New(c, cfg.Temporal.TaskQueue, sdkworker.Options{
-		WorkerStopTimeout: cfg.ShutdownGrace,
-		OnFatalError:      func(err error) { fatal <- err },
-	})
-	workflows.Register(w)
-	reconcile.Register(w)
+	w := sdkworker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg, layout, fatal))
 	var references stores.ReferenceStore = refs
 	if o.wrapReferences != nil {
 		references = o.wrapReferences(refs)
 	}
-	w.RegisterActivity(&activities.Activities{
+	register(w, &activities.Activities{
 		References: references,
 		Leadership: references,
 		States:     states,
@@ -105,8 +98,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		Temporal:   c,
 		TaskQueue:  cfg.Temporal.TaskQueue,
 		Retain:     cfg.Retain,
-	})
-	w.RegisterActivity(&reconcileacts.Activities{
+	}, &reconcileacts.Activities{
 		// Every backend serves the inventory (referenceStore), so the store
 		// opened above is it; the fences go where the finalizer's go.
 		Inventory:     refs,

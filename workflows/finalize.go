@@ -158,7 +158,7 @@ func (f *finalization) reported(ctx workflow.Context, report workflow.Future) bo
 func (f *finalization) discard(ctx workflow.Context, reason string) (contract.FinalizeResult, error) {
 	f.setPhase(contract.Discarding)
 	var res activities.DiscardResult
-	if err := discardCall.execute(ctx, false, a.Discard, f.status.HandleKey).Get(ctx, &res); err != nil {
+	if err := discardCall.execute(ctx, false, a.Discard, activities.HandleKey(f.status.HandleKey)).Get(ctx, &res); err != nil {
 		// Only a handle it cannot trust stops the retries: keep what is there.
 		f.status.LastError = contract.FailureMessage(err)
 		return f.end(contract.Abandoned, "discard refused, state kept: "+contract.FailureMessage(err)), nil

@@ -72,7 +72,7 @@ func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult,
 
 	upsertPhase("Discarding")
 	var res SubsumeResult
-	if err := discardCall.execute(ctx, local, a.Discard, req.HandleKey).Get(ctx, &res.Discarded); err != nil {
+	if err := discardCall.execute(ctx, local, a.Discard, activities.HandleKey(req.HandleKey)).Get(ctx, &res.Discarded); err != nil {
 		upsertPhase("Failed")
 		return res, fmt.Errorf("discard subsumed checkpoint %s: %w", req.CheckpointID, err)
 	}

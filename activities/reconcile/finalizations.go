@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -12,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // FinalizationState is what Temporal says of one finalization, asked by
@@ -78,9 +80,24 @@ func (f TemporalFinalizations) Finalization(ctx context.Context, workflowID stri
 	return st, nil
 }
 
+// FinalizationIDs are the workflow IDs of finalizations to describe.
+type FinalizationIDs []string
+
+// Clusters are the clusters the finalizations belong to; an ID that is not
+// a finalization's names none (the worker's tenant gate refuses it).
+func (ids FinalizationIDs) Clusters() []string {
+	clusters := make([]string, len(ids))
+	for i, id := range ids {
+		if c := contract.WorkflowCluster(id); c != "" && strings.HasPrefix(id, "finalize/") {
+			clusters[i] = c
+		}
+	}
+	return clusters
+}
+
 // DescribeFinalizations asks for each workflow ID in turn. A failure is
 // retryable: it says nothing about the finalization.
-func (a *Activities) DescribeFinalizations(ctx context.Context, workflowIDs []string) ([]FinalizationState, error) {
+func (a *Activities) DescribeFinalizations(ctx context.Context, workflowIDs FinalizationIDs) ([]FinalizationState, error) {
 	defer activities.KeepAlive(ctx)()
 	out := make([]FinalizationState, 0, len(workflowIDs))
 	for i, id := range workflowIDs {

@@ -19,17 +19,21 @@ import (
 // waits for the next run.
 const DefaultInventoryLimit = 1000
 
+// ClusterName names the cluster a run lists.
+type ClusterName string
+
+// Clusters is the cluster listed (the worker's tenant gate).
+func (c ClusterName) Clusters() []string { return []string{string(c)} }
+
 // ListClusterJobs lists the cluster's jobs the HA store knows or the state
 // bucket holds handles of: a job whose references are all gone can still
 // have orphaned state.
-func (a *Activities) ListClusterJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+func (a *Activities) ListClusterJobs(ctx context.Context, name ClusterName) ([]stores.JobID, error) {
 	defer activities.KeepAlive(ctx)()
 	if err := a.wired(); err != nil {
 		return nil, err
 	}
-	if err := a.Layout.Serves(cluster); err != nil {
-		return nil, activities.Translate(err)
-	}
+	cluster := string(name)
 	fromStore, err := a.Inventory.ListJobs(ctx, cluster)
 	if err != nil {
 		return nil, activities.Translate(err)

@@ -47,7 +47,7 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 		ids[i] = o.finding.WorkflowID
 	}
 	var states []reconcileacts.FinalizationState
-	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, ids).Get(ctx, &states); err != nil {
+	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, reconcileacts.FinalizationIDs(ids)).Get(ctx, &states); err != nil {
 		r.fail("describe finalizations of "+job.String(), err)
 		return
 	}

@@ -39,7 +39,7 @@ func Workflow(ctx workflow.Context, req contract.ReconcileRequest) (contract.Rec
 		jobs = req.Carry.Jobs
 	} else {
 		r.report.Phase = contract.ReconcileListing
-		if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.ListClusterJobs, req.Cluster).Get(ctx, &jobs); err != nil {
+		if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.ListClusterJobs, reconcileacts.ClusterName(req.Cluster)).Get(ctx, &jobs); err != nil {
 			r.fail("list jobs", err)
 			return r.report, fmt.Errorf("reconcile %s: list jobs: %w", req.Cluster, err)
 		}

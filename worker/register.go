@@ -1,0 +1,39 @@
+package worker
+
+import (
+	"go.temporal.io/sdk/interceptor"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
+)
+
+// registry is the part of a Temporal worker the finalizer registers with.
+type registry interface {
+	sdkworker.WorkflowRegistry
+	RegisterActivity(a any)
+}
+
+// register registers every workflow and activity the worker serves: the
+// one list the tenant gate's test enumerates (gate_test.go), so that a type
+// added here without saying its cluster fails it.
+func register(r registry, finalizer *activities.Activities, reconciler *reconcileacts.Activities) {
+	workflows.Register(r)
+	reconcile.Register(r)
+	r.RegisterActivity(finalizer)
+	r.RegisterActivity(reconciler)
+}
+
+// workerOptions are the Temporal worker's options. Its interceptors are
+// the one tenant gate (activities.Gate): every workflow and activity
+// register registers passes it before its code runs.
+func workerOptions(cfg Config, layout blobstate.Layout, fatal chan<- error) sdkworker.Options {
+	return sdkworker.Options{
+		WorkerStopTimeout: cfg.ShutdownGrace,
+		OnFatalError:      func(err error) { fatal <- err },
+		Interceptors:      []interceptor.WorkerInterceptor{activities.Gate{Layout: layout}.Interceptor()},
+	}
+}
