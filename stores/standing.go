@@ -50,8 +50,10 @@ func (j JobState) Standing(epoch uint64) Standing {
 // every epoch of the job shares. job must be read before the key, so that
 // a claim it shows was made before the key is read. Only the standing
 // epoch may, or any epoch of the current incarnation once the checkpoint is
-// at or below the watermark, where no publish can land and nothing of the
-// standing epoch can need the directory. Otherwise it returns an error
+// at or below the watermark or the job is retired: no publish can land
+// there, and nothing of the standing epoch can need the directory (a
+// fence written now keeps the job from being forgotten for the tombstone
+// TTL, longer than the guard takes to delete). Otherwise it returns an error
 // wrapping ErrNotStanding that says why: the fence could keep the standing
 // leader from publishing, and the directory may hold its checkpoint.
 func DecideFence(job JobState, epoch, checkpoint uint64) error {
@@ -59,7 +61,7 @@ func DecideFence(job JobState, epoch, checkpoint uint64) error {
 	switch {
 	case s == EpochStanding:
 		return nil
-	case s != EpochForgotten && checkpoint <= job.Watermark:
+	case s != EpochForgotten && (checkpoint <= job.Watermark || job.Retired):
 		return nil
 	case s == EpochForgotten:
 		return fmt.Errorf("epoch %d belongs to the job ID's forgotten incarnation (epochs up to %d): the new incarnation may be writing checkpoint %d's directory: %w",

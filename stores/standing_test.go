@@ -23,6 +23,7 @@ func TestStandingAndDecideFence(t *testing.T) {
 		{"deposed, at the watermark", claimed, 2, 10, stores.EpochDeposed, true},
 		{"unclaimed, above the watermark", claimed, 99, 11, stores.EpochUnclaimed, false},
 		{"unclaimed, below the watermark", claimed, 99, 4, stores.EpochUnclaimed, true},
+		{"deposed, the job retired", stores.JobState{Epoch: 3, Owner: "jm-3", Watermark: 10, Retired: true}, 2, 11, stores.EpochDeposed, true},
 		{"the forgotten incarnation, even below the watermark", claimed, 1, 4, stores.EpochForgotten, false},
 		{"a forgotten job's last epoch", forgotten, 3, 1, stores.EpochForgotten, false},
 		{"above a forgotten job's last epoch", forgotten, 4, 1, stores.EpochUnclaimed, false},
