@@ -137,7 +137,9 @@ func TestFinalizeInvalidRequestStartsNothing(t *testing.T) {
 }
 
 // A stale epoch is the store's definite refusal: the finalization ends
-// Discarded and its exclusive state goes (the shared files stay).
+// Discarded, and its state stays: checkpoint 1's directory is the standing
+// epoch's to decide (docs/design.md, "Only the standing epoch decides a
+// checkpoint directory").
 func TestFinalizeAfterNewerClaimIsDiscarded(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, e2e.Options{})
@@ -151,7 +153,8 @@ func TestFinalizeAfterNewerClaimIsDiscarded(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, contract.Discarded, res.Phase)
 	assert.Contains(t, res.Reason, "stale epoch")
-	assert.False(t, env.Exists(req.ExclusivePrefix+"data-0"))
+	assert.Contains(t, res.Reason, "its data stays", "a deposed epoch never decides the directory")
+	assert.True(t, env.Exists(req.ExclusivePrefix+"data-0"))
 	assert.True(t, env.Exists(env.Cluster+"/j1/shared/sst-1"))
 }
 

@@ -77,7 +77,8 @@ func TestRejectedDiscarded(t *testing.T) {
 	req := e.checkpoint(1, false)
 	res, run := e.finalize(req)
 	assert.Equal(t, contract.Discarded, res.Phase)
-	assert.False(t, e.exists(req.ExclusivePrefix+"data-0"))
+	assert.Contains(t, res.Reason, "its data stays", "a deposed epoch never decides the directory")
+	assert.True(t, e.exists(req.ExclusivePrefix+"data-0"))
 	record(t, e, "finalize-rejected-discarded", run)
 }
 
