@@ -3,6 +3,7 @@ package worker
 import (
 	"time"
 
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -37,6 +38,12 @@ type Config struct {
 	// Retain is how many references per job retention keeps, like Flink's
 	// state.checkpoints.num-retained; 0 keeps every reference.
 	Retain int
+	// ReconcileMinGrace and ReconcileMinTombstoneTTL are the reconciler's
+	// floors (reconcileacts.Floors): whatever grace and TTL a Reconcile
+	// run asks for, or carries, its activities never judge a handle or
+	// collect a tombstone younger than these, by this worker's clock.
+	ReconcileMinGrace        time.Duration
+	ReconcileMinTombstoneTTL time.Duration
 	// RegisterSearchAttributes registers the search attributes the
 	// workflows set when the namespace lacks them; without it, a namespace
 	// that lacks one fails the start with the command that adds them.
@@ -158,13 +165,15 @@ func DefaultConfig() Config {
 			},
 		},
 		// create_dir: a fresh checkout runs without preparing a folder.
-		StateBucket:    "file://./" + DefaultDataDir + "/state?create_dir=true",
-		Clusters:       blobstate.AnyCluster,
-		Retain:         1,
-		MetricsAddress: DefaultMetricsAddress,
-		LogLevel:       "info",
-		LogFormat:      "json",
-		ShutdownGrace:  30 * time.Second,
-		WorkflowCache:  256,
+		StateBucket:              "file://./" + DefaultDataDir + "/state?create_dir=true",
+		Clusters:                 blobstate.AnyCluster,
+		Retain:                   1,
+		ReconcileMinGrace:        reconcileacts.DefaultFloors().Grace,
+		ReconcileMinTombstoneTTL: reconcileacts.DefaultFloors().TombstoneTTL,
+		MetricsAddress:           DefaultMetricsAddress,
+		LogLevel:                 "info",
+		LogFormat:                "json",
+		ShutdownGrace:            30 * time.Second,
+		WorkflowCache:            256,
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // EnvPrefix starts every environment variable the worker reads.
@@ -190,6 +192,10 @@ var settings = []setting{
 		func(c *Config) *string { return &c.Clusters }),
 	integer("retain", "references kept per job by retention (0 keeps all)",
 		func(c *Config) *int { return &c.Retain }),
+	duration("reconcile-min-grace", "the reconciler's floor for any run's grace: a handle written, or retired, more recently is never judged an orphan, whatever the run asks",
+		func(c *Config) *time.Duration { return &c.ReconcileMinGrace }),
+	duration("reconcile-min-tombstone-ttl", "the reconciler's floor for any run's tombstone TTL: a younger tombstone is never collected, whatever the run asks (at least "+contract.MinTombstoneTTL.String()+"; longer than any activity attempt and any worker outage)",
+		func(c *Config) *time.Duration { return &c.ReconcileMinTombstoneTTL }),
 	{name: "metrics-address", usage: "host:port serving /metrics, /livez and /readyz (also /healthz); empty or \"off\" disables",
 		get: func(c *Config) string { return c.MetricsAddress },
 		set: func(c *Config, v string) error {

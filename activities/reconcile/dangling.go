@@ -41,6 +41,9 @@ type QuarantineResult struct {
 // A retry after an Unknown finds its own quarantine: Published.
 func (a *Activities) QuarantineDangling(ctx context.Context, in QuarantineInput) (QuarantineResult, error) {
 	defer activities.KeepAlive(ctx)()
+	if err := a.admit(in.Cluster); err != nil {
+		return QuarantineResult{}, err
+	}
 	problem, _, err := activities.Resolve(ctx, a.States, in.HandleKey)
 	if err != nil {
 		return QuarantineResult{}, err

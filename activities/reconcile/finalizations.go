@@ -12,6 +12,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // FinalizationState is what Temporal says of one finalization, asked by
@@ -78,13 +80,33 @@ func (f TemporalFinalizations) Finalization(ctx context.Context, workflowID stri
 	return st, nil
 }
 
-// DescribeFinalizations asks for each workflow ID in turn. A failure is
-// retryable: it says nothing about the finalization.
-func (a *Activities) DescribeFinalizations(ctx context.Context, workflowIDs []string) ([]FinalizationState, error) {
+// DescribeInput names finalizations of one job to ask Temporal about.
+type DescribeInput struct {
+	stores.JobID
+	// Finalizations are the job's (epoch, checkpoint) pairs; the activity
+	// derives each workflow ID from them and the job, so that no other
+	// job's or cluster's finalization can be asked for.
+	Finalizations []Finalization `json:"finalizations"`
+}
+
+// Finalization is one finalization of a job.
+type Finalization struct {
+	Epoch      uint64 `json:"epoch"`
+	Checkpoint uint64 `json:"checkpoint"`
+}
+
+// DescribeFinalizations asks for each finalization in turn, answering in
+// the input's order. A failure is retryable: it says nothing about the
+// finalization.
+func (a *Activities) DescribeFinalizations(ctx context.Context, in DescribeInput) ([]FinalizationState, error) {
 	defer activities.KeepAlive(ctx)()
-	out := make([]FinalizationState, 0, len(workflowIDs))
-	for i, id := range workflowIDs {
+	if err := a.admit(in.Cluster); err != nil {
+		return nil, err
+	}
+	out := make([]FinalizationState, 0, len(in.Finalizations))
+	for i, f := range in.Finalizations {
 		activity.RecordHeartbeat(ctx, i)
+		id := contract.FinalizationID(stores.CheckpointID{JobID: in.JobID, Checkpoint: f.Checkpoint}, f.Epoch)
 		st, err := a.Finalizations.Finalization(ctx, id)
 		if err != nil {
 			return nil, err

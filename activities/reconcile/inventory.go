@@ -19,22 +19,24 @@ import (
 // waits for the next run.
 const DefaultInventoryLimit = 1000
 
+// ListJobsInput names the cluster whose jobs to list.
+type ListJobsInput struct {
+	Cluster string `json:"cluster"`
+}
+
 // ListClusterJobs lists the cluster's jobs the HA store knows or the state
 // bucket holds handles of: a job whose references are all gone can still
 // have orphaned state.
-func (a *Activities) ListClusterJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+func (a *Activities) ListClusterJobs(ctx context.Context, in ListJobsInput) ([]stores.JobID, error) {
 	defer activities.KeepAlive(ctx)()
-	if err := a.wired(); err != nil {
+	if err := a.admit(in.Cluster); err != nil {
 		return nil, err
 	}
-	if err := a.Layout.Serves(cluster); err != nil {
-		return nil, activities.Translate(err)
-	}
-	fromStore, err := a.Inventory.ListJobs(ctx, cluster)
+	fromStore, err := a.Inventory.ListJobs(ctx, in.Cluster)
 	if err != nil {
 		return nil, activities.Translate(err)
 	}
-	fromBucket, err := a.Handles.HandleJobs(ctx, cluster)
+	fromBucket, err := a.Handles.HandleJobs(ctx, in.Cluster)
 	if err != nil {
 		return nil, bucketError(err)
 	}
@@ -42,7 +44,8 @@ func (a *Activities) ListClusterJobs(ctx context.Context, cluster string) ([]sto
 }
 
 // InventoryInput names the job to take stock of. The cutoffs come from the
-// workflow, so that a retried activity decides alike.
+// workflow, so that a retried activity decides alike; each is only an
+// upper bound, the worker's Floors the lower one (Activities.cutoff).
 type InventoryInput struct {
 	stores.JobID
 	// GraceCutoff: a handle written at or after it is young, its
@@ -86,9 +89,11 @@ type JobInventory struct {
 // nothing.
 func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobInventory, error) {
 	defer activities.KeepAlive(ctx)()
-	if err := a.wired(); err != nil {
+	if err := a.admit(in.Cluster); err != nil {
 		return JobInventory{}, err
 	}
+	in.GraceCutoff = a.cutoff(in.GraceCutoff, a.Floors.Grace)
+	in.TombstoneCutoff = a.cutoff(in.TombstoneCutoff, a.Floors.TombstoneTTL)
 	limit := in.Limit
 	if limit <= 0 {
 		limit = DefaultInventoryLimit

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Config shapes one Run. The zero value of every field but Finalizations
@@ -167,6 +169,11 @@ func (c Config) Validate() error {
 	}
 	if c.ReconcileGrace < 0 || c.TombstoneTTL < 0 {
 		errs = append(errs, errors.New("reconcile grace and tombstone TTL must not be negative"))
+	}
+	// 0 is the default; any other TTL becomes the workers' floor, which
+	// they refuse below the contract's minimum.
+	if c.TombstoneTTL > 0 && c.TombstoneTTL < contract.MinTombstoneTTL {
+		errs = append(errs, fmt.Errorf("tombstone TTL: must be at least %s, got %s", contract.MinTombstoneTTL, c.TombstoneTTL))
 	}
 	if c.Retirements > 0 && c.ReconcileEvery < 0 {
 		errs = append(errs, errors.New("retirements need the reconciler: a retired job is forgotten only by it"))

@@ -42,12 +42,12 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 	if len(ask) == 0 {
 		return
 	}
-	ids := make([]string, len(ask))
+	in := reconcileacts.DescribeInput{JobID: job, Finalizations: make([]reconcileacts.Finalization, len(ask))}
 	for i, o := range ask {
-		ids[i] = o.finding.WorkflowID
+		in.Finalizations[i] = reconcileacts.Finalization{Epoch: o.identity.Epoch, Checkpoint: o.identity.Checkpoint}
 	}
 	var states []reconcileacts.FinalizationState
-	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, ids).Get(ctx, &states); err != nil {
+	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, in).Get(ctx, &states); err != nil {
 		r.fail("describe finalizations of "+job.String(), err)
 		return
 	}
