@@ -30,10 +30,12 @@ type Config struct {
 	// and handles (file://, s3://, gs://, azblob://, mem://).
 	StateBucket string
 	// Clusters says which clusters the worker serves and where each keeps
-	// its checkpoints in the state bucket (blobstate.ParseLayout): "*" for
-	// every cluster at "<cluster>/", or "prod-eu=flink/prod-eu/checkpoints,...".
-	// Checkpoint N of job J lives in "<dir>/J/chk-N/"; a request naming any
-	// other directory, or another cluster, is refused.
+	// its checkpoints and savepoints in the state bucket
+	// (blobstate.ParseLayout): "*" for every cluster's at "<cluster>/", or
+	// "prod-eu=flink/prod-eu/checkpoints:flink/prod-eu/savepoints,...".
+	// Checkpoint N of job J lives in "<dir>/J/chk-N/", a savepoint there
+	// or under the savepoints directory; a request naming any other
+	// directory, or another cluster, is refused.
 	Clusters string
 	// Retain is how many references per job retention keeps, like Flink's
 	// state.checkpoints.num-retained; 0 keeps every reference.

@@ -188,7 +188,7 @@ var settings = []setting{
 
 	text("state-bucket", "gocloud URL of the state bucket ("+bucketSchemes()+")",
 		func(c *Config) *string { return &c.StateBucket }),
-	text("clusters", "clusters served and where each keeps its checkpoints in the bucket: \"*\" (every cluster at <cluster>/) or cluster=dir,... (Flink's state.checkpoints.dir without the bucket); checkpoint N of job J lives in <dir>/J/chk-N/",
+	text("clusters", "clusters served and where each keeps its checkpoints and savepoints in the bucket: \"*\" (every cluster's at <cluster>/) or cluster=dir[:savepoints-dir],... (Flink's state.checkpoints.dir and state.savepoints.dir without the bucket); checkpoint N of job J lives in <dir>/J/chk-N/, a savepoint there or under savepoints-dir",
 		func(c *Config) *string { return &c.Clusters }),
 	integer("retain", "references kept per job by retention (0 keeps all)",
 		func(c *Config) *int { return &c.Retain }),
