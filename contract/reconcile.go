@@ -157,11 +157,9 @@ const (
 	ActionKeptPrefix = "kept: "
 )
 
-// Reasons to keep an orphan's state that only the workflow knows.
-const (
-	KeepAbandoned      = "finalization abandoned by an operator"
-	KeepNoFinalization = "no finalization of this identity found (history expired?)"
-)
+// KeepAbandoned is why an orphan's state stays that only the workflow
+// knows: its finalization says an operator abandoned it.
+const KeepAbandoned = "finalization abandoned by an operator"
 
 // ReconcileReport is the result and the status of Reconcile.
 type ReconcileReport struct {
