@@ -86,11 +86,11 @@ type DescribeInput struct {
 	// Finalizations are the job's (epoch, checkpoint) pairs; the activity
 	// derives each workflow ID from them and the job, so that no other
 	// job's or cluster's finalization can be asked for.
-	Finalizations []Finalization `json:"finalizations"`
+	Finalizations []FinalizationIdentity `json:"finalizations"`
 }
 
-// Finalization is one finalization of a job.
-type Finalization struct {
+// FinalizationIdentity is one finalization of a job.
+type FinalizationIdentity struct {
 	Epoch      uint64 `json:"epoch"`
 	Checkpoint uint64 `json:"checkpoint"`
 }

@@ -51,7 +51,7 @@ func newWorld(t *testing.T) world {
 	return w
 }
 
-// job writes and publishes checkpoints of a job claimed at epoch 1.
+// publish writes checkpoint n of a job claimed at epoch 1 and publishes it.
 func (w world) publish(t *testing.T, job stores.JobID, n uint64) contract.FinalizeRequest {
 	t.Helper()
 	req := w.write(t, job, n)
@@ -108,7 +108,7 @@ func TestReconcilerActivitiesRefuseAnUnservedCluster(t *testing.T) {
 		"QuarantineDangling":    reconcileacts.QuarantineInput{CheckpointID: dangling.CheckpointID(), Token: dangling.Token(), HandleKey: activities.HandleOf(dangling).Key()},
 		"CollectTombstones":     reconcileacts.CollectInput{JobID: c2, OlderThan: future},
 		"DiscardOrphan":         reconcileacts.OrphanInput{CheckpointID: orphan.CheckpointID(), Epoch: 1, HandleKey: activities.HandleOf(orphan).Key(), RetiredBefore: future},
-		"DescribeFinalizations": reconcileacts.DescribeInput{JobID: c2, Finalizations: []reconcileacts.Finalization{{Epoch: 1, Checkpoint: 5}}},
+		"DescribeFinalizations": reconcileacts.DescribeInput{JobID: c2, Finalizations: []reconcileacts.FinalizationIdentity{{Epoch: 1, Checkpoint: 5}}},
 		"ListClusterJobs":       reconcileacts.ListJobsInput{Cluster: c2.Cluster},
 	} {
 		err := w.run(t, name, in)

@@ -47,9 +47,9 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 	if len(ask) == 0 {
 		return
 	}
-	in := reconcileacts.DescribeInput{JobID: job, Finalizations: make([]reconcileacts.Finalization, len(ask))}
+	in := reconcileacts.DescribeInput{JobID: job, Finalizations: make([]reconcileacts.FinalizationIdentity, len(ask))}
 	for i, o := range ask {
-		in.Finalizations[i] = reconcileacts.Finalization{Epoch: o.identity.Epoch, Checkpoint: o.identity.Checkpoint}
+		in.Finalizations[i] = reconcileacts.FinalizationIdentity{Epoch: o.identity.Epoch, Checkpoint: o.identity.Checkpoint}
 	}
 	var states []reconcileacts.FinalizationState
 	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, in).Get(ctx, &states); err != nil {
