@@ -54,7 +54,8 @@ type Config struct {
 	// dangling references quarantined). 0: 3s; negative: no reconciler.
 	ReconcileEvery time.Duration
 	// ReconcileGrace and TombstoneTTL are the reconciler's grace and
-	// tombstone TTL: short, so that retired jobs are forgotten within the
+	// tombstone TTL, and the workers' floors under them
+	// (-reconcile-min-grace, -reconcile-min-tombstone-ttl): short, so that retired jobs are forgotten within the
 	// run, yet the TTL longer than anything of the run that may still act
 	// on a key's tombstone (a fast-path workflow task retried after its
 	// worker was killed asks the store whether its lost run published: a
