@@ -59,3 +59,39 @@ func TestPersistRefusesASavepointNamingAnotherClustersCheckpoint(t *testing.T) {
 	assert.Zero(t, states.reads, "nothing read")
 	assert.False(t, w.Exists(activities.HandleOf(req).Key()), "nothing written")
 }
+
+// A savepoint reference published before the layout knew savepoints
+// directories, its handle naming c2's checkpoint: c1's restore point
+// answers something else, and reads nothing of c2's to find out (at
+// b0bb845 it read c2's metadata first and judged the layout after).
+func TestRestorePointReadsNoForeignMetadata(t *testing.T) {
+	w := workflowtest.NewWorld(t)
+	c2, err := w.Bucket.WriteCheckpoint(stores.JobID{Cluster: "c2", Job: "j1"}, 1, 5, false)
+	require.NoError(t, err)
+	own := workflowtest.PublishAs(t, w.Bucket, w.States, w.Inner, 1, 8)
+	foreign := contract.FinalizeRequest{
+		Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 9, Savepoint: true,
+		MetadataKey: c2.MetadataKey, MetadataSHA256: c2.MetadataSHA256,
+	}
+	key, err := w.States.Write(t.Context(), activities.HandleOf(foreign))
+	require.NoError(t, err)
+	require.NoError(t, w.Inner.Publish(t.Context(), stores.Publication{
+		CheckpointID: foreign.CheckpointID(), Epoch: 1,
+		Reference: stores.Reference{Handle: key, Token: foreign.Token(), Attempt: 1, Savepoint: true},
+	}))
+	layout, err := blobstate.ParseLayout("c1=c1")
+	require.NoError(t, err)
+	states := &readCounting{Store: w.States}
+	env := workflowtest.Suite().NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.Activities{References: w.Refs, Leadership: w.Inner, States: states, Layout: layout})
+
+	v, err := env.ExecuteActivity("RestorePoint", activities.RestoreInput{JobID: workflowtest.Job})
+	require.NoError(t, err)
+	var rp contract.RestorePoint
+	require.NoError(t, v.Get(&rp))
+	assert.Equal(t, 1, states.reads, "only checkpoint 8's metadata is read")
+	assert.Equal(t, contract.RestoreDangling, rp.State)
+	assert.Equal(t, contract.ProblemHandleForeign, rp.Dangling)
+	require.NotNil(t, rp.Fallback)
+	assert.Equal(t, own.Checkpoint, rp.Fallback.Checkpoint)
+}

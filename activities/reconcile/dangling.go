@@ -44,7 +44,7 @@ func (a *Activities) QuarantineDangling(ctx context.Context, in QuarantineInput)
 	if err := a.admit(in.Cluster); err != nil {
 		return QuarantineResult{}, err
 	}
-	problem, _, err := activities.Resolve(ctx, a.States, in.HandleKey)
+	problem, _, err := activities.Resolve(ctx, a.States, a.Layout, in.HandleKey)
 	if err != nil {
 		return QuarantineResult{}, err
 	}

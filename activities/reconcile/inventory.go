@@ -116,7 +116,7 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 		}
 		inv.Published++
 		activity.RecordHeartbeat(ctx, "references", i)
-		problem, h, err := activities.Resolve(ctx, a.States, e.Reference.Handle)
+		problem, h, err := activities.Resolve(ctx, a.States, a.Layout, e.Reference.Handle)
 		if err != nil {
 			return inv, err
 		}
