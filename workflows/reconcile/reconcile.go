@@ -23,8 +23,8 @@ var a *reconcileacts.Activities
 // Workflow compares a cluster's HA store with its state bucket, job by
 // job: it reports dangling references (quarantining them only when asked,
 // after confirming once more), discards orphaned state whose finalization
-// is closed (fencing the key first; never savepoints, abandoned state or
-// shared files) and collects old tombstones. Without req.Apply it changes
+// is closed or no longer known to Temporal (fencing the key first; never
+// savepoints, abandoned state or shared files) and collects old tombstones. Without req.Apply it changes
 // nothing and reports what it would do. Its status query and result are a
 // ReconcileReport.
 func Workflow(ctx workflow.Context, req contract.ReconcileRequest) (contract.ReconcileReport, error) {
