@@ -19,10 +19,12 @@ type HandleReader interface {
 // Resolve follows a reference to its handle and the handle to its
 // metadata. It returns the problem (one of contract's Problem constants,
 // "" when everything resolves), the handle when one could be read, or an
-// I/O error that says nothing. A claim's restore point and the
-// reconciler's dangling references (activities/reconcile) judge a
+// I/O error that says nothing. A handle the layout refuses is foreign and
+// its metadata is never read: nothing outside the served clusters'
+// directories is read on a reference's word. A claim's restore point and
+// the reconciler's dangling references (activities/reconcile) judge a
 // reference by it, so that both call the same reference dangling.
-func Resolve(ctx context.Context, states HandleReader, key string) (string, *blobstate.Handle, error) {
+func Resolve(ctx context.Context, states HandleReader, layout blobstate.Layout, key string) (string, *blobstate.Handle, error) {
 	h, err := states.ReadKey(ctx, key)
 	switch {
 	case errors.Is(err, blobstate.ErrNotFound):
@@ -33,6 +35,9 @@ func Resolve(ctx context.Context, states HandleReader, key string) (string, *blo
 		return contract.ProblemHandleKeyInvalid, nil, nil
 	case err != nil:
 		return "", nil, fmt.Errorf("read handle %s: %w", key, err)
+	}
+	if layout.Check(h) != nil {
+		return contract.ProblemHandleForeign, &h, nil
 	}
 	err = states.CheckData(ctx, h)
 	switch {

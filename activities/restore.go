@@ -62,11 +62,11 @@ func (a *Activities) RestorePoint(ctx context.Context, in RestoreInput) (contrac
 // restoreCheckpoint resolves one published reference.
 func (a *Activities) restoreCheckpoint(ctx context.Context, job stores.JobID, e stores.Entry) (*contract.RestoreCheckpoint, string, error) {
 	c := &contract.RestoreCheckpoint{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle, Savepoint: e.Reference.Savepoint}
-	problem, h, err := Resolve(ctx, a.States, e.Reference.Handle)
+	problem, h, err := Resolve(ctx, a.States, a.Layout, e.Reference.Handle)
 	if err != nil {
 		return nil, "", err
 	}
-	if h != nil && problem == "" && (h.CheckpointID != (stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}) || a.Layout.Check(*h) != nil) {
+	if h != nil && problem == "" && h.CheckpointID != (stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}) {
 		// Recovering from it would restore another checkpoint's state.
 		problem = contract.ProblemHandleForeign
 	}

@@ -26,7 +26,11 @@ const (
 	// again), and a fast-path task retried after its worker died, which asks
 	// whether its lost run published (a subsumed checkpoint whose tombstone
 	// is gone reads as never published: Failed). The default (24h) keeps far
-	// above both; the fault harness runs at tens of seconds.
+	// above both. A request's TTL is only an upper bound: each worker
+	// applies its own floor (-reconcile-min-tombstone-ttl, default 1h, at
+	// least this) from its own clock, whatever a request or a carried
+	// report says; the fault harness configures its workers at tens of
+	// seconds.
 	MinTombstoneTTL = time.Second
 	// DefaultReportLimit caps each list of a ReconcileReport; the counts
 	// are always complete.
@@ -43,8 +47,9 @@ type ReconcileRequest struct {
 	// confirming once more that their handle or data is gone. Without it
 	// they are only reported.
 	QuarantineDangling bool `json:"quarantineDangling,omitempty"`
-	// Grace: only handles older than this can be orphans. Taken as given:
-	// 0 (or absent) means no grace (the finalization must still be closed).
+	// Grace: only handles older than this can be orphans. 0 (or absent)
+	// asks for no grace, but each worker applies its own floor
+	// (-reconcile-min-grace, default 15m) whatever the request says.
 	// JSON: a duration string ("1h"); see Duration.
 	Grace Duration `json:"grace"`
 	// TombstoneTTL: tombstones older than this (and at or below the
@@ -53,7 +58,9 @@ type ReconcileRequest struct {
 	TombstoneTTL Duration `json:"tombstoneTtl"`
 	// ReportLimit caps each list of the report; 0 is DefaultReportLimit.
 	ReportLimit int `json:"reportLimit,omitempty"`
-	// Carry is set by the workflow itself when it continues as new.
+	// Carry is set by the workflow itself when it continues as new, and
+	// accepted only in such a continued run, its jobs all of Cluster: a
+	// started run that carries one fails as Rejected.Invalid.
 	Carry *ReconcileCarry `json:"carry,omitempty"`
 
 	// decodeErr is a duration UnmarshalJSON could not read: Validate
@@ -150,11 +157,9 @@ const (
 	ActionKeptPrefix = "kept: "
 )
 
-// Reasons to keep an orphan's state that only the workflow knows.
-const (
-	KeepAbandoned      = "finalization abandoned by an operator"
-	KeepNoFinalization = "no finalization of this identity found (history expired?)"
-)
+// KeepAbandoned is why an orphan's state stays that only the workflow
+// knows: its finalization says an operator abandoned it.
+const KeepAbandoned = "finalization abandoned by an operator"
 
 // ReconcileReport is the result and the status of Reconcile.
 type ReconcileReport struct {

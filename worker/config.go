@@ -3,6 +3,7 @@ package worker
 import (
 	"time"
 
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -29,14 +30,22 @@ type Config struct {
 	// and handles (file://, s3://, gs://, azblob://, mem://).
 	StateBucket string
 	// Clusters says which clusters the worker serves and where each keeps
-	// its checkpoints in the state bucket (blobstate.ParseLayout): "*" for
-	// every cluster at "<cluster>/", or "prod-eu=flink/prod-eu/checkpoints,...".
-	// Checkpoint N of job J lives in "<dir>/J/chk-N/"; a request naming any
-	// other directory, or another cluster, is refused.
+	// its checkpoints and savepoints in the state bucket
+	// (blobstate.ParseLayout): "*" for every cluster's at "<cluster>/", or
+	// "prod-eu=flink/prod-eu/checkpoints:flink/prod-eu/savepoints,...".
+	// Checkpoint N of job J lives in "<dir>/J/chk-N/", a savepoint there
+	// or under the savepoints directory; a request naming any other
+	// directory, or another cluster, is refused.
 	Clusters string
 	// Retain is how many references per job retention keeps, like Flink's
 	// state.checkpoints.num-retained; 0 keeps every reference.
 	Retain int
+	// ReconcileMinGrace and ReconcileMinTombstoneTTL are the reconciler's
+	// floors (reconcileacts.Floors): whatever grace and TTL a Reconcile
+	// run asks for, or carries, its activities never judge a handle or
+	// collect a tombstone younger than these, by this worker's clock.
+	ReconcileMinGrace        time.Duration
+	ReconcileMinTombstoneTTL time.Duration
 	// RegisterSearchAttributes registers the search attributes the
 	// workflows set when the namespace lacks them; without it, a namespace
 	// that lacks one fails the start with the command that adds them.
@@ -158,13 +167,15 @@ func DefaultConfig() Config {
 			},
 		},
 		// create_dir: a fresh checkout runs without preparing a folder.
-		StateBucket:    "file://./" + DefaultDataDir + "/state?create_dir=true",
-		Clusters:       blobstate.AnyCluster,
-		Retain:         1,
-		MetricsAddress: DefaultMetricsAddress,
-		LogLevel:       "info",
-		LogFormat:      "json",
-		ShutdownGrace:  30 * time.Second,
-		WorkflowCache:  256,
+		StateBucket:              "file://./" + DefaultDataDir + "/state?create_dir=true",
+		Clusters:                 blobstate.AnyCluster,
+		Retain:                   1,
+		ReconcileMinGrace:        reconcileacts.DefaultFloors().Grace,
+		ReconcileMinTombstoneTTL: reconcileacts.DefaultFloors().TombstoneTTL,
+		MetricsAddress:           DefaultMetricsAddress,
+		LogLevel:                 "info",
+		LogFormat:                "json",
+		ShutdownGrace:            30 * time.Second,
+		WorkflowCache:            256,
 	}
 }

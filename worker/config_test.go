@@ -334,3 +334,26 @@ func TestBadTemporalProfileIsAConfigurationError(t *testing.T) {
 	_, err = LoadConfig(nil, env(map[string]string{"TEMPORAL_CONFIG_FILE": garbled}))
 	assert.ErrorContains(t, err, "temporal.toml "+garbled)
 }
+
+// The reconciler's floors (issue 22, finding 5) default to safe values,
+// load from a flag or FINALIZER_*, and are validated with the rest, every
+// problem at once, before anything connects.
+func TestReconcilerFloors(t *testing.T) {
+	def := DefaultConfig()
+	assert.Equal(t, time.Hour, def.ReconcileMinTombstoneTTL, "far above any activity attempt")
+	assert.Equal(t, 15*time.Minute, def.ReconcileMinGrace)
+
+	cfg, err := LoadConfig([]string{"-reconcile-min-tombstone-ttl=30s"}, env(map[string]string{"FINALIZER_RECONCILE_MIN_GRACE": "2s"}))
+	require.NoError(t, err)
+	assert.Equal(t, 30*time.Second, cfg.ReconcileMinTombstoneTTL)
+	assert.Equal(t, 2*time.Second, cfg.ReconcileMinGrace)
+	require.NoError(t, cfg.Validate())
+
+	cfg, err = LoadConfig([]string{"-reconcile-min-tombstone-ttl=10ms", "-retain=-1"}, env(map[string]string{"FINALIZER_RECONCILE_MIN_GRACE": "-1s"}))
+	require.NoError(t, err)
+	err = cfg.Validate()
+	require.ErrorIs(t, err, stores.ErrInvalid)
+	assert.ErrorContains(t, err, "-reconcile-min-tombstone-ttl / FINALIZER_RECONCILE_MIN_TOMBSTONE_TTL: must be at least 1s, got 10ms")
+	assert.ErrorContains(t, err, "-reconcile-min-grace / FINALIZER_RECONCILE_MIN_GRACE: must not be negative, got -1s")
+	assert.ErrorContains(t, err, "-retain")
+}

@@ -61,15 +61,15 @@ var gateSamples = map[reflect.Type]func(cluster string) any{
 	reflect.TypeFor[activities.RestoreInput]():      func(c string) any { return activities.RestoreInput{JobID: jobOf(c)} },
 	reflect.TypeFor[activities.SubsumeInput]():      func(c string) any { return activities.SubsumeInput{CheckpointID: checkpointOf(c), Epoch: 1} },
 	reflect.TypeFor[stores.JobID]():                 func(c string) any { return jobOf(c) },
-	reflect.TypeFor[reconcileacts.ClusterName]():    func(c string) any { return reconcileacts.ClusterName(c) },
+	reflect.TypeFor[reconcileacts.ListJobsInput]():  func(c string) any { return reconcileacts.ListJobsInput{Cluster: c} },
 	reflect.TypeFor[reconcileacts.InventoryInput](): func(c string) any { return reconcileacts.InventoryInput{JobID: jobOf(c)} },
 	reflect.TypeFor[reconcileacts.CollectInput]():   func(c string) any { return reconcileacts.CollectInput{JobID: jobOf(c)} },
 	reflect.TypeFor[reconcileacts.OrphanInput]():    func(c string) any { return reconcileacts.OrphanInput{CheckpointID: checkpointOf(c), Epoch: 1} },
 	reflect.TypeFor[reconcileacts.QuarantineInput](): func(c string) any {
 		return reconcileacts.QuarantineInput{CheckpointID: checkpointOf(c), Token: "t"}
 	},
-	reflect.TypeFor[reconcileacts.FinalizationIDs](): func(c string) any {
-		return reconcileacts.FinalizationIDs{contract.FinalizationID(checkpointOf(c), 1)}
+	reflect.TypeFor[reconcileacts.DescribeInput](): func(c string) any {
+		return reconcileacts.DescribeInput{JobID: jobOf(c), Finalizations: []reconcileacts.FinalizationIdentity{{Epoch: 1, Checkpoint: 1}}}
 	},
 }
 

@@ -107,6 +107,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		Handles:       states,
 		Layout:        layout,
 		Finalizations: reconcileacts.TemporalFinalizations{Client: c},
+		Floors:        reconcileacts.Floors{Grace: cfg.ReconcileMinGrace, TombstoneTTL: cfg.ReconcileMinTombstoneTTL},
 	})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)

@@ -176,6 +176,16 @@ func TestRunFinalizesAgainstDevServer(t *testing.T) {
 		"the fast path publishes in a local activity")
 	assert.NotEmpty(t, samples(metrics, "go_goroutines"))
 
+	// The reconciler's activities are wired, their floors from the
+	// configuration included: a dry run completes (activities registered
+	// without floors fail it NotWired at once).
+	var rep contract.ReconcileReport
+	recon := contract.NewReconcileRequest(req.Cluster)
+	require.NoError(t, d.execute(ctx, "reconcile/"+req.Cluster, contract.ReconcileWorkflow, recon).Get(ctx, &rep))
+	assert.Equal(t, contract.ReconcileDone, rep.Phase)
+	assert.Empty(t, rep.Errors)
+	assert.Equal(t, 1, rep.Counts.References)
+
 	require.NoError(t, stop(), "a clean shutdown")
 	assert.True(t, d.reference(req).HoldsToken(req.Token()))
 	assert.FileExists(t, filepath.Join(d.bucket, res.HandleKey), "the handle the reference points at")

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // EnvPrefix starts every environment variable the worker reads.
@@ -186,10 +188,14 @@ var settings = []setting{
 
 	text("state-bucket", "gocloud URL of the state bucket ("+bucketSchemes()+")",
 		func(c *Config) *string { return &c.StateBucket }),
-	text("clusters", "clusters served and where each keeps its checkpoints in the bucket: \"*\" (every cluster at <cluster>/) or cluster=dir,... (Flink's state.checkpoints.dir without the bucket); checkpoint N of job J lives in <dir>/J/chk-N/",
+	text("clusters", "clusters served and where each keeps its checkpoints and savepoints in the bucket: \"*\" (every cluster's at <cluster>/) or cluster=dir[:savepoints-dir],... (Flink's state.checkpoints.dir and state.savepoints.dir without the bucket); checkpoint N of job J lives in <dir>/J/chk-N/, a savepoint there or under savepoints-dir",
 		func(c *Config) *string { return &c.Clusters }),
 	integer("retain", "references kept per job by retention (0 keeps all)",
 		func(c *Config) *int { return &c.Retain }),
+	duration("reconcile-min-grace", "the reconciler's floor for any run's grace: a handle written, or retired, more recently is never judged an orphan, whatever the run asks",
+		func(c *Config) *time.Duration { return &c.ReconcileMinGrace }),
+	duration("reconcile-min-tombstone-ttl", "the reconciler's floor for any run's tombstone TTL: a younger tombstone is never collected, whatever the run asks (at least "+contract.MinTombstoneTTL.String()+"; longer than any activity attempt and any worker outage)",
+		func(c *Config) *time.Duration { return &c.ReconcileMinTombstoneTTL }),
 	{name: "metrics-address", usage: "host:port serving /metrics, /livez and /readyz (also /healthz); empty or \"off\" disables",
 		get: func(c *Config) string { return c.MetricsAddress },
 		set: func(c *Config, v string) error {

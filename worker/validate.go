@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -138,6 +139,15 @@ func (c Config) validateRest(add addFunc) {
 	if c.Retain < 0 {
 		add("retain", "must not be negative (0 keeps every reference), got %d", c.Retain)
 	}
+	// The activities own the floors' rules; only the names are translated.
+	floors := reconcileacts.Floors{Grace: c.ReconcileMinGrace, TombstoneTTL: c.ReconcileMinTombstoneTTL}
+	if err, ok := floors.Validate().(interface{ Unwrap() []error }); ok {
+		for _, e := range err.Unwrap() {
+			if inv, ok := errors.AsType[*stores.InvalidError](e); ok {
+				add(floorSettings[inv.Field], "%s", inv.Rule)
+			}
+		}
+	}
 	if c.MetricsAddress != "" {
 		if err := checkHostPort(c.MetricsAddress, true); err != nil {
 			add("metrics-address", "%v", err)
@@ -156,6 +166,13 @@ func (c Config) validateRest(add addFunc) {
 	if c.WorkflowCache < 1 {
 		add("workflow-cache", "must be at least 1, got %d", c.WorkflowCache)
 	}
+}
+
+// floorSettings maps the fields of reconcileacts.Floors.Validate to the
+// settings that feed them.
+var floorSettings = map[string]string{
+	reconcileacts.FieldGraceFloor:        "reconcile-min-grace",
+	reconcileacts.FieldTombstoneTTLFloor: "reconcile-min-tombstone-ttl",
 }
 
 // checkHostPort accepts host:port; the host may be empty (all interfaces)

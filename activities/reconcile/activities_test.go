@@ -20,7 +20,7 @@ func TestUnwiredActivitiesFailAtOnce(t *testing.T) {
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(&reconcileacts.Activities{})
 	for name, arg := range map[string]any{
-		"ListClusterJobs": "c1",
+		"ListClusterJobs": reconcileacts.ListJobsInput{Cluster: "c1"},
 		"InventoryJob":    reconcileacts.InventoryInput{},
 	} {
 		_, err := env.ExecuteActivity(name, arg)

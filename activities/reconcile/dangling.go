@@ -41,7 +41,10 @@ type QuarantineResult struct {
 // A retry after an Unknown finds its own quarantine: Published.
 func (a *Activities) QuarantineDangling(ctx context.Context, in QuarantineInput) (QuarantineResult, error) {
 	defer activities.KeepAlive(ctx)()
-	problem, _, err := activities.Resolve(ctx, a.States, in.HandleKey)
+	if err := a.wired(); err != nil {
+		return QuarantineResult{}, err
+	}
+	problem, _, err := activities.Resolve(ctx, a.States, a.Layout, in.HandleKey)
 	if err != nil {
 		return QuarantineResult{}, err
 	}

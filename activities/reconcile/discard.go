@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,9 +19,11 @@ type OrphanInput struct {
 	stores.CheckpointID
 	Epoch     uint64 `json:"epoch"`
 	HandleKey string `json:"handleKey"`
-	// RetiredBefore: the state of a checkpoint its job's retirement let go
-	// (ReasonRetired) is discarded only if retired before it, so that the
-	// grace runs from the retirement, not from the handle's write.
+	// RetiredBefore is the run's grace cutoff: the handle must have been
+	// written before it, and the state of a checkpoint its job's
+	// retirement let go (ReasonRetired) retired before it, so that the
+	// grace runs from the retirement, not from the handle's write. Never
+	// later than the worker's clock less its grace floor, whatever it says.
 	RetiredBefore time.Time `json:"retiredBefore"`
 }
 
@@ -44,9 +47,13 @@ type OrphanResult struct {
 // goes only after the grace since the retirement, and never when the
 // retirement retained it; state of a forgotten incarnation of a reused job
 // ID is never touched (its checkpoint directories are the new one's too).
-// Never a savepoint, never shared files. A failed fence deletes nothing.
+// Never a savepoint, never shared files, never a handle inside the grace.
+// A failed fence deletes nothing.
 func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanResult, error) {
 	defer activities.KeepAlive(ctx)()
+	if err := a.wired(); err != nil {
+		return OrphanResult{}, err
+	}
 	if want := blobstate.Key(in.CheckpointID, in.Epoch); in.HandleKey != want {
 		err := &stores.InvalidError{Field: "handleKey", Rule: fmt.Sprintf("%q is not the handle key of %s epoch %d (%s)", in.HandleKey, in.CheckpointID, in.Epoch, want)}
 		return OrphanResult{}, activities.Translate(err)
@@ -60,6 +67,21 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 	if in.Epoch <= job.ForgottenEpoch {
 		return OrphanResult{Kept: KeepPreviousIncarnation}, nil
 	}
+	cutoff := a.cutoff(in.RetiredBefore, a.Floors.Grace)
+	// Before any fence too: a handle inside the grace may be a
+	// finalization's between its persist and its publish, which the fence
+	// would cut off.
+	written, err := a.Handles.HandleModTime(ctx, in.HandleKey)
+	switch {
+	case errors.Is(err, blobstate.ErrNotFound):
+		return OrphanResult{Discarded: activities.DiscardResult{AlreadyGone: true}}, nil
+	case err != nil:
+		return OrphanResult{}, bucketError(err)
+	case written.IsZero():
+		return OrphanResult{Kept: KeepAgeUnknown}, nil
+	case !written.Before(cutoff):
+		return OrphanResult{Kept: fmt.Sprintf(keepYoung, written.Format(time.RFC3339))}, nil
+	}
 	guard := a.guard()
 	g, err := guard.Fence(ctx, in.HandleKey)
 	switch {
@@ -72,7 +94,7 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 	case g.Entry.HoldsToken(g.Token):
 		return OrphanResult{Referenced: true}, nil
 	}
-	if why := retirementKeeps(g.Entry, g.Token, in.RetiredBefore); why != "" {
+	if why := retirementKeeps(g.Entry, g.Token, cutoff); why != "" {
 		return OrphanResult{Kept: why}, nil
 	}
 	res, err := guard.Discard(ctx, g)

@@ -9,11 +9,20 @@
 // DiscardOrphan, CollectTombstones), and they and their payloads' JSON are
 // on the wire: recorded histories and running executions name them.
 //
+// Every input names its cluster (it embeds stores.JobID or
+// stores.CheckpointID, or has a Cluster field), and every activity first
+// refuses a cluster the worker's layout does not serve (Rejected.Invalid),
+// before anything is read. No cutoff in an input is trusted: each is an
+// upper bound, and the activities count the worker's Floors back from its
+// own clock, so that no run, however started, collects a tombstone or
+// judges a handle younger than the worker allows.
+//
 // Failure semantics are the finalizer's (package activities, through
 // activities.Translate): nil is success, a definite refusal is a
 // non-retryable Rejected.* error, anything else is retryable and says
-// nothing. A worker that registers Activities without a field fails every
-// run at once, non-retryably (NotWired). The inventories write nothing.
+// nothing. A worker that registers Activities without a field or with
+// invalid Floors fails every run at once, non-retryably (NotWired). The
+// inventories write nothing.
 // Each destructive activity re-checks its own precondition right before it
 // acts, so that a decision made on an older inventory never deletes what
 // has changed since: QuarantineDangling reads the handle again and writes

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // FinalizationState is what Temporal says of one finalization, asked by
@@ -80,28 +80,33 @@ func (f TemporalFinalizations) Finalization(ctx context.Context, workflowID stri
 	return st, nil
 }
 
-// FinalizationIDs are the workflow IDs of finalizations to describe.
-type FinalizationIDs []string
-
-// Clusters are the clusters the finalizations belong to; an ID that is not
-// a finalization's names none (the worker's tenant gate refuses it).
-func (ids FinalizationIDs) Clusters() []string {
-	clusters := make([]string, len(ids))
-	for i, id := range ids {
-		if c := contract.WorkflowCluster(id); c != "" && strings.HasPrefix(id, "finalize/") {
-			clusters[i] = c
-		}
-	}
-	return clusters
+// DescribeInput names finalizations of one job to ask Temporal about.
+type DescribeInput struct {
+	stores.JobID
+	// Finalizations are the job's (epoch, checkpoint) pairs; the activity
+	// derives each workflow ID from them and the job, so that no other
+	// job's or cluster's finalization can be asked for.
+	Finalizations []FinalizationIdentity `json:"finalizations"`
 }
 
-// DescribeFinalizations asks for each workflow ID in turn. A failure is
-// retryable: it says nothing about the finalization.
-func (a *Activities) DescribeFinalizations(ctx context.Context, workflowIDs FinalizationIDs) ([]FinalizationState, error) {
+// FinalizationIdentity is one finalization of a job.
+type FinalizationIdentity struct {
+	Epoch      uint64 `json:"epoch"`
+	Checkpoint uint64 `json:"checkpoint"`
+}
+
+// DescribeFinalizations asks for each finalization in turn, answering in
+// the input's order. A failure is retryable: it says nothing about the
+// finalization.
+func (a *Activities) DescribeFinalizations(ctx context.Context, in DescribeInput) ([]FinalizationState, error) {
 	defer activities.KeepAlive(ctx)()
-	out := make([]FinalizationState, 0, len(workflowIDs))
-	for i, id := range workflowIDs {
+	if err := a.wired(); err != nil {
+		return nil, err
+	}
+	out := make([]FinalizationState, 0, len(in.Finalizations))
+	for i, f := range in.Finalizations {
 		activity.RecordHeartbeat(ctx, i)
+		id := contract.FinalizationID(stores.CheckpointID{JobID: in.JobID, Checkpoint: f.Checkpoint}, f.Epoch)
 		st, err := a.Finalizations.Finalization(ctx, id)
 		if err != nil {
 			return nil, err

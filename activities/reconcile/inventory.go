@@ -19,26 +19,27 @@ import (
 // waits for the next run.
 const DefaultInventoryLimit = 1000
 
-// ClusterName names the cluster a run lists.
-type ClusterName string
+// ListJobsInput names the cluster whose jobs to list.
+type ListJobsInput struct {
+	Cluster string `json:"cluster"`
+}
 
 // Clusters is the cluster listed (the worker's tenant gate).
-func (c ClusterName) Clusters() []string { return []string{string(c)} }
+func (in ListJobsInput) Clusters() []string { return []string{in.Cluster} }
 
 // ListClusterJobs lists the cluster's jobs the HA store knows or the state
 // bucket holds handles of: a job whose references are all gone can still
 // have orphaned state.
-func (a *Activities) ListClusterJobs(ctx context.Context, name ClusterName) ([]stores.JobID, error) {
+func (a *Activities) ListClusterJobs(ctx context.Context, in ListJobsInput) ([]stores.JobID, error) {
 	defer activities.KeepAlive(ctx)()
 	if err := a.wired(); err != nil {
 		return nil, err
 	}
-	cluster := string(name)
-	fromStore, err := a.Inventory.ListJobs(ctx, cluster)
+	fromStore, err := a.Inventory.ListJobs(ctx, in.Cluster)
 	if err != nil {
 		return nil, activities.Translate(err)
 	}
-	fromBucket, err := a.Handles.HandleJobs(ctx, cluster)
+	fromBucket, err := a.Handles.HandleJobs(ctx, in.Cluster)
 	if err != nil {
 		return nil, bucketError(err)
 	}
@@ -46,7 +47,8 @@ func (a *Activities) ListClusterJobs(ctx context.Context, name ClusterName) ([]s
 }
 
 // InventoryInput names the job to take stock of. The cutoffs come from the
-// workflow, so that a retried activity decides alike.
+// workflow, so that a retried activity decides alike; each is only an
+// upper bound, the worker's Floors the lower one (Activities.cutoff).
 type InventoryInput struct {
 	stores.JobID
 	// GraceCutoff: a handle written at or after it is young, its
@@ -93,6 +95,8 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 	if err := a.wired(); err != nil {
 		return JobInventory{}, err
 	}
+	in.GraceCutoff = a.cutoff(in.GraceCutoff, a.Floors.Grace)
+	in.TombstoneCutoff = a.cutoff(in.TombstoneCutoff, a.Floors.TombstoneTTL)
 	limit := in.Limit
 	if limit <= 0 {
 		limit = DefaultInventoryLimit
@@ -115,7 +119,7 @@ func (a *Activities) InventoryJob(ctx context.Context, in InventoryInput) (JobIn
 		}
 		inv.Published++
 		activity.RecordHeartbeat(ctx, "references", i)
-		problem, h, err := activities.Resolve(ctx, a.States, e.Reference.Handle)
+		problem, h, err := activities.Resolve(ctx, a.States, a.Layout, e.Reference.Handle)
 		if err != nil {
 			return inv, err
 		}

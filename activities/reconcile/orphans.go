@@ -33,6 +33,8 @@ const (
 	KeepPreviousIncarnation = "previous incarnation of a reused job ID"
 	// keepRetiring is formatted with the retirement's time.
 	keepRetiring = "retired at %s, within the grace"
+	// keepYoung is formatted with the handle's write time.
+	keepYoung = "written at %s, within the grace"
 	// keepShared is formatted with the checkpoint whose data overlaps.
 	keepShared = "data shared with published checkpoint %d"
 )

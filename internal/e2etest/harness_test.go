@@ -116,6 +116,9 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 	w.RegisterActivity(&reconcileacts.Activities{
 		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states,
 		Finalizations: reconcileacts.TemporalFinalizations{Client: c},
+		// The tests' handles and tombstones are seconds old: no grace
+		// floor, the contract's shortest TTL.
+		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},
 	})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -64,9 +64,11 @@ func DecodeEnvelope(b []byte) (Handle, error) {
 	if env.V != envelopeVersion {
 		return corrupt("unsupported envelope version %d", env.V)
 	}
+	// Like CheckData, only the recorded digest is named, never the
+	// computed one.
 	sum := sha256.Sum256(env.Handle)
-	if got := hex.EncodeToString(sum[:]); got != env.SHA256 {
-		return corrupt("handle checksum %s, envelope says %q", got, env.SHA256)
+	if hex.EncodeToString(sum[:]) != env.SHA256 {
+		return corrupt("handle does not have the checksum its envelope records (%q)", env.SHA256)
 	}
 	var h Handle
 	if err := strictUnmarshal(env.Handle, &h); err != nil {

@@ -10,25 +10,32 @@ import (
 )
 
 // AnyCluster is the layout spec that serves every cluster, each keeping its
-// checkpoints under "<cluster>/" in the bucket.
+// checkpoints, and its savepoints, under "<cluster>/" in the bucket.
 const AnyCluster = "*"
 
 // Layout says which clusters a worker serves and where each keeps its
 // checkpoints in the state bucket: checkpoint N of job J lives in
-// "<dir>/J/chk-N/", Flink's layout under state.checkpoints.dir. A request
-// names its checkpoint's data; the layout is what that name is checked
-// against, so a request can never make a discard reach another
-// checkpoint's, job's or cluster's data.
+// "<dir>/J/chk-N/", Flink's layout under state.checkpoints.dir; and where
+// its savepoints may lie (Flink's state.savepoints.dir). A request names
+// its checkpoint's data; the layout is what that name is checked against,
+// so a request can never make a discard reach another checkpoint's, job's
+// or cluster's data, nor make the worker read another cluster's.
 type Layout struct {
 	// dirs maps each served cluster to its checkpoints directory, without
 	// a trailing '/'. Empty when every cluster is served at "<cluster>".
 	dirs map[string]string
+	// savepoints maps a served cluster to its savepoints directory,
+	// without a trailing '/'; a cluster without one keeps its savepoints
+	// in their own checkpoint directories. Unused with AnyCluster.
+	savepoints map[string]string
 }
 
 // ParseLayout reads a layout spec: "*" (every cluster at "<cluster>/"), or
-// a comma-separated list of cluster=dir, each dir a bucket prefix such as
-// "flink/prod-eu/checkpoints". Directories may not nest in one another, so
-// no two clusters' checkpoints can ever share a directory.
+// a comma-separated list of cluster=dir or cluster=dir:savepoints, each a
+// bucket prefix such as "flink/prod-eu/checkpoints:flink/prod-eu/savepoints".
+// No directory may nest in another, its cluster's own included, so no two
+// clusters' data can ever share a directory and no savepoint can lie in a
+// checkpoint's.
 func ParseLayout(spec string) (Layout, error) {
 	bad := func(format string, args ...any) (Layout, error) {
 		return Layout{}, &stores.InvalidError{Field: "clusters", Rule: fmt.Sprintf(format, args...)}
@@ -36,15 +43,17 @@ func ParseLayout(spec string) (Layout, error) {
 	spec = strings.TrimSpace(spec)
 	switch spec {
 	case "":
-		return bad("must be %q or a list of cluster=dir", AnyCluster)
+		return bad("must be %q or a list of cluster=dir[:savepoints-dir]", AnyCluster)
 	case AnyCluster:
 		return Layout{}, nil
 	}
-	l := Layout{dirs: map[string]string{}}
+	l := Layout{dirs: map[string]string{}, savepoints: map[string]string{}}
+	type named struct{ what, dir string }
+	var all []named
 	for _, item := range strings.Split(spec, ",") {
-		cluster, dir, ok := strings.Cut(strings.TrimSpace(item), "=")
+		cluster, dirs, ok := strings.Cut(strings.TrimSpace(item), "=")
 		if !ok {
-			return bad("%q: want cluster=dir (or %q alone for every cluster)", item, AnyCluster)
+			return bad("%q: want cluster=dir[:savepoints-dir] (or %q alone for every cluster)", item, AnyCluster)
 		}
 		if err := stores.ValidateCluster(cluster); err != nil {
 			return bad("%q: %v", item, err)
@@ -52,16 +61,26 @@ func ParseLayout(spec string) (Layout, error) {
 		if _, dup := l.dirs[cluster]; dup {
 			return bad("cluster %q is listed twice", cluster)
 		}
+		dir, savepoints, hasSavepoints := strings.Cut(dirs, ":")
 		dir = strings.TrimSuffix(dir, "/")
 		if err := stores.ValidateObjectKey("clusters", dir+"/", true); err != nil {
 			return bad("directory of %s: %v", cluster, err)
 		}
 		l.dirs[cluster] = dir
+		all = append(all, named{"checkpoints of " + cluster, dir})
+		if hasSavepoints {
+			savepoints = strings.TrimSuffix(savepoints, "/")
+			if err := stores.ValidateObjectKey("clusters", savepoints+"/", true); err != nil {
+				return bad("savepoints directory of %s: %v", cluster, err)
+			}
+			l.savepoints[cluster] = savepoints
+			all = append(all, named{"savepoints of " + cluster, savepoints})
+		}
 	}
-	for a, da := range l.dirs {
-		for b, db := range l.dirs {
-			if a != b && strings.HasPrefix(da+"/", db+"/") {
-				return bad("directories of %s (%q) and %s (%q) nest: clusters must not share checkpoint data", a, da, b, db)
+	for i, a := range all {
+		for j, b := range all {
+			if i != j && strings.HasPrefix(a.dir+"/", b.dir+"/") {
+				return bad("the directories of %s (%q) and %s (%q) nest: no directory may lie in another, so that no request can name one's data as another's", a.what, a.dir, b.what, b.dir)
 			}
 		}
 	}
@@ -75,6 +94,9 @@ func (l Layout) String() string {
 	}
 	items := make([]string, 0, len(l.dirs))
 	for c, d := range l.dirs {
+		if sp, ok := l.savepoints[c]; ok {
+			d += ":" + sp
+		}
 		items = append(items, c+"="+d)
 	}
 	slices.Sort(items)
@@ -113,9 +135,11 @@ func (l Layout) CheckpointDir(id stores.CheckpointID) (string, error) {
 // Check refuses a handle whose pointers lie outside what the layout gives
 // its checkpoint. A checkpoint's exclusive prefix must be exactly its
 // directory and its metadata must lie in it, outside any nested chk-<n>
-// directory. A savepoint's data is never discarded, but its metadata and
-// prefix must not lie inside another checkpoint's directory, whose discard
-// would delete them (its own is guarded by its own key). The error names the field and the expected value.
+// directory. A savepoint's data is never discarded, but its metadata is
+// read: it and its prefix lie in the savepoint's own checkpoint directory
+// or under its cluster's savepoints directory ("<cluster>/" with
+// AnyCluster), never in another checkpoint's directory, whose discard
+// would delete them. The error names the field and the expected value.
 func (l Layout) Check(h Handle) error {
 	want, err := l.CheckpointDir(h.CheckpointID)
 	if err != nil {
@@ -123,8 +147,11 @@ func (l Layout) Check(h Handle) error {
 	}
 	if h.Savepoint {
 		for _, f := range []struct{ field, key string }{{"metadataKey", h.MetadataKey}, {"exclusivePrefix", h.ExclusivePrefix}} {
-			if f.key != "" && !strings.HasPrefix(f.key, want) && l.insideCheckpointDir(f.key) {
-				return &stores.InvalidError{Field: f.field, Rule: fmt.Sprintf("%q: a savepoint lies in its own directory %q or outside every checkpoint's directory, whose discard would delete it", f.key, want)}
+			if f.key == "" || strings.HasPrefix(f.key, want) {
+				continue
+			}
+			if rule := l.savepointRule(h.Cluster, f.key, want); rule != "" {
+				return &stores.InvalidError{Field: f.field, Rule: rule}
 			}
 		}
 		return nil
@@ -140,6 +167,32 @@ func (l Layout) Check(h Handle) error {
 		return &stores.InvalidError{Field: "metadataKey", Rule: fmt.Sprintf("%q: nested checkpoint directory inside %q", h.MetadataKey, want)}
 	}
 	return nil
+}
+
+// savepointRule is why key, outside the savepoint's own checkpoint
+// directory own, may not be its: "" when it lies under the cluster's
+// savepoints directory and in no checkpoint's directory.
+func (l Layout) savepointRule(cluster, key, own string) string {
+	dir, ok := l.savepointsDir(cluster)
+	switch {
+	case !ok:
+		return fmt.Sprintf("%q: a savepoint of cluster %s lies in its own checkpoint directory %q: no savepoints directory is configured for %s (-clusters %s=<checkpoints-dir>:<savepoints-dir>)", key, cluster, own, cluster, cluster)
+	case !strings.HasPrefix(key, dir):
+		return fmt.Sprintf("%q: a savepoint of cluster %s lies in its own checkpoint directory %q or under the cluster's savepoints directory %q", key, cluster, own, dir)
+	case l.insideCheckpointDir(key):
+		return fmt.Sprintf("%q: inside another checkpoint's directory, whose discard would delete it; a savepoint of cluster %s lies in its own checkpoint directory %q or elsewhere under %q", key, cluster, own, dir)
+	}
+	return ""
+}
+
+// savepointsDir is where a served cluster's savepoints lie, with a
+// trailing '/'; false when none is configured.
+func (l Layout) savepointsDir(cluster string) (string, bool) {
+	if l.dirs == nil {
+		return cluster + "/", true
+	}
+	d, ok := l.savepoints[cluster]
+	return d + "/", ok
 }
 
 // insideCheckpointDir reports whether key lies in some checkpoint's

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
@@ -108,4 +109,21 @@ func (s *Store) each(ctx context.Context, opts *blob.ListOptions, visit func(*bl
 		}
 		visit(o)
 	}
+}
+
+// HandleModTime is when the handle blob at key was last written: zero when
+// the driver does not report it (an age that must count as unknown),
+// ErrNotFound when no blob is stored.
+func (s *Store) HandleModTime(ctx context.Context, key string) (time.Time, error) {
+	if _, _, err := ParseKey(key); err != nil {
+		return time.Time{}, fmt.Errorf("stat handle: %w", err)
+	}
+	attrs, err := s.bucket.Attributes(ctx, key)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return time.Time{}, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stat %s: %w", key, err)
+	}
+	return attrs.ModTime.UTC(), nil
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // Config shapes one Run. The zero value of every field but Finalizations
@@ -52,7 +54,8 @@ type Config struct {
 	// dangling references quarantined). 0: 3s; negative: no reconciler.
 	ReconcileEvery time.Duration
 	// ReconcileGrace and TombstoneTTL are the reconciler's grace and
-	// tombstone TTL: short, so that retired jobs are forgotten within the
+	// tombstone TTL, and the workers' floors under them
+	// (-reconcile-min-grace, -reconcile-min-tombstone-ttl): short, so that retired jobs are forgotten within the
 	// run, yet the TTL longer than anything of the run that may still act
 	// on a key's tombstone (a fast-path workflow task retried after its
 	// worker was killed asks the store whether its lost run published: a
@@ -167,6 +170,11 @@ func (c Config) Validate() error {
 	}
 	if c.ReconcileGrace < 0 || c.TombstoneTTL < 0 {
 		errs = append(errs, errors.New("reconcile grace and tombstone TTL must not be negative"))
+	}
+	// 0 is the default; any other TTL becomes the workers' floor, which
+	// they refuse below the contract's minimum.
+	if c.TombstoneTTL > 0 && c.TombstoneTTL < contract.MinTombstoneTTL {
+		errs = append(errs, fmt.Errorf("tombstone TTL: must be at least %s, got %s", contract.MinTombstoneTTL, c.TombstoneTTL))
 	}
 	if c.Retirements > 0 && c.ReconcileEvery < 0 {
 		errs = append(errs, errors.New("retirements need the reconciler: a retired job is forgotten only by it"))

@@ -124,6 +124,10 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 			"-temporal-address=" + w.temporal.HostPort, "-task-queue=" + l.taskQueue,
 			"-state-bucket=" + w.blob.workerURL(), "-retain=" + strconv.Itoa(cfg.Retain),
 			"-log-level=info", "-log-format=text",
+			// The reconciler's runs ask for the harness's short grace and
+			// TTL; the workers' floors must let them.
+			"-reconcile-min-grace=" + cfg.ReconcileGrace.String(),
+			"-reconcile-min-tombstone-ttl=" + cfg.TombstoneTTL.String(),
 		}
 		args = append(args, l.store.workerArgs()...)
 		for range cfg.Workers {

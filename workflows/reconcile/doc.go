@@ -12,14 +12,17 @@
 // names are on the wire and must not change.
 //
 // Failure semantics: an invalid request fails the run (Rejected.Invalid)
-// before anything is read; a cluster whose jobs cannot be listed fails it
-// after the retries. Any other failure (an inventory, a describe, a
+// before anything is read, and so does a carry in a run that was not
+// continued as new, or one naming another cluster's jobs; a cluster whose
+// jobs cannot be listed fails it after the retries. Any other failure (an inventory, a describe, a
 // quarantine, a discard or a collection that still fails after its few
 // retries) settles only that item: the report lists it as an error and the
 // run goes on, and what failed deleted nothing. Only a closed finalization,
-// confirmed by its workflow ID, lets an orphan's state go, and only through
-// the delete guard; savepoints, abandoned or retained state, a previous
-// incarnation's and anything without a definite answer are reported and
-// kept (invariants I2 and I3 of docs/design.md). A long run continues as
+// confirmed by its workflow ID, or one Temporal no longer knows (its
+// history expired), lets an orphan's state go, and only through the delete
+// guard, whose fence makes the store's answer enough; savepoints, abandoned
+// or retained state, a previous incarnation's and anything without a
+// definite answer are reported and kept (invariants I2 and I3 of
+// docs/design.md). A long run continues as
 // new with its report and the jobs left.
 package reconcile

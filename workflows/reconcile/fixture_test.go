@@ -49,6 +49,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, World: workflowtest.NewWorld(t), finals: &scriptedFinalizations{}, metrics: &capturedMetrics{}}
 	f.acts = &reconcileacts.Activities{
 		Inventory: f.Inner, References: f.Refs, States: f.States, Handles: f.States, Finalizations: f.finals,
+		Floors: reconcileacts.DefaultFloors(),
 	}
 	return f
 }
@@ -57,7 +58,12 @@ func newFixture(t *testing.T) *fixture {
 // result, which must equal what the status query answers afterwards.
 func (f *fixture) reconcile(req contract.ReconcileRequest, at time.Time) contract.ReconcileReport {
 	f.t.Helper()
-	env := f.env(at)
+	return f.run(f.env(at), req)
+}
+
+// run runs one Reconcile in env, as reconcile does.
+func (f *fixture) run(env *testsuite.TestWorkflowEnvironment, req contract.ReconcileRequest) contract.ReconcileReport {
+	f.t.Helper()
 	env.ExecuteWorkflow(contract.ReconcileWorkflow, req)
 	require.True(f.t, env.IsWorkflowCompleted())
 	require.NoError(f.t, env.GetWorkflowError())
@@ -71,7 +77,10 @@ func (f *fixture) reconcile(req contract.ReconcileRequest, at time.Time) contrac
 	return rep
 }
 
+// env is a test environment whose workflow time starts at at, and the
+// worker's clock, which the activities' floors count back from, reads at.
 func (f *fixture) env(at time.Time) *testsuite.TestWorkflowEnvironment {
+	f.acts.Clock = func() time.Time { return at }
 	suite := workflowtest.Suite()
 	suite.SetMetricsHandler(metricsHandler{captured: f.metrics})
 	env := suite.NewTestWorkflowEnvironment()

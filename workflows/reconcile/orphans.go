@@ -20,8 +20,13 @@ type orphan struct {
 // orphans settles the job's orphan candidates: a handle whose key holds
 // its token's reference is not one; a candidate the inventory marked to
 // keep is reported; for the rest the finalization, asked by workflow ID,
-// decides: running is left alone, abandoned or unknown is kept, closed
-// is discarded behind a fence (or, in a dry run, reported as such).
+// decides: running is left alone, abandoned is kept, closed is discarded
+// behind a fence (or, in a dry run, reported as such). One Temporal no
+// longer knows (its history expired with the namespace's retention) is
+// judged by the store alone, as a closed one: the discard's fence covers
+// every attempt of its token, so none can land after it whatever became
+// of the finalization, and the key read after the fence keeps the state
+// whenever anything else stands there.
 func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candidates []reconcileacts.OrphanCandidate) {
 	var ask []orphan
 	for _, c := range candidates {
@@ -42,12 +47,12 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 	if len(ask) == 0 {
 		return
 	}
-	ids := make([]string, len(ask))
+	in := reconcileacts.DescribeInput{JobID: job, Finalizations: make([]reconcileacts.FinalizationIdentity, len(ask))}
 	for i, o := range ask {
-		ids[i] = o.finding.WorkflowID
+		in.Finalizations[i] = reconcileacts.FinalizationIdentity{Epoch: o.identity.Epoch, Checkpoint: o.identity.Checkpoint}
 	}
 	var states []reconcileacts.FinalizationState
-	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, reconcileacts.FinalizationIDs(ids)).Get(ctx, &states); err != nil {
+	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, in).Get(ctx, &states); err != nil {
 		r.fail("describe finalizations of "+job.String(), err)
 		return
 	}
@@ -55,8 +60,6 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 		st := states[i]
 		o.finding.Finalization = finalizationText(st)
 		switch {
-		case !st.Found:
-			r.keep(o.finding, contract.KeepNoFinalization)
 		case st.Running:
 			r.report.Counts.InFlight++
 			r.finding("in_flight", 1)

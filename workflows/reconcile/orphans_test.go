@@ -105,26 +105,25 @@ func TestReconcileLeavesFinalizationsInFlightAlone(t *testing.T) {
 	assert.Equal(t, before, f.snapshot(), "no fence, no discard")
 }
 
-// Savepoints, the state of a finalization an operator abandoned and state
-// whose finalization Temporal no longer knows are reported and kept: no
-// fence, no delete (I3).
+// Savepoints and the state of a finalization an operator abandoned are
+// reported and kept: no fence, no delete (I3). (State whose finalization
+// Temporal no longer knows is judged by the store alone:
+// TestReconcileJudgesStateWhoseHistoryExpiredByTheStore.)
 func TestReconcileKeepsSavepointsAndAbandonedState(t *testing.T) {
 	f := newFixture(t)
 	savepoint := f.checkpoint(1, 2, true)
 	f.finals.set(savepoint, closed(contract.Discarded))
 	abandoned := f.checkpoint(1, 3, false)
 	f.finals.set(abandoned, closed(contract.Abandoned))
-	unknown := f.checkpoint(1, 4, false)
 	before := f.snapshot()
 
 	rep := f.reconcile(apply(), later())
 	assert.Equal(t, map[string]string{
 		activities.HandleOf(savepoint).Key(): contract.ActionKeptPrefix + reconcileacts.KeepSavepoint,
 		activities.HandleOf(abandoned).Key(): contract.ActionKeptPrefix + contract.KeepAbandoned,
-		activities.HandleOf(unknown).Key():   contract.ActionKeptPrefix + contract.KeepNoFinalization,
 	}, orphanActions(rep))
-	assert.Equal(t, 3, rep.Counts.Orphans)
-	assert.Equal(t, 3, rep.Counts.Kept)
+	assert.Equal(t, 2, rep.Counts.Orphans)
+	assert.Equal(t, 2, rep.Counts.Kept)
 	assert.Zero(t, rep.Counts.Discarded)
 	assert.Equal(t, before, f.snapshot())
 }

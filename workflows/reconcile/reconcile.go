@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -22,8 +23,8 @@ var a *reconcileacts.Activities
 // Workflow compares a cluster's HA store with its state bucket, job by
 // job: it reports dangling references (quarantining them only when asked,
 // after confirming once more), discards orphaned state whose finalization
-// is closed (fencing the key first; never savepoints, abandoned state or
-// shared files) and collects old tombstones. Without req.Apply it changes
+// is closed or no longer known to Temporal (fencing the key first; never
+// savepoints, abandoned state or shared files) and collects old tombstones. Without req.Apply it changes
 // nothing and reports what it would do. Its status query and result are a
 // ReconcileReport.
 func Workflow(ctx workflow.Context, req contract.ReconcileRequest) (contract.ReconcileReport, error) {
@@ -31,15 +32,16 @@ func Workflow(ctx workflow.Context, req contract.ReconcileRequest) (contract.Rec
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (contract.ReconcileReport, error) { return r.report, nil }); err != nil {
 		return r.report, err
 	}
-	if err := req.Validate(); err != nil {
+	if err := cmp.Or(req.Validate(), acceptCarry(ctx, req)); err != nil {
 		return r.report, temporal.NewNonRetryableApplicationError(err.Error(), contract.TypeInvalid, err)
 	}
 	var jobs []stores.JobID
 	if req.Carry != nil {
-		jobs = req.Carry.Jobs
+		r.report, jobs = req.Carry.Report, req.Carry.Jobs
 	} else {
 		r.report.Phase = contract.ReconcileListing
-		if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.ListClusterJobs, reconcileacts.ClusterName(req.Cluster)).Get(ctx, &jobs); err != nil {
+		in := reconcileacts.ListJobsInput{Cluster: req.Cluster}
+		if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.ListClusterJobs, in).Get(ctx, &jobs); err != nil {
 			r.fail("list jobs", err)
 			return r.report, fmt.Errorf("reconcile %s: list jobs: %w", req.Cluster, err)
 		}
@@ -66,12 +68,33 @@ type reconciliation struct {
 	limit  int
 }
 
+// acceptCarry refuses a carry the run did not get from the run it
+// continues: from any other starter it is untrusted input, whose job list
+// would skip the listing (and its served-cluster check) and whose report
+// would set the cutoffs. Even a continuation's cutoffs only bound the
+// activities', which apply the worker's floors (reconcileacts.Floors).
+func acceptCarry(ctx workflow.Context, req contract.ReconcileRequest) error {
+	if req.Carry == nil {
+		return nil
+	}
+	if workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
+		return &stores.InvalidError{Field: "carry", Rule: "only a run continuing as new sets it; a started run lists its cluster's jobs itself"}
+	}
+	if c := req.Carry.Report.Cluster; c != req.Cluster {
+		return &stores.InvalidError{Field: "carry.report.cluster", Rule: fmt.Sprintf("%q is not the run's cluster %q", c, req.Cluster)}
+	}
+	for _, j := range req.Carry.Jobs {
+		if j.Cluster != req.Cluster {
+			return &stores.InvalidError{Field: "carry.jobs", Rule: fmt.Sprintf("%q is not a job of the run's cluster %q", j.String(), req.Cluster)}
+		}
+	}
+	return nil
+}
+
+// newReconciliation starts a run's report afresh; a continuation's is
+// the carried one, taken only once acceptCarry has accepted it.
 func newReconciliation(ctx workflow.Context, req contract.ReconcileRequest) *reconciliation {
 	r := &reconciliation{ctx: ctx, req: req, limit: req.ListLimit()}
-	if req.Carry != nil {
-		r.report = req.Carry.Report
-		return r
-	}
 	now := workflow.Now(ctx).UTC()
 	r.report = contract.ReconcileReport{
 		Cluster: req.Cluster, DryRun: !req.Apply, QuarantineDangling: req.QuarantineDangling,

@@ -37,7 +37,9 @@ func TestReconcileContinuesAsNewWithItsReport(t *testing.T) {
 	assert.Equal(t, []stores.JobID{job}, next.Carry.Jobs)
 	assert.Equal(t, contract.ReconcileReconciling, next.Carry.Report.Phase)
 
-	rep := f.reconcile(next, later().Add(time.Hour))
+	env = f.env(later().Add(time.Hour))
+	env.SetContinuedExecutionRunID("the-run-before")
+	rep := f.run(env, next)
 	assert.Equal(t, next.Carry.Report.Now, rep.Now, "the cutoffs stay those of the first run")
 	assert.Equal(t, 1, rep.Counts.Dangling)
 	assert.Equal(t, contract.ReconcileDone, rep.Phase)

@@ -42,8 +42,8 @@ func reconcileCommand() command {
 			fs.BoolVar(&req.Apply, "apply", false, "discard orphans, collect tombstones and (with --quarantine-dangling) quarantine; without it nothing changes")
 			fs.BoolVar(&req.QuarantineDangling, "quarantine-dangling", false, "tombstone dangling references (with --apply), after confirming their state is gone")
 			// A contract.Duration is a time.Duration written as a string in JSON.
-			fs.DurationVar((*time.Duration)(&req.Grace), "grace", contract.DefaultReconcileGrace, "only handles older than this can be orphans")
-			fs.DurationVar((*time.Duration)(&req.TombstoneTTL), "tombstone-ttl", contract.DefaultTombstoneTTL, fmt.Sprintf("collect tombstones older than this (at least %s)", contract.MinTombstoneTTL))
+			fs.DurationVar((*time.Duration)(&req.Grace), "grace", contract.DefaultReconcileGrace, "only handles older than this can be orphans (the worker's -reconcile-min-grace is a floor)")
+			fs.DurationVar((*time.Duration)(&req.TombstoneTTL), "tombstone-ttl", contract.DefaultTombstoneTTL, fmt.Sprintf("collect tombstones older than this (at least %s; the worker's -reconcile-min-tombstone-ttl is a floor)", contract.MinTombstoneTTL))
 			fs.IntVar(&req.ReportLimit, "report-limit", contract.DefaultReportLimit, "cap of each list in the report (the counts are complete)")
 			fs.BoolVar(&schedule, "schedule", false, "create or update the cluster's Temporal Schedule instead of running once")
 			fs.DurationVar(&interval, "interval", DefaultScheduleInterval, "with --schedule: time between runs")

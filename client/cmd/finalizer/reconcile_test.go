@@ -26,7 +26,8 @@ import (
 // then the CLI's reconcile, which asks that server about them by workflow
 // ID. A dry run changes nothing; an applied run quarantines the dangling
 // reference and discards the orphan whose finalization completed, behind
-// a fence, and keeps state no finalization explains.
+// a fence, and judges state no finalization explains (none was started,
+// or its history expired) by the store alone: discarded behind a fence too.
 func TestReconcileOnce(t *testing.T) {
 	t.Parallel()
 	e := e2e.Start(t, e2e.Options{})
@@ -47,7 +48,7 @@ func TestReconcileOnce(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(e.Bucket, dangling.MetadataKey)))
 	subsumed := finalize(3) // then its subsumption "crashed" before its discard
 	require.NoError(t, e.Store.Subsume(t.Context(), subsumed.CheckpointID(), 1))
-	unexplained := e.Checkpoint(1, 9) // a handle no finalization wrote
+	unexplained := e.Checkpoint(1, 9) // a handle no finalization Temporal knows wrote
 	_, err := e.States.Write(t.Context(), activities.HandleOf(unexplained))
 	require.NoError(t, err)
 
@@ -67,7 +68,8 @@ func TestReconcileOnce(t *testing.T) {
 	require.Len(t, orphans, 2)
 	assert.Equal(t, contract.ActionWouldDiscard, orphans[activities.HandleOf(subsumed).Key()].Action)
 	assert.Equal(t, "Completed/Published", orphans[activities.HandleOf(subsumed).Key()].Finalization, "asked the server by workflow ID")
-	assert.Equal(t, contract.ActionKeptPrefix+contract.KeepNoFinalization, orphans[activities.HandleOf(unexplained).Key()].Action)
+	assert.Equal(t, contract.ActionWouldDiscard, orphans[activities.HandleOf(unexplained).Key()].Action)
+	assert.Equal(t, "not found", orphans[activities.HandleOf(unexplained).Key()].Finalization)
 	assert.True(t, e.Entry(2).HoldsToken(dangling.Token()), "a dry run changes nothing")
 	assert.True(t, e.Exists(activities.HandleOf(subsumed).Key()))
 	assert.Contains(t, o.stderr, "reconcile/"+e.Cluster+"/run-", "the run's workflow ID on stderr")
@@ -75,7 +77,7 @@ func TestReconcileOnce(t *testing.T) {
 	o = runTool(t, env, append(args, "--apply")...)
 	require.Equal(t, exitOK, o.code)
 	assert.Contains(t, o.stdout, "reconciled cluster "+e.Cluster+" (applied)")
-	assert.Contains(t, o.stdout, "dangling 1 (quarantined 1), orphans 2 (kept 1, discarded 1)")
+	assert.Contains(t, o.stdout, "dangling 1 (quarantined 1), orphans 2 (kept 0, discarded 2)")
 	assert.Regexp(t, `handles/\S+/00000000000000000003\.json\s+Completed/Published\s+discarded`, o.stdout)
 
 	q := e.Entry(2)
@@ -86,7 +88,10 @@ func TestReconcileOnce(t *testing.T) {
 	assert.Equal(t, stores.ReasonSubsumed, removed.Tombstone.Reason, "discarded behind the tombstone that removed it")
 	assert.False(t, e.Exists(activities.HandleOf(subsumed).Key()))
 	assert.False(t, e.Exists(subsumed.MetadataKey))
-	assert.True(t, e.Exists(activities.HandleOf(unexplained).Key()), "kept: no finalization explains it")
+	assert.False(t, e.Exists(activities.HandleOf(unexplained).Key()), "judged by the store alone")
+	fence := e.Entry(9)
+	require.NotNil(t, fence.Tombstone, "behind a fence")
+	assert.Equal(t, unexplained.Token(), fence.Tombstone.Token)
 	assert.True(t, e.Exists(live.MetadataKey))
 	assert.True(t, e.Entry(1).HoldsToken(live.Token()))
 }

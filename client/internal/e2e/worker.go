@@ -18,6 +18,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -93,6 +94,9 @@ func Start(t *testing.T, opts Options) *Env {
 	e.worker.RegisterActivity(&reconcileacts.Activities{
 		Inventory: e.Store, References: refs, States: e.States, Handles: e.States,
 		Finalizations: reconcileacts.TemporalFinalizations{Client: e.Temporal},
+		// The tests' handles and tombstones are seconds old: no grace
+		// floor, the contract's shortest TTL.
+		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},
 	})
 	if !opts.Deferred {
 		e.StartWorker()
