@@ -1,0 +1,122 @@
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
+)
+
+// recordedStore is the HA store as one worker's activities see it: the
+// real embedded store, every call noted by the worker's tenant first. It
+// is what activities.Activities and reconcile.Activities are wired with
+// (References, Leadership, Inventory).
+type recordedStore struct {
+	t     *tenant
+	inner *embedded.Store
+}
+
+func (s *recordedStore) Publish(ctx context.Context, p stores.Publication) error {
+	s.t.job("publish", p.JobID)
+	return s.inner.Publish(ctx, p)
+}
+
+func (s *recordedStore) Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error) {
+	s.t.job("verify", id.JobID)
+	return s.inner.Verify(ctx, id, token, attempt)
+}
+
+func (s *recordedStore) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error {
+	s.t.job("subsume", id.JobID)
+	return s.inner.Subsume(ctx, id, epoch)
+}
+
+func (s *recordedStore) List(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
+	s.t.job("list", job)
+	return s.inner.List(ctx, job)
+}
+
+func (s *recordedStore) Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error) {
+	s.t.job("read", id.JobID)
+	return s.inner.Read(ctx, id)
+}
+
+func (s *recordedStore) ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error) {
+	s.t.job("read job", job)
+	return s.inner.ReadJob(ctx, job)
+}
+
+func (s *recordedStore) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, owner string) error {
+	s.t.job("claim", job)
+	return s.inner.ClaimEpoch(ctx, job, epoch, owner)
+}
+
+func (s *recordedStore) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error {
+	s.t.job("retire", job)
+	return s.inner.Retire(ctx, job, epoch, keep)
+}
+
+func (s *recordedStore) CollectTombstones(ctx context.Context, job stores.JobID, olderThan time.Time) (int, error) {
+	s.t.job("collect", job)
+	return s.inner.CollectTombstones(ctx, job, olderThan)
+}
+
+func (s *recordedStore) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+	s.t.clusterCall("list jobs", cluster, cluster)
+	return s.inner.ListJobs(ctx, cluster)
+}
+
+func (s *recordedStore) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
+	s.t.job("list keys", job)
+	return s.inner.ListEntries(ctx, job)
+}
+
+func (s *recordedStore) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
+	s.t.job("quarantine", id.JobID)
+	return s.inner.Quarantine(ctx, id, token)
+}
+
+// recordedStates is the state bucket as one worker's activities see it:
+// the real blob state store, every key noted by the worker's tenant first
+// (activities.States, reconcile.States and reconcile.Handles).
+type recordedStates struct {
+	t     *tenant
+	inner *blobstate.Store
+}
+
+func (s *recordedStates) CheckData(ctx context.Context, h blobstate.Handle) error {
+	s.t.key("read", h.MetadataKey)
+	return s.inner.CheckData(ctx, h)
+}
+
+func (s *recordedStates) Write(ctx context.Context, h blobstate.Handle) (string, error) {
+	s.t.key("write", h.Key())
+	return s.inner.Write(ctx, h)
+}
+
+func (s *recordedStates) ReadKey(ctx context.Context, key string) (blobstate.Handle, error) {
+	s.t.key("read", key)
+	return s.inner.ReadKey(ctx, key)
+}
+
+func (s *recordedStates) Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error) {
+	s.t.key("delete", h.Key())
+	if !h.Savepoint {
+		s.t.key("delete", h.ExclusivePrefix)
+	}
+	return s.inner.Discard(ctx, h)
+}
+
+func (s *recordedStates) ObjectURL(key string) string { return s.inner.ObjectURL(key) }
+
+func (s *recordedStates) HandleJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
+	s.t.clusterCall("list handles", cluster, stores.HandlesPrefix+cluster+"/")
+	return s.inner.HandleJobs(ctx, cluster)
+}
+
+func (s *recordedStates) ListJobHandles(ctx context.Context, job stores.JobID) (blobstate.Listing, error) {
+	s.t.job("list handles", job)
+	return s.inner.ListJobHandles(ctx, job)
+}
