@@ -62,7 +62,7 @@ func (c *coordinator) report(epoch uint64, ft fault) string {
 		return "deposed: no pass until a newer epoch reports"
 	}
 	job := stores.JobID{Cluster: c.state.Cluster, Job: c.state.Job}
-	view, err := call[activities.RetentionView](c.w, ft, false, c.w.acts.ReadRetention, job)
+	view, err := call[activities.RetentionView](c.w, ft, asLocal, c.w.acts.ReadRetention, job)
 	if err != nil {
 		return "pass: read failed: " + clip(contract.FailureMessage(err))
 	}
@@ -92,7 +92,7 @@ func (c *coordinator) remove(ft fault) string {
 	if c.pending == nil {
 		return "no removal in flight"
 	}
-	res, err := call[activities.RemovalResult](c.w, ft, c.tries > 0, c.w.acts.RemoveCheckpoints, *c.pending)
+	res, err := call[activities.RemovalResult](c.w, ft, asLocal, c.w.acts.RemoveCheckpoints, *c.pending)
 	if err != nil && retryable(err) {
 		c.tries++
 		return "remove fails, retried: " + clip(contract.FailureMessage(err))
@@ -112,8 +112,8 @@ func (c *coordinator) remove(ft fault) string {
 func untilDone[T any](w *worker, fn any, args ...any) (T, error) {
 	var out T
 	var err error
-	for try := 0; try < 5; try++ {
-		out, err = call[T](w, faultNone, try > 0, fn, args...)
+	for range 5 {
+		out, err = call[T](w, faultNone, asLocal, fn, args...)
 		if err == nil || !retryable(err) {
 			break
 		}

@@ -89,12 +89,16 @@ func Explore(ctx context.Context, dir string, first uint64, schedules, parallel 
 		fs = append(fs, f)
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].seed < fs[j].seed })
+	shrunk := map[string]bool{}
 	for _, f := range fs {
 		small, err := shrink(ctx, w, f)
 		if err != nil {
 			return ex, err
 		}
-		ex.Failures = append(ex.Failures, describe(ctx, w, small))
+		if sig := small.signature(); !shrunk[sig] {
+			shrunk[sig] = true
+			ex.Failures = append(ex.Failures, describe(ctx, w, small))
+		}
 	}
 	return ex, nil
 }

@@ -113,7 +113,7 @@ func (f *fin) start() string {
 }
 
 func (f *fin) persist(ft fault) string {
-	res, err := call[activities.PersistResult](f.w, ft, f.tries > 0, f.w.acts.PersistHandle, activities.HandleOf(f.req))
+	res, err := call[activities.PersistResult](f.w, ft, asLocal, f.w.acts.PersistHandle, activities.HandleOf(f.req))
 	switch {
 	case err == nil:
 		f.handleKey, f.phase, f.tries, f.attempts = res.HandleKey, phasePublish, 0, 1
@@ -137,8 +137,11 @@ func (f *fin) publication() stores.Publication {
 
 func (f *fin) publish(ft fault) string {
 	// Only the first attempt is on the fast path (workflows/finalize.go).
-	local := f.tries > 0 || (f.local && f.attempts == 1)
-	_, err := call[struct{}](f.w, ft, local, f.w.acts.Publish, f.publication())
+	d := asFirstRegular
+	if f.tries > 0 || (f.local && f.attempts == 1) {
+		d = asLocal
+	}
+	_, err := call[struct{}](f.w, ft, d, f.w.acts.Publish, f.publication())
 	if err != nil && retryable(err) && f.tries+1 < publishTries {
 		return f.retry(fmt.Sprintf("publish attempt %d", f.attempts), err)
 	}
@@ -156,7 +159,7 @@ func (f *fin) publish(ft fault) string {
 
 func (f *fin) verify(ft fault) string {
 	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.token(), Attempt: f.attempts}
-	v, err := call[stores.Verdict](f.w, ft, f.tries > 0, f.w.acts.Verify, in)
+	v, err := call[stores.Verdict](f.w, ft, asLocal, f.w.acts.Verify, in)
 	switch {
 	case err != nil && isInvalid(err):
 		f.parked = true
@@ -180,7 +183,7 @@ func (f *fin) verify(ft fault) string {
 }
 
 func (f *fin) discard(ft fault) string {
-	res, err := call[activities.DiscardResult](f.w, ft, f.tries > 0, f.w.acts.Discard, f.handleKey)
+	res, err := call[activities.DiscardResult](f.w, ft, asLocal, f.w.acts.Discard, f.handleKey)
 	switch {
 	case err != nil && retryable(err):
 		return f.retry("discard", err)
@@ -196,7 +199,7 @@ func (f *fin) discard(ft fault) string {
 
 func (f *fin) publishedBefore(ft fault) string {
 	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.token(), Attempt: 1}
-	published, err := call[bool](f.w, ft, f.tries > 0, f.w.acts.PublishedBefore, in)
+	published, err := call[bool](f.w, ft, asLocal, f.w.acts.PublishedBefore, in)
 	switch {
 	case err != nil && retryable(err):
 		return f.retry("published-before", err)

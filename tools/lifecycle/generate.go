@@ -41,7 +41,7 @@ var choices = []choice{
 	{8, (*generator).claim},
 	{6, (*generator).report},
 	{4, (*generator).remove},
-	{5, (*generator).foreignEpochRequest},
+	{7, (*generator).foreignEpochRequest},
 	{4, (*generator).adversarialRequest},
 	{3, (*generator).deposedCheckpoint},
 	{3, (*generator).retire},
@@ -108,15 +108,22 @@ func (g *generator) live() []*fin {
 	return out
 }
 
-// withFiles are the finalizations whose job manager wrote their files.
-func (g *generator) withFiles(job stores.JobID) []*fin {
-	var out []*fin
+// withFiles are the job's finalizations whose job manager wrote their
+// files; with running, those still running if any are.
+func (g *generator) withFiles(job stores.JobID, running bool) []*fin {
+	var all, live []*fin
 	for _, id := range g.w.order {
 		if f := g.w.fins[id]; len(f.files) > 0 && f.req.CheckpointID().JobID == job {
-			out = append(out, f)
+			all = append(all, f)
+			if !f.ended() {
+				live = append(live, f)
+			}
 		}
 	}
-	return out
+	if running && len(live) > 0 {
+		return live
+	}
+	return all
 }
 
 // nextCheckpoint is the job's checkpoint counter in its incarnation (the
@@ -186,7 +193,7 @@ func (g *generator) deposedCheckpoint() []step {
 // deposed one, or one of the job ID's forgotten incarnation.
 func (g *generator) foreignEpochRequest() []step {
 	job := g.job()
-	f, ok := pick(g, g.withFiles(job))
+	f, ok := pick(g, g.withFiles(job, true))
 	if !ok {
 		return nil
 	}
@@ -229,7 +236,12 @@ func (g *generator) adversarialRequest() []step {
 		req.MetadataKey = req.ExclusivePrefix + fmt.Sprintf("chk-%d/_metadata", req.Checkpoint+1)
 		return g.trigger(served, "an adversary (nested metadata)", req, false)
 	case 2, 3:
-		other, ok := pick(g, g.withFiles(g.job()))
+		// Another tenant's checkpoint as often as one of the served cluster.
+		owner := g.job()
+		if g.r.IntN(2) == 0 {
+			owner = jobs[len(jobs)-1]
+		}
+		other, ok := pick(g, g.withFiles(owner, false))
 		if !ok {
 			return nil
 		}
@@ -325,7 +337,7 @@ func (g *generator) report() []step {
 	case 0:
 		epoch += 50
 	case 1:
-		if f, ok := pick(g, g.withFiles(job)); ok {
+		if f, ok := pick(g, g.withFiles(job, false)); ok {
 			epoch = f.req.Epoch
 		}
 	}

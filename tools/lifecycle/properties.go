@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -13,7 +12,9 @@ import (
 // violation is a property the store and the bucket broke after a step.
 type violation struct {
 	property string
-	detail   string
+	// kind tells violations of one property apart for grouping.
+	kind   string
+	detail string
 }
 
 func (v violation) String() string { return v.property + ": " + v.detail }
@@ -52,8 +53,8 @@ func (w *world) check(ctx context.Context) error {
 	if err := w.observe(ctx); err != nil {
 		return err
 	}
-	for _, touched := range w.workers[served].tenant.drain() {
-		w.violate(propTenant, "the %s worker: %s", served, touched)
+	for _, t := range w.workers[served].tenant.drain() {
+		w.found = append(w.found, violation{property: propTenant, kind: t.op, detail: fmt.Sprintf("the %s worker: %s %s", served, t.op, t.what)})
 	}
 	w.workers[peer].tenant.drain() // the peer serves its own cluster: not under test
 	w.checkReferences(ctx)
@@ -64,27 +65,43 @@ func (w *world) check(ctx context.Context) error {
 }
 
 // checkReferences is I1: every published reference resolves to its
-// handle, the handle's metadata checks, and the files its job manager
-// wrote under its prefix exist.
+// handle, the handle's metadata has its checksum, and the files its job
+// manager wrote under its prefix exist. The checker reads the bucket
+// itself rather than through the product's Resolve, which it judges.
 func (w *world) checkReferences(ctx context.Context) {
 	for _, j := range jobs {
 		for _, e := range w.snapshot[j].entries {
-			if e.Reference == nil {
+			if e.Reference == nil || w.resolved[e.Reference.Handle] == w.mutations+1 {
+				continue // nothing in the bucket changed since it resolved
+			}
+			if problem := w.resolve(ctx, e.Reference.Handle); problem != "" {
+				w.violate(propI1, "%s/%d: published reference to %s: %s", j, e.Checkpoint, e.Reference.Handle, problem)
 				continue
 			}
-			problem, h, err := activities.Resolve(ctx, w.states, e.Reference.Handle)
-			switch {
-			case err != nil:
-				w.violate(propI1, "%s/%d: resolving %s: %v", j, e.Checkpoint, e.Reference.Handle, err)
-			case problem != "":
-				w.violate(propI1, "%s/%d: published reference to %s: %s", j, e.Checkpoint, e.Reference.Handle, problem)
-			case !h.Savepoint:
-				if gone := w.missing(ctx, w.files[h.ExclusivePrefix]); gone != "" {
-					w.violate(propI1, "%s/%d: published reference's data %s is gone", j, e.Checkpoint, gone)
-				}
-			}
+			w.resolved[e.Reference.Handle] = w.mutations + 1
 		}
 	}
+}
+
+// resolve says what keeps a handle key from resolving, "" if nothing.
+func (w *world) resolve(ctx context.Context, key string) string {
+	h, err := w.states.ReadKey(ctx, key)
+	if err != nil {
+		return "handle: " + err.Error()
+	}
+	meta, err := w.bucket.ReadAll(ctx, h.MetadataKey)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("metadata %s: %v", h.MetadataKey, err)
+	case sha256Hex(meta) != h.MetadataSHA256:
+		return fmt.Sprintf("metadata %s does not match its checksum", h.MetadataKey)
+	case h.Savepoint:
+		return ""
+	}
+	if gone := w.missing(ctx, w.files[h.ExclusivePrefix]); gone != "" {
+		return "data " + gone + " is gone"
+	}
+	return ""
 }
 
 // missing returns the first of keys the bucket no longer holds.

@@ -84,6 +84,9 @@ func (s *recordedStore) Quarantine(ctx context.Context, id stores.CheckpointID, 
 type recordedStates struct {
 	t     *tenant
 	inner *blobstate.Store
+	// mutations counts the bucket's writes and deletes (shared by the
+	// world), so that the checker re-reads only what may have changed.
+	mutations *uint64
 }
 
 func (s *recordedStates) CheckData(ctx context.Context, h blobstate.Handle) error {
@@ -93,6 +96,7 @@ func (s *recordedStates) CheckData(ctx context.Context, h blobstate.Handle) erro
 
 func (s *recordedStates) Write(ctx context.Context, h blobstate.Handle) (string, error) {
 	s.t.key("write", h.Key())
+	*s.mutations++
 	return s.inner.Write(ctx, h)
 }
 
@@ -106,6 +110,7 @@ func (s *recordedStates) Discard(ctx context.Context, h blobstate.Handle) (blobs
 	if !h.Savepoint {
 		s.t.key("delete", h.ExclusivePrefix)
 	}
+	*s.mutations++
 	return s.inner.Discard(ctx, h)
 }
 

@@ -14,20 +14,25 @@ type failure struct {
 	seed  uint64
 	steps []step
 	// at is the index of the step after which the property failed (len
-	// steps when it failed at rest).
+	// steps when it failed at rest), by the culprit that step was.
 	at int
+	by string
 	v  violation
 }
 
-// signature names a failure's kind for grouping: the property and the
-// kind of step that broke it, with the standing of the finalization it
-// advanced.
-func (f failure) signature() string {
-	if f.at >= len(f.steps) {
-		return f.v.property + " / at rest"
+// signature names a failure's kind for grouping: the property, what of
+// it broke, and the step that broke it (for a finalization's step, the
+// standing of its epoch).
+func (f failure) signature() string { return f.v.property + " / " + f.v.kind + " / " + f.by }
+
+// culprit describes the step after which a property failed.
+func culprit(w *world, s step) string {
+	if a, ok := s.(advanceStep); ok {
+		if f, ok := w.fins[a.fin]; ok {
+			return "a step of a finalization " + w.standing(f)
+		}
 	}
-	kind := strings.TrimPrefix(fmt.Sprintf("%T", f.steps[f.at]), "lifecycle.")
-	return f.v.property + " / " + kind
+	return strings.TrimPrefix(fmt.Sprintf("%T", s), "lifecycle.")
 }
 
 // generate runs a new schedule from seed on w, choosing each step as it
@@ -46,7 +51,7 @@ func generate(ctx context.Context, w *world, seed uint64) (*failure, error) {
 				return nil, err
 			}
 			if len(w.found) > 0 {
-				return &failure{seed: seed, steps: steps, at: len(steps) - 1, v: w.found[0]}, nil
+				return &failure{seed: seed, steps: steps, at: len(steps) - 1, by: culprit(w, s), v: w.found[0]}, nil
 			}
 		}
 	}
@@ -54,7 +59,7 @@ func generate(ctx context.Context, w *world, seed uint64) (*failure, error) {
 		return nil, err
 	}
 	if len(w.found) > 0 {
-		return &failure{seed: seed, steps: steps, at: len(steps), v: w.found[0]}, nil
+		return &failure{seed: seed, steps: steps, at: len(steps), by: "at rest", v: w.found[0]}, nil
 	}
 	return nil, nil
 }
@@ -67,10 +72,10 @@ func replay(ctx context.Context, w *world, steps []step, property string) ([]str
 		return nil, nil, err
 	}
 	outcomes := make([]string, 0, len(steps))
-	hit := func(at int) *failure {
+	hit := func(at int, by string) *failure {
 		for _, v := range w.found {
 			if property == "" || v.property == property {
-				return &failure{steps: steps, at: at, v: v}
+				return &failure{steps: steps, at: at, by: by, v: v}
 			}
 		}
 		return nil
@@ -80,14 +85,14 @@ func replay(ctx context.Context, w *world, steps []step, property string) ([]str
 		if err := w.check(ctx); err != nil {
 			return nil, nil, err
 		}
-		if f := hit(i); f != nil {
+		if f := hit(i, culprit(w, s)); f != nil {
 			return outcomes, f, nil
 		}
 	}
 	if err := w.checkAtRest(ctx); err != nil {
 		return nil, nil, err
 	}
-	return outcomes, hit(len(steps)), nil
+	return outcomes, hit(len(steps), "at rest"), nil
 }
 
 // shrink drops steps from a failing schedule while it still breaks the
@@ -126,7 +131,7 @@ func shrink(ctx context.Context, w *world, f *failure) (*failure, error) {
 func describe(ctx context.Context, w *world, f *failure) string {
 	outcomes, _, err := replay(ctx, w, f.steps, f.v.property)
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d (replay: -model.seed=%d): %s\n", f.seed, f.seed, f.v)
+	fmt.Fprintf(&b, "seed %d (replay: -model.seed=%d): %s\n  [%s]\n", f.seed, f.seed, f.v, f.signature())
 	for i, s := range f.steps {
 		fmt.Fprintf(&b, "  %2d. %s\n", i+1, s)
 		if err == nil && i < len(outcomes) && outcomes[i] != "" {

@@ -211,7 +211,7 @@ func (s zombieStep) run(ctx context.Context, w *world) string {
 	p := f.publication()
 	p.Reference.Attempt = s.attempt
 	before := w.entry(p.CheckpointID)
-	_, err := call[struct{}](f.w, faultNone, false, f.w.acts.Publish, p)
+	_, err := call[struct{}](f.w, faultNone, asFirstRegular, f.w.acts.Publish, p)
 	w.judgeZombie(ctx, f, before, s.attempt, err)
 	return "replayed: " + outcomeOf(err).String()
 }
@@ -311,9 +311,17 @@ func (s reconcileStep) String() string {
 	txt := fmt.Sprintf("Reconcile %s on the %s worker (apply %t, quarantine %t, grace %s, tombstone TTL %s)",
 		r.Cluster, s.on, r.Apply, r.QuarantineDangling, time.Duration(r.Grace), time.Duration(r.TombstoneTTL))
 	if s.carry != nil {
-		txt += fmt.Sprintf(" started with a carry: jobs %v, grace cutoff now-%s, tombstone cutoff now-%s", s.carry.jobs, s.carry.grace, s.carry.tombstoneTTL)
+		txt += fmt.Sprintf(" started with a carry: jobs %v, grace cutoff %s, tombstone cutoff %s", s.carry.jobs, fromNow(-s.carry.grace), fromNow(-s.carry.tombstoneTTL))
 	}
 	return txt
+}
+
+// fromNow shows an offset from the simulated now.
+func fromNow(d time.Duration) string {
+	if d < 0 {
+		return "now-" + (-d).String()
+	}
+	return "now+" + d.String()
 }
 
 func (s reconcileStep) run(_ context.Context, w *world) string {

@@ -53,7 +53,7 @@ func clusterOfKey(key string) string {
 type tenant struct {
 	cluster string
 	// foreign: what was touched outside cluster since the last drain.
-	foreign []string
+	foreign []touch
 	// objects maps the SHA-256 of every object the simulation wrote to its
 	// key (shared by the world's tenants).
 	objects map[string]string
@@ -64,7 +64,7 @@ func (t *tenant) job(op string, job stores.JobID) { t.clusterCall(op, job.Cluste
 
 func (t *tenant) clusterCall(op, cluster, what string) {
 	if cluster != t.cluster {
-		t.foreign = append(t.foreign, fmt.Sprintf("%s %s", op, what))
+		t.foreign = append(t.foreign, touch{op: op, what: what})
 	}
 }
 
@@ -75,9 +75,12 @@ func (t *tenant) key(op, key string) {
 	}
 }
 
+// touch is one thing of another tenant's read, written or leaked.
+type touch struct{ op, what string }
+
 // drain returns what was touched outside the served cluster since the
 // last drain.
-func (t *tenant) drain() []string {
+func (t *tenant) drain() []touch {
 	out := t.foreign
 	t.foreign = nil
 	return out
@@ -92,7 +95,7 @@ func (t *tenant) leak(errText, input string) {
 	for _, d := range digest.FindAllString(errText, -1) {
 		key, known := t.objects[d]
 		if known && clusterOfKey(key) != t.cluster && !strings.Contains(input, d) {
-			t.foreign = append(t.foreign, fmt.Sprintf("an error printed the SHA-256 of %s, which the request did not carry: %s", key, clip(errText)))
+			t.foreign = append(t.foreign, touch{op: "print the SHA-256 of", what: fmt.Sprintf("%s, which the request did not carry, in: %s", key, clip(errText))})
 		}
 	}
 }

@@ -35,13 +35,13 @@ type worker struct {
 	tenant  *tenant
 }
 
-func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[string]string) (*worker, error) {
+func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[string]string, mutations *uint64) (*worker, error) {
 	layout, err := blobstate.ParseLayout(layoutSpec(cluster))
 	if err != nil {
 		return nil, err
 	}
 	t := &tenant{cluster: cluster, objects: objects}
-	w := &worker{cluster: cluster, tenant: t, refs: &recordedStore{t: t}, states: &recordedStates{t: t}}
+	w := &worker{cluster: cluster, tenant: t, refs: &recordedStore{t: t}, states: &recordedStates{t: t, mutations: mutations}}
 	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout, Finalizations: fins}
 	w.env = workflowtest.Suite().NewTestActivityEnvironment()
@@ -79,24 +79,37 @@ func (f fault) String() string {
 // errTimeout is what a workflow sees of an attempt whose reply never came.
 var errTimeout = temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, errors.New("simulated: no reply"))
 
+// dispatch is how Temporal delivers an activity attempt, as far as the
+// activity can tell (activity.GetInfo).
+type dispatch int
+
+const (
+	// asLocal: a local activity (or, alike for activities/publish.go, a
+	// retry: no try can be ruled out). Only Publish reads its info; every
+	// other activity runs this way, the SDK's environment running a local
+	// activity in a sixth of a regular one's time.
+	asLocal dispatch = iota
+	// asFirstRegular: the first attempt of a regular activity. The SDK's
+	// activity environment always reports attempt 1, so a retry runs
+	// asLocal.
+	asFirstRegular
+)
+
 // invoke runs one attempt of an activity on the worker: every activity
 // call of the simulation passes here, and only here, so that whatever
 // stands between Temporal and the activities in production (a tenant gate)
-// goes in this one place. retry marks an attempt after the first of the
-// same activity: the SDK's activity environment always reports attempt 1,
-// so a retry runs as a local activity, which activities/publish.go treats
-// alike (no try can be ruled out). An error the activity returns is
-// checked for digests of other tenants' objects its input did not carry.
-func (w *worker) invoke(f fault, retry bool, fn any, args ...any) (converter.EncodedValue, error) {
+// goes in this one place. An error the activity returns is checked for
+// digests of other tenants' objects its input did not carry.
+func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (converter.EncodedValue, error) {
 	if f == faultTimeout {
 		return nil, errTimeout
 	}
 	var v converter.EncodedValue
 	var err error
-	if retry {
-		v, err = w.env.ExecuteLocalActivity(fn, args...)
-	} else {
+	if d == asFirstRegular {
 		v, err = w.env.ExecuteActivity(fn, args...)
+	} else {
+		v, err = w.env.ExecuteLocalActivity(fn, args...)
 	}
 	if err != nil {
 		input, _ := json.Marshal(args)
@@ -109,9 +122,9 @@ func (w *worker) invoke(f fault, retry bool, fn any, args ...any) (converter.Enc
 }
 
 // call invokes an activity and decodes its result.
-func call[T any](w *worker, f fault, retry bool, fn any, args ...any) (T, error) {
+func call[T any](w *worker, f fault, d dispatch, fn any, args ...any) (T, error) {
 	var out T
-	v, err := w.invoke(f, retry, fn, args...)
+	v, err := w.invoke(f, d, fn, args...)
 	if err != nil {
 		return out, err
 	}

@@ -34,6 +34,10 @@ type world struct {
 	// key; files lists the objects written under each prefix.
 	objects map[string]string
 	files   map[string][]string
+	// mutations counts every write and delete in the bucket; resolved
+	// maps a handle key to the count at which its reference last resolved.
+	mutations uint64
+	resolved  map[string]uint64
 	// clock is how far simulated time runs ahead of the wall clock: the
 	// reconciler's "now" (the stores stamp tombstones with the wall clock).
 	clock time.Duration
@@ -71,7 +75,7 @@ func newWorld(dir string) (*world, error) {
 	w.workers = map[string]*worker{}
 	w.objects = map[string]string{}
 	for _, c := range clusters {
-		wk, err := newWorker(c, finalizations{w}, w.objects)
+		wk, err := newWorker(c, finalizations{w}, w.objects, &w.mutations)
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +106,7 @@ func (w *world) reset() error {
 	}
 	clear(w.objects)
 	w.files = map[string][]string{}
+	w.resolved = map[string]uint64{}
 	w.clock = 0
 	w.fins, w.order, w.byWfID = map[int]*fin{}, nil, map[string]*fin{}
 	w.coords = map[coordKey]*coordinator{}
@@ -142,6 +147,7 @@ func (w *world) write(ctx context.Context, key string, data []byte) error {
 		return fmt.Errorf("write %s: %w", key, err)
 	}
 	w.objects[sha256Hex(data)] = key
+	w.mutations++
 	return nil
 }
 
