@@ -103,6 +103,7 @@ func (c *coordinator) remove(ft fault) string {
 	}
 	c.state.Removed += res.Removed
 	c.state.Deposed = res.Deposed
+	c.w.seen["checkpoints removed by retention"] += res.Removed
 	return fmt.Sprintf("removed %d, deposed %t, kept %v", res.Removed, res.Deposed, res.Kept)
 }
 

@@ -13,6 +13,9 @@ import (
 type Exploration struct {
 	Schedules int
 	Elapsed   time.Duration
+	// Steps counts the steps run; Seen what they reached, summed.
+	Steps int
+	Seen  map[string]int
 	// Failures are the distinct failures (by property and kind of step),
 	// each shrunk and described, in the order of their seeds.
 	Failures []string
@@ -30,6 +33,8 @@ func Explore(ctx context.Context, dir string, first uint64, schedules, parallel 
 		next  atomic.Uint64
 		mu    sync.Mutex
 		found = map[string]*failure{}
+		steps int
+		seen  = map[string]int{}
 		wg    sync.WaitGroup
 		errs  = make([]error, parallel)
 	)
@@ -49,16 +54,21 @@ func Explore(ctx context.Context, dir string, first uint64, schedules, parallel 
 			}
 			defer func() { _ = w.closeStores() }()
 			for seed := next.Add(1) - 1; seed < last; seed = next.Add(1) - 1 {
-				f, err := generate(ctx, w, seed)
+				f, n, err := generate(ctx, w, seed)
 				if err != nil {
 					errs[p] = err
 					return
 				}
+				mu.Lock()
+				steps += n
+				for k, v := range w.seen {
+					seen[k] += v
+				}
 				if f == nil {
+					mu.Unlock()
 					continue
 				}
 				sig := f.signature()
-				mu.Lock()
 				old, seen := found[sig]
 				if seen && old.seed < seed || len(found) >= maxFailures && !seen {
 					mu.Unlock()
@@ -75,7 +85,7 @@ func Explore(ctx context.Context, dir string, first uint64, schedules, parallel 
 			return Exploration{}, err
 		}
 	}
-	ex := Exploration{Schedules: schedules, Elapsed: time.Since(start)}
+	ex := Exploration{Schedules: schedules, Elapsed: time.Since(start), Steps: steps, Seen: seen}
 	if len(found) == 0 {
 		return ex, nil
 	}

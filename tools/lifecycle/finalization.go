@@ -60,6 +60,7 @@ func (f *fin) token() string { return f.req.Token() }
 
 func (f *fin) end(p contract.Phase, reason string) string {
 	f.phase, f.result, f.reason = phaseEnded, p, reason
+	f.w.seen["finalizations "+string(p)]++
 	return fmt.Sprintf("ends %s %s", p, clip(reason))
 }
 

@@ -378,7 +378,10 @@ func (g *generator) subsume() []step {
 	}
 	epoch := snap.state.Epoch
 	if job.Cluster == served {
-		epoch = max(epoch, 2) - 1
+		if epoch < 2 {
+			return nil
+		}
+		epoch--
 	}
 	req := workflows.SubsumeRequest{CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}, Epoch: epoch, HandleKey: e.Reference.Handle}
 	return []step{subsumeStep{on: served, req: req}}

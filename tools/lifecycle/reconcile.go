@@ -73,6 +73,7 @@ func reconcileJob(w *worker, req contract.ReconcileRequest, inv reconcileacts.Jo
 			in := reconcileacts.QuarantineInput{CheckpointID: stores.CheckpointID{JobID: inv.JobID, Checkpoint: d.Checkpoint}, Token: d.Token, HandleKey: d.HandleKey}
 			if res, err := untilDone[reconcileacts.QuarantineResult](w, w.racts.QuarantineDangling, in); err == nil && res.Quarantined {
 				did = append(did, fmt.Sprintf("quarantined %s/%d", inv.JobID, d.Checkpoint))
+				w.seen["dangling references quarantined"]++
 			}
 		}
 	}
@@ -81,6 +82,7 @@ func reconcileJob(w *worker, req contract.ReconcileRequest, inv reconcileacts.Jo
 		n, err := untilDone[int](w, w.racts.CollectTombstones, reconcileacts.CollectInput{JobID: inv.JobID, OlderThan: tombstoneCutoff})
 		if err == nil {
 			did = append(did, fmt.Sprintf("collected %d tombstones of %s (forget %t)", n, inv.JobID, inv.Forget))
+			w.seen["tombstones collected"] += n
 		}
 	}
 	return did
@@ -125,6 +127,7 @@ func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileact
 			did = append(did, fmt.Sprintf("orphan %s kept: %s", c.Key, clip(res.Kept)))
 		default:
 			did = append(did, fmt.Sprintf("orphan %s discarded (%d objects)", c.Key, res.Discarded.DeletedObjects))
+			w.seen["orphans discarded"]++
 		}
 	}
 	return did

@@ -36,10 +36,10 @@ func culprit(w *world, s step) string {
 }
 
 // generate runs a new schedule from seed on w, choosing each step as it
-// goes, and returns its failure, nil if it held.
-func generate(ctx context.Context, w *world, seed uint64) (*failure, error) {
+// goes, and returns its failure (nil if it held) and how many steps ran.
+func generate(ctx context.Context, w *world, seed uint64) (*failure, int, error) {
 	if err := w.reset(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	g := newGenerator(seed, w)
 	var steps []step
@@ -48,20 +48,20 @@ func generate(ctx context.Context, w *world, seed uint64) (*failure, error) {
 			s.run(ctx, w)
 			steps = append(steps, s)
 			if err := w.check(ctx); err != nil {
-				return nil, err
+				return nil, len(steps), err
 			}
 			if len(w.found) > 0 {
-				return &failure{seed: seed, steps: steps, at: len(steps) - 1, by: culprit(w, s), v: w.found[0]}, nil
+				return &failure{seed: seed, steps: steps, at: len(steps) - 1, by: culprit(w, s), v: w.found[0]}, len(steps), nil
 			}
 		}
 	}
 	if err := w.checkAtRest(ctx); err != nil {
-		return nil, err
+		return nil, len(steps), err
 	}
 	if len(w.found) > 0 {
-		return &failure{seed: seed, steps: steps, at: len(steps), by: "at rest", v: w.found[0]}, nil
+		return &failure{seed: seed, steps: steps, at: len(steps), by: "at rest", v: w.found[0]}, len(steps), nil
 	}
-	return nil, nil
+	return nil, len(steps), nil
 }
 
 // replay runs steps on w as given and returns what each did and the

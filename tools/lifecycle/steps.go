@@ -47,6 +47,7 @@ func (s claimStep) run(ctx context.Context, w *world) string {
 		return "claimed; restore point refused: " + clip(contract.FailureMessage(err))
 	}
 	w.judgeRestorePoint(ctx, s.job, rp, true)
+	w.seen["claims with restore point "+string(rp.State)]++
 	return "claimed; restores " + describeRestore(rp)
 }
 
@@ -213,6 +214,7 @@ func (s zombieStep) run(ctx context.Context, w *world) string {
 	before := w.entry(p.CheckpointID)
 	_, err := call[struct{}](f.w, faultNone, asFirstRegular, f.w.acts.Publish, p)
 	w.judgeZombie(ctx, f, before, s.attempt, err)
+	w.seen["zombie publishes "+outcomeOf(err).String()]++
 	return "replayed: " + outcomeOf(err).String()
 }
 
@@ -289,6 +291,7 @@ func (s retireStep) run(_ context.Context, w *world) string {
 	if _, err := untilDone[struct{}](wk, wk.acts.Retire, in); err != nil {
 		return "refused: " + clip(contract.FailureMessage(err))
 	}
+	w.seen["retirements"]++
 	return "retired"
 }
 

@@ -33,6 +33,8 @@ type worker struct {
 	refs    *recordedStore
 	states  *recordedStates
 	tenant  *tenant
+	// seen is the world's coverage count of the schedule running.
+	seen map[string]int
 }
 
 func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[string]string, mutations *uint64) (*worker, error) {

@@ -56,6 +56,9 @@ type world struct {
 	snapshot map[stores.JobID]jobSnapshot
 	// found: the violations of the schedule so far.
 	found []violation
+	// seen counts what the schedule reached (outcomes, removals, repairs,
+	// reuses), so that a run shows what it explored.
+	seen map[string]int
 }
 
 // incarnation is one life of a job ID: its number and the checkpoint IDs
@@ -118,6 +121,10 @@ func (w *world) reset() error {
 	w.claims = nil
 	w.snapshot = map[stores.JobID]jobSnapshot{}
 	w.found = nil
+	w.seen = map[string]int{}
+	for _, wk := range w.workers {
+		wk.seen = w.seen
+	}
 	return nil
 }
 
@@ -184,6 +191,7 @@ func (w *world) observe(ctx context.Context) error {
 			// whose checkpoint IDs start over.
 			inc := w.inc[j]
 			inc.n++
+			w.seen["job IDs forgotten"]++
 			inc.used = map[uint64]bool{}
 		}
 		w.snapshot[j] = snap
