@@ -132,15 +132,17 @@ func (w *world) standing(f *fin) string {
 
 // needsDirectory reports whether a finalization's checkpoint directory
 // must stay: its job manager wrote it, its epoch is the job's standing
-// claim, it has not ended and can still publish (above the watermark, its
-// token not published and removed since, which makes the state the
-// removal's to discard).
+// claim, and it can still publish: it is persisting, publishing or
+// verifying (not discarding, which it decides only once it never can),
+// above the watermark, its token not published and removed since (which
+// makes the state the removal's to discard).
 func (w *world) needsDirectory(f *fin) bool {
 	id := f.req.CheckpointID()
 	st := w.snapshot[id.JobID].state
 	e := w.entry(id)
 	removed := e.Tombstone != nil && e.Tombstone.Token == f.token() && e.Tombstone.Removed()
-	return len(f.files) > 0 && !f.ended() && !f.req.Savepoint && w.standing(f) == "of the standing epoch" &&
+	publishing := f.phase == phasePersist || f.phase == phasePublish || f.phase == phaseVerify
+	return len(f.files) > 0 && publishing && !f.req.Savepoint && w.standing(f) == "of the standing epoch" &&
 		id.Checkpoint > st.Watermark && !removed
 }
 
