@@ -39,7 +39,7 @@ func (s vandalStep) run(ctx context.Context, w *world) string {
 			return err.Error()
 		}
 	}
-	w.mutations++
+	w.changes++
 	return ""
 }
 

@@ -16,20 +16,26 @@ import (
 type recordedStore struct {
 	t     *tenant
 	inner *embedded.Store
+	// writes counts its mutating calls (the world's count), so that the
+	// checker reads the store again only after one.
+	writes *uint64
 }
 
 func (s *recordedStore) Publish(ctx context.Context, p stores.Publication) error {
 	s.t.job("publish", p.JobID)
+	*s.writes++
 	return s.inner.Publish(ctx, p)
 }
 
 func (s *recordedStore) Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error) {
 	s.t.job("verify", id.JobID)
+	*s.writes++
 	return s.inner.Verify(ctx, id, token, attempt)
 }
 
 func (s *recordedStore) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error {
 	s.t.job("subsume", id.JobID)
+	*s.writes++
 	return s.inner.Subsume(ctx, id, epoch)
 }
 
@@ -50,16 +56,19 @@ func (s *recordedStore) ReadJob(ctx context.Context, job stores.JobID) (stores.J
 
 func (s *recordedStore) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, owner string) error {
 	s.t.job("claim", job)
+	*s.writes++
 	return s.inner.ClaimEpoch(ctx, job, epoch, owner)
 }
 
 func (s *recordedStore) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error {
 	s.t.job("retire", job)
+	*s.writes++
 	return s.inner.Retire(ctx, job, epoch, keep)
 }
 
 func (s *recordedStore) CollectTombstones(ctx context.Context, job stores.JobID, olderThan time.Time) (int, error) {
 	s.t.job("collect", job)
+	*s.writes++
 	return s.inner.CollectTombstones(ctx, job, olderThan)
 }
 
@@ -75,6 +84,7 @@ func (s *recordedStore) ListEntries(ctx context.Context, job stores.JobID) ([]st
 
 func (s *recordedStore) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
 	s.t.job("quarantine", id.JobID)
+	*s.writes++
 	return s.inner.Quarantine(ctx, id, token)
 }
 
@@ -84,9 +94,9 @@ func (s *recordedStore) Quarantine(ctx context.Context, id stores.CheckpointID, 
 type recordedStates struct {
 	t     *tenant
 	inner *blobstate.Store
-	// mutations counts the bucket's writes and deletes (shared by the
-	// world), so that the checker re-reads only what may have changed.
-	mutations *uint64
+	// changes counts what can break a reference that resolved or remove
+	// a file that existed (the world's count: deletes, overwrites).
+	changes *uint64
 }
 
 func (s *recordedStates) CheckData(ctx context.Context, h blobstate.Handle) error {
@@ -96,7 +106,7 @@ func (s *recordedStates) CheckData(ctx context.Context, h blobstate.Handle) erro
 
 func (s *recordedStates) Write(ctx context.Context, h blobstate.Handle) (string, error) {
 	s.t.key("write", h.Key())
-	*s.mutations++
+	// Not a change: blobstate never replaces a valid handle with another.
 	return s.inner.Write(ctx, h)
 }
 
@@ -110,7 +120,7 @@ func (s *recordedStates) Discard(ctx context.Context, h blobstate.Handle) (blobs
 	if !h.Savepoint {
 		s.t.key("delete", h.ExclusivePrefix)
 	}
-	*s.mutations++
+	*s.changes++
 	return s.inner.Discard(ctx, h)
 }
 

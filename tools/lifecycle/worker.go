@@ -37,13 +37,13 @@ type worker struct {
 	seen map[string]int
 }
 
-func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[string]string, mutations *uint64) (*worker, error) {
+func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[string]string, writes, changes *uint64) (*worker, error) {
 	layout, err := blobstate.ParseLayout(layoutSpec(cluster))
 	if err != nil {
 		return nil, err
 	}
 	t := &tenant{cluster: cluster, objects: objects}
-	w := &worker{cluster: cluster, tenant: t, refs: &recordedStore{t: t}, states: &recordedStates{t: t, mutations: mutations}}
+	w := &worker{cluster: cluster, tenant: t, refs: &recordedStore{t: t, writes: writes}, states: &recordedStates{t: t, changes: changes}}
 	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout, Finalizations: fins}
 	w.env = workflowtest.Suite().NewTestActivityEnvironment()

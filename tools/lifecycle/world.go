@@ -34,10 +34,13 @@ type world struct {
 	// key; files lists the objects written under each prefix.
 	objects map[string]string
 	files   map[string][]string
-	// mutations counts every write and delete in the bucket; resolved
-	// maps a handle key to the count at which its reference last resolved.
-	mutations uint64
-	resolved  map[string]uint64
+	// writes counts the store's mutating calls, changes the bucket's
+	// deletes and overwrites: the checker reads again only what may have
+	// changed since (observed, checked), and resolved maps a handle key to
+	// the changes at which its reference last resolved, plus one.
+	writes, changes   uint64
+	observed, checked uint64
+	resolved          map[string]uint64
 	// clock is how far simulated time runs ahead of the wall clock: the
 	// reconciler's "now" (the stores stamp tombstones with the wall clock).
 	clock time.Duration
@@ -78,7 +81,7 @@ func newWorld(dir string) (*world, error) {
 	w.workers = map[string]*worker{}
 	w.objects = map[string]string{}
 	for _, c := range clusters {
-		wk, err := newWorker(c, finalizations{w}, w.objects, &w.mutations)
+		wk, err := newWorker(c, finalizations{w}, w.objects, &w.writes, &w.changes)
 		if err != nil {
 			return nil, err
 		}
@@ -110,6 +113,8 @@ func (w *world) reset() error {
 	clear(w.objects)
 	w.files = map[string][]string{}
 	w.resolved = map[string]uint64{}
+	// Nothing is known of the fresh store and bucket until read.
+	w.writes, w.changes, w.observed, w.checked = 1, 1, 0, 0
 	w.clock = 0
 	w.fins, w.order, w.byWfID = map[int]*fin{}, nil, map[string]*fin{}
 	w.coords = map[coordKey]*coordinator{}
@@ -150,11 +155,13 @@ func (w *world) now() time.Time { return time.Now().Add(w.clock) }
 // write puts an object into the bucket as a job manager writes its files,
 // past every recorder.
 func (w *world) write(ctx context.Context, key string, data []byte) error {
+	if w.exists(ctx, key) {
+		w.changes++ // an overwrite may break a checksum
+	}
 	if err := w.bucket.WriteAll(ctx, key, data, nil); err != nil {
 		return fmt.Errorf("write %s: %w", key, err)
 	}
 	w.objects[sha256Hex(data)] = key
-	w.mutations++
 	return nil
 }
 
@@ -166,6 +173,10 @@ func (w *world) exists(ctx context.Context, key string) bool {
 // observe reads every job's state and keys after a step, records the
 // tokens they show published and the incarnations they begin.
 func (w *world) observe(ctx context.Context) error {
+	if w.observed == w.writes {
+		return nil
+	}
+	w.observed = w.writes
 	for _, j := range jobs {
 		st, err := w.store.ReadJob(ctx, j)
 		if err != nil {
