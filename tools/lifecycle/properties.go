@@ -306,7 +306,7 @@ func (w *world) checkAtRest(ctx context.Context) error {
 	for _, id := range w.order {
 		f := w.fins[id]
 		for try := 0; try < 30 && !f.ended() && !f.parked; try++ {
-			f.step(faultNone)
+			w.settled = append(w.settled, fmt.Sprintf("F%d: %s", f.id, f.step(faultNone)))
 		}
 		if !f.ended() && !f.parked {
 			w.violate(propI4, "F%d (%s) did not end: still at %v after 30 activities", f.id, f.req.WorkflowID(), f.phase)
@@ -329,9 +329,9 @@ func (w *world) checkAtRest(ctx context.Context) error {
 		for try := 0; try < 10 && c.pending != nil; try++ {
 			c.remove(faultNone)
 		}
-		c.report(st.Epoch, faultNone)
+		w.settled = append(w.settled, fmt.Sprintf("coordinator of %s: %s", j, c.report(st.Epoch, faultNone)))
 		for try := 0; try < 10 && c.pending != nil; try++ {
-			c.remove(faultNone)
+			w.settled = append(w.settled, fmt.Sprintf("coordinator of %s: %s", j, c.remove(faultNone)))
 		}
 	}
 	if err := w.check(ctx); err != nil {

@@ -139,7 +139,10 @@ func describe(ctx context.Context, w *world, f *failure) string {
 		}
 	}
 	if f.at >= len(f.steps) {
-		b.WriteString("  (at rest, once every finalization ran to its end)\n")
+		b.WriteString("  at rest, every finalization run to its end without faults, then a retention pass per job:\n")
+		for _, s := range w.settled {
+			fmt.Fprintf(&b, "      %s\n", s)
+		}
 	}
 	return b.String()
 }

@@ -57,8 +57,10 @@ type world struct {
 	claims    []claimSeen
 	// snapshot is what the store held after the last step.
 	snapshot map[stores.JobID]jobSnapshot
-	// found: the violations of the schedule so far.
-	found []violation
+	// found: the violations of the schedule so far; settled: what the
+	// settling at its end did.
+	found   []violation
+	settled []string
 	// seen counts what the schedule reached (outcomes, removals, repairs,
 	// reuses), so that a run shows what it explored.
 	seen map[string]int
@@ -125,7 +127,7 @@ func (w *world) reset() error {
 	w.published = map[stores.CheckpointID]map[string]bool{}
 	w.claims = nil
 	w.snapshot = map[stores.JobID]jobSnapshot{}
-	w.found = nil
+	w.found, w.settled = nil, nil
 	w.seen = map[string]int{}
 	for _, wk := range w.workers {
 		wk.seen = w.seen
