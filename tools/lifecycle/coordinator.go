@@ -27,7 +27,6 @@ type coordinator struct {
 	w       *worker
 	state   contract.CoordinatorState
 	pending *activities.RemovalInput
-	tries   int
 }
 
 // passPlan is retain's decision on what a pass read (workflows/coordinator.go):
@@ -75,7 +74,7 @@ func (c *coordinator) report(epoch uint64, ft fault) string {
 	for _, e := range remove {
 		in.Items = append(in.Items, activities.Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
 	}
-	c.pending, c.tries = &in, 0
+	c.pending = &in
 	return fmt.Sprintf("pass at epoch %d plans to remove %s", c.state.Epoch, removalList(in))
 }
 
@@ -94,7 +93,6 @@ func (c *coordinator) remove(ft fault) string {
 	}
 	res, err := call[activities.RemovalResult](c.w, ft, asLocal, c.w.acts.RemoveCheckpoints, *c.pending)
 	if err != nil && retryable(err) {
-		c.tries++
 		return "remove fails, retried: " + clip(contract.FailureMessage(err))
 	}
 	c.pending = nil

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -366,12 +365,11 @@ func (g *generator) subsume() []step {
 	job := g.job()
 	snap := g.w.snapshot[job]
 	var refs []stores.Entry
-	for _, e := range snap.entries {
+	for _, e := range snap.sorted() {
 		if e.Reference != nil {
 			refs = append(refs, e)
 		}
 	}
-	slices.SortFunc(refs, func(a, b stores.Entry) int { return cmp.Compare(a.Checkpoint, b.Checkpoint) })
 	e, ok := pick(g, refs)
 	if !ok {
 		return nil

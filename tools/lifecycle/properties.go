@@ -75,7 +75,7 @@ func (w *world) check(ctx context.Context) error {
 // itself rather than through the product's Resolve, which it judges.
 func (w *world) checkReferences(ctx context.Context) {
 	for _, j := range jobs {
-		for _, e := range w.snapshot[j].entries {
+		for _, e := range w.snapshot[j].sorted() {
 			if e.Reference == nil || w.resolved[e.Reference.Handle] == w.changes+1 {
 				continue // nothing in the bucket changed since it resolved
 			}
@@ -343,7 +343,7 @@ func (w *world) checkAtRest(ctx context.Context) error {
 			continue
 		}
 		var refs []stores.Entry
-		for _, e := range snap.entries {
+		for _, e := range snap.sorted() {
 			if e.Reference != nil {
 				refs = append(refs, e)
 			}

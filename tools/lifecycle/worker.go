@@ -26,13 +26,12 @@ const retain = 2
 // metrics handler all work, and arguments and results pass the data
 // converter as they do on the wire). One environment serves every call.
 type worker struct {
-	cluster string
-	env     *testsuite.TestActivityEnvironment
-	acts    *activities.Activities
-	racts   *reconcileacts.Activities
-	refs    *recordedStore
-	states  *recordedStates
-	tenant  *tenant
+	env    *testsuite.TestActivityEnvironment
+	acts   *activities.Activities
+	racts  *reconcileacts.Activities
+	refs   *recordedStore
+	states *recordedStates
+	tenant *tenant
 	// seen is the world's coverage count of the schedule running.
 	seen map[string]int
 }
@@ -43,7 +42,7 @@ func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[str
 		return nil, err
 	}
 	t := &tenant{cluster: cluster, objects: objects}
-	w := &worker{cluster: cluster, tenant: t, refs: &recordedStore{t: t, writes: writes}, states: &recordedStates{t: t, changes: changes}}
+	w := &worker{tenant: t, refs: &recordedStore{t: t, writes: writes}, states: &recordedStates{t: t, changes: changes}}
 	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout, Finalizations: fins}
 	w.env = workflowtest.Suite().NewTestActivityEnvironment()

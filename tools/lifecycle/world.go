@@ -1,10 +1,12 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"gocloud.dev/blob"
@@ -76,6 +78,17 @@ type incarnation struct {
 type jobSnapshot struct {
 	state   stores.JobState
 	entries map[uint64]stores.Entry
+}
+
+// sorted are the snapshot's entries in checkpoint order, so that what the
+// checker reports and the generator picks never depends on map order.
+func (s jobSnapshot) sorted() []stores.Entry {
+	out := make([]stores.Entry, 0, len(s.entries))
+	for _, e := range s.entries {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b stores.Entry) int { return cmp.Compare(a.Checkpoint, b.Checkpoint) })
+	return out
 }
 
 func newWorld(dir string) (*world, error) {
