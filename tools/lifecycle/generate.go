@@ -88,10 +88,12 @@ func pick[T any](g *generator, xs []T) (T, bool) {
 
 func (g *generator) fault() fault {
 	switch n := g.r.IntN(100); {
-	case n < 22:
+	case n < 20:
 		return faultTimeout
-	case n < 35:
+	case n < 32:
 		return faultLost
+	case n < 38:
+		return faultCrash1 + fault(g.r.IntN(3))
 	}
 	return faultNone
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
@@ -32,6 +33,7 @@ type worker struct {
 	refs   *recordedStore
 	states *recordedStates
 	tenant *tenant
+	life   *lifeline
 	// seen is the world's coverage count of the schedule running.
 	seen map[string]int
 }
@@ -41,8 +43,8 @@ func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[str
 	if err != nil {
 		return nil, err
 	}
-	t := &tenant{cluster: cluster, objects: objects}
-	w := &worker{tenant: t, refs: &recordedStore{t: t, writes: writes}, states: &recordedStates{t: t, changes: changes}}
+	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
+	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, writes: writes}, states: &recordedStates{t: t, life: life, changes: changes}}
 	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout, Finalizations: fins}
 	w.env = workflowtest.Suite().NewTestActivityEnvironment()
@@ -65,16 +67,53 @@ const (
 	// lost (the worker crashed after it, the connection dropped): the
 	// workflow sees a timeout.
 	faultLost
+	// faultCrash1 and up: the worker dies after the attempt's first 1, 2,
+	// 3 calls to the store and the bucket; what they did stays, the rest
+	// never happens, the workflow sees a timeout.
+	faultCrash1
+	faultCrash2
+	faultCrash3
 )
 
+// callsBeforeCrash is how many store and bucket calls a crash fault lets
+// land, -1 for every other fault.
+func (f fault) callsBeforeCrash() int {
+	if f >= faultCrash1 {
+		return int(f-faultCrash1) + 1
+	}
+	return -1
+}
+
 func (f fault) String() string {
-	switch f {
-	case faultTimeout:
+	switch {
+	case f == faultTimeout:
 		return " [timeout: not run]"
-	case faultLost:
+	case f == faultLost:
 		return " [reply lost after it ran]"
+	case f >= faultCrash1:
+		return fmt.Sprintf(" [worker dies after %d store and bucket calls]", f.callsBeforeCrash())
 	}
 	return ""
+}
+
+// lifeline is how many more calls to the store and the bucket the
+// worker's activity may make before its worker dies; negative while it
+// lives.
+type lifeline struct{ left int }
+
+// errDied is what a call gets once its worker has died; its activity's
+// reply never reaches the workflow.
+var errDied = stores.Unknownf(errors.New("simulated: the worker died"), "call")
+
+// spend lets one call through, or refuses it once the worker has died.
+func (l *lifeline) spend() error {
+	switch {
+	case l.left == 0:
+		return errDied
+	case l.left > 0:
+		l.left--
+	}
+	return nil
 }
 
 // errTimeout is what a workflow sees of an attempt whose reply never came.
@@ -105,6 +144,8 @@ func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (converter.Enc
 	if f == faultTimeout {
 		return nil, errTimeout
 	}
+	w.life.left = f.callsBeforeCrash()
+	defer func() { w.life.left = -1 }()
 	var v converter.EncodedValue
 	var err error
 	if d == asFirstRegular {
@@ -116,7 +157,7 @@ func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (converter.Enc
 		input, _ := json.Marshal(args)
 		w.tenant.leak(err.Error(), string(input))
 	}
-	if f == faultLost {
+	if f != faultNone {
 		return nil, errTimeout
 	}
 	return v, err
