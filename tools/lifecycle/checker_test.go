@@ -125,3 +125,24 @@ func TestSchedulesReplayExactly(t *testing.T) {
 		require.Equal(t, first.at, replayed.at, "seed %d", seed)
 	}
 }
+
+// fenceStep fences a key for a token nobody finalizes, past every
+// worker: what no request of another epoch may do to a standing leader.
+type fenceStep struct{ id stores.CheckpointID }
+
+func (s fenceStep) String() string { return fmt.Sprintf("a vandal fences %s", s.id) }
+
+func (s fenceStep) run(ctx context.Context, w *world) string {
+	_, err := w.store.Verify(ctx, s.id, "vandal", 1)
+	w.writes++
+	return fmt.Sprint(err)
+}
+
+func TestCheckerSeesALeaderFencedOut(t *testing.T) {
+	w := newTestWorld(t)
+	steps := append(leaderSteps(), fenceStep{id: stores.CheckpointID{JobID: j1, Checkpoint: 1}})
+	for range 4 {
+		steps = append(steps, advanceStep{fin: 1})
+	}
+	failsWith(t, w, steps, propFencedOut)
+}

@@ -24,6 +24,7 @@ const (
 	propTenant    = "tenant isolation"
 	propI1        = "I1 no dangling reference"
 	propDirectory = "I2 standing leader's checkpoint kept"
+	propFencedOut = "I2 standing leader not fenced out"
 	propKept      = "I3 kept state kept"
 	propI4        = "I4 every finalization ends"
 	propI5        = "I5 retention"
@@ -237,6 +238,13 @@ func (w *world) judgeAnswer(f *fin, e stores.Entry) {
 		// MinTombstoneTTL), so only what the key still shows is judged.
 		if e.WasPublished(f.token()) {
 			w.violate(propI7, "F%d ended %s (%s), but its key shows its token published: %s", f.id, f.result, clip(f.reason), describeEntry(e))
+		}
+		// Within an incarnation only the standing leader's finalization
+		// names its checkpoint ID: another token at its key above the
+		// watermark is a request that fenced a healthy leader out.
+		other := e.Reference != nil && e.Reference.Token != f.token() || e.Tombstone != nil && e.Tombstone.Token != f.token()
+		if len(f.files) > 0 && other && w.standing(f) == "of the standing epoch" && cid.Checkpoint > w.snapshot[cid.JobID].state.Watermark {
+			w.violate(propFencedOut, "F%d of the standing epoch ended %s (%s): its key holds %s", f.id, f.result, clip(f.reason), describeEntry(e))
 		}
 	}
 }
