@@ -31,6 +31,7 @@ const (
 	propI6        = "I6 no zombie write"
 	propI7        = "I7 truthful answer"
 	propRestore   = "restore point"
+	propRetire    = "retire linearizable with publish"
 )
 
 // claimSeen is a claim's restore point, for the recovery rule: no
@@ -72,11 +73,18 @@ func (w *world) check(ctx context.Context) error {
 
 // checkReferences is I1: every published reference resolves to its
 // handle, the handle's metadata has its checksum, and the files its job
-// manager wrote under its prefix exist. The checker reads the bucket
+// manager wrote under its prefix exist; and a retired job holds none. The checker reads the bucket
 // itself rather than through the product's Resolve, which it judges.
 func (w *world) checkReferences(ctx context.Context) {
 	for _, j := range jobs {
+		retired := w.snapshot[j].state.Retired
 		for _, e := range w.snapshot[j].sorted() {
+			if retired && e.Reference != nil {
+				// Retire tombstones every reference and no publish lands
+				// after it (docs/design.md, "Retire is linearizable with
+				// publish").
+				w.violate(propRetire, "%s is retired, yet its key %d holds %s", j, e.Checkpoint, describeEntry(e))
+			}
 			if e.Reference == nil || w.resolved[e.Reference.Handle] == w.changes+1 {
 				continue // nothing in the bucket changed since it resolved
 			}
