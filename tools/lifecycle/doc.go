@@ -19,11 +19,13 @@
 //     I1, I2, I6 and I7 of docs/design.md, truth to the job manager (a
 //     Published or Discarded answer and a restore point agree with the
 //     store's history; a standing leader's checkpoint directory stays
-//     while its finalization can still publish), retained state and
-//     savepoints kept, and tenant isolation (nothing of a cluster the
-//     worker does not serve read or written, no error printing a digest
-//     the request did not carry). At the end it settles every finalization
-//     without faults and judges I4 and I5.
+//     while its finalization can still publish, and no other token fences
+//     it out), a retired job holding no reference, shared state,
+//     savepoints and retained state kept, and tenant isolation (nothing of
+//     a cluster the worker does not serve read or written, no error
+//     printing a digest of another tenant's object the request did not
+//     carry). At the end it settles every finalization without faults and
+//     judges I4 and I5.
 //   - A failing schedule is shrunk (delta debugging: drop steps while the
 //     same property still fails) and printed as a numbered step list with
 //     its seed.
