@@ -22,6 +22,9 @@ import (
 // blobstate/cloud imported.
 func Schemes() []string { return []string{"file", "mem", "s3", "gs", "azblob"} }
 
+// defaultListPageSize is how many objects one listing page of Discard asks for.
+const defaultListPageSize = 1000
+
 // Store is the blob state store over one bucket. It is safe for concurrent
 // use.
 type Store struct {
@@ -55,7 +58,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open bucket %s: %w", redact(u), err)
 	}
-	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: 1000}
+	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: defaultListPageSize}
 	ok, err := b.IsAccessible(ctx)
 	if err == nil && !ok {
 		err = errors.New("bucket does not exist")

@@ -1,0 +1,382 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/workflows"
+)
+
+// violation is a property the store and the bucket broke after a step.
+type violation struct {
+	property string
+	// kind tells violations of one property apart for grouping.
+	kind   string
+	detail string
+}
+
+func (v violation) String() string { return v.property + ": " + v.detail }
+
+// The properties, by name (docs/design.md's invariants and lifecycle rules).
+const (
+	propTenant    = "tenant isolation"
+	propI1        = "I1 no dangling reference"
+	propDirectory = "I2 standing leader's checkpoint kept"
+	propFencedOut = "I2 standing leader not fenced out"
+	propKept      = "I3 kept state kept"
+	propI4        = "I4 every finalization ends"
+	propI5        = "I5 retention"
+	propI6        = "I6 no zombie write"
+	propI7        = "I7 truthful answer"
+	propRestore   = "restore point"
+	propRetire    = "retire linearizable with publish"
+)
+
+// claimSeen is a claim's restore point, for the recovery rule: no
+// finalization of an older epoch of the same incarnation ends Published
+// above it.
+type claimSeen struct {
+	job   stores.JobID
+	epoch uint64
+	inc   int
+	// above: the newest checkpoint the claim answered, or the watermark
+	// if higher.
+	above uint64
+}
+
+func (w *world) violate(property, format string, args ...any) {
+	w.found = append(w.found, violation{property: property, detail: fmt.Sprintf(format, args...)})
+}
+
+// check judges what the store and the bucket hold after a step.
+func (w *world) check(ctx context.Context) error {
+	if err := w.observe(ctx); err != nil {
+		return err
+	}
+	for _, t := range w.workers[served].tenant.drain() {
+		w.found = append(w.found, violation{property: propTenant, kind: t.op, detail: fmt.Sprintf("the %s worker: %s %s", served, t.op, t.what)})
+	}
+	w.workers[peer].tenant.drain() // the peer serves its own cluster: not under test
+	w.checkReferences(ctx)
+	if w.checked != w.changes {
+		// Files written since the last check exist: only a delete or an
+		// overwrite can break these.
+		w.checked = w.changes
+		w.checkDirectories(ctx)
+		w.checkKept(ctx)
+	}
+	w.checkAnswers()
+	return nil
+}
+
+// checkReferences is I1: every published reference resolves to its
+// handle, the handle's metadata has its checksum, and the files its job
+// manager wrote under its prefix exist; and a retired job holds none. The checker reads the bucket
+// itself rather than through the product's Resolve, which it judges.
+func (w *world) checkReferences(ctx context.Context) {
+	for _, j := range jobs {
+		retired := w.snapshot[j].state.Retired
+		for _, e := range w.snapshot[j].sorted() {
+			if retired && e.Reference != nil {
+				// Retire tombstones every reference and no publish lands
+				// after it (docs/design.md, "Retire is linearizable with
+				// publish").
+				w.violate(propRetire, "%s is retired, yet its key %d holds %s", j, e.Checkpoint, describeEntry(e))
+			}
+			if e.Reference == nil || w.resolved[e.Reference.Handle] == w.changes+1 {
+				continue // nothing in the bucket changed since it resolved
+			}
+			if problem := w.resolve(ctx, e.Reference.Handle); problem != "" {
+				w.violate(propI1, "%s/%d: published reference to %s: %s", j, e.Checkpoint, e.Reference.Handle, problem)
+				continue
+			}
+			w.resolved[e.Reference.Handle] = w.changes + 1
+		}
+	}
+}
+
+// resolve says what keeps a handle key from resolving, "" if nothing.
+func (w *world) resolve(ctx context.Context, key string) string {
+	h, err := w.states.ReadKey(ctx, key)
+	if err != nil {
+		return "handle: " + err.Error()
+	}
+	meta, err := w.bucket.ReadAll(ctx, h.MetadataKey)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("metadata %s: %v", h.MetadataKey, err)
+	case sha256Hex(meta) != h.MetadataSHA256:
+		return fmt.Sprintf("metadata %s does not match its checksum", h.MetadataKey)
+	case h.Savepoint:
+		return ""
+	}
+	if gone := w.missing(ctx, w.files[h.ExclusivePrefix]); gone != "" {
+		return "data " + gone + " is gone"
+	}
+	return ""
+}
+
+// missing returns the first of keys the bucket no longer holds.
+func (w *world) missing(ctx context.Context, keys []string) string {
+	for _, k := range keys {
+		if !w.exists(ctx, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// standing describes a finalization's epoch as its job's store says now.
+func (w *world) standing(f *fin) string {
+	st := w.snapshot[f.req.CheckpointID().JobID].state
+	switch {
+	case f.inc != w.inc[f.req.CheckpointID().JobID].n || f.req.Epoch <= st.ForgottenEpoch:
+		return "of a forgotten incarnation"
+	case st.Retired:
+		return "of a retired job"
+	case st.Claimed(f.req.Epoch):
+		return "of the standing epoch"
+	case f.req.Epoch > st.Epoch || st.Owner == "":
+		return "of an epoch nobody claimed"
+	}
+	return "of a deposed epoch"
+}
+
+// needsDirectory reports whether a finalization's checkpoint directory
+// must stay: its job manager wrote it, its epoch is the job's standing
+// claim, and it can still publish: it is persisting, publishing or
+// verifying (not discarding, which it decides only once it never can),
+// above the watermark, its token not published and removed since (which
+// makes the state the removal's to discard).
+func (w *world) needsDirectory(f *fin) bool {
+	id := f.req.CheckpointID()
+	st := w.snapshot[id.JobID].state
+	e := w.entry(id)
+	removed := e.Tombstone != nil && e.Tombstone.Token == f.token() && e.Tombstone.Removed()
+	publishing := f.phase == phasePersist || f.phase == phasePublish || f.phase == phaseVerify
+	return len(f.files) > 0 && publishing && !f.req.Savepoint && w.standing(f) == "of the standing epoch" &&
+		id.Checkpoint > st.Watermark && !removed
+}
+
+// checkDirectories is truth to the job manager (I2): a healthy standing
+// leader's checkpoint directory is never deleted while its finalization
+// can still publish. Whoever deletes it (a request of another epoch or
+// incarnation, a reconciler) decides a directory only the standing epoch
+// may decide.
+func (w *world) checkDirectories(ctx context.Context) {
+	for _, id := range w.order {
+		f := w.fins[id]
+		if !w.needsDirectory(f) {
+			continue
+		}
+		if gone := w.missing(ctx, f.files); gone != "" {
+			w.violate(propDirectory, "F%d (%s, %s) can still publish, but %s is gone", f.id, f.req.WorkflowID(), w.standing(f), gone)
+		}
+	}
+}
+
+// checkKept: a job's shared files and every savepoint's files are never
+// deleted, and the state a retirement retained stays while the job is
+// retired (docs/design.md, "Retirement keeps state by default").
+func (w *world) checkKept(ctx context.Context) {
+	for _, id := range w.order {
+		f := w.fins[id]
+		if len(f.files) == 0 {
+			continue
+		}
+		keep := []string{}
+		if f.req.Savepoint {
+			keep = f.files
+		} else {
+			keep = append(keep, sharedKey(f.req.CheckpointID().JobID))
+		}
+		if gone := w.missing(ctx, keep); gone != "" {
+			w.violate(propKept, "F%d: %s is gone, which no discard may delete", f.id, gone)
+		}
+		jid := f.req.CheckpointID()
+		e := w.entry(jid)
+		if w.snapshot[jid.JobID].state.Retired && e.Tombstone != nil && e.Tombstone.Reason == stores.ReasonRetained && e.Tombstone.Token == f.token() {
+			if gone := w.missing(ctx, f.files); gone != "" {
+				w.violate(propKept, "F%d: its retirement retained its state, but %s is gone", f.id, gone)
+			}
+		}
+	}
+}
+
+// checkAnswers is I7 and the recovery rule, for each finalization as it
+// ends, and, for good, that a token answered Discarded or Failed never
+// lands (I6).
+func (w *world) checkAnswers() {
+	for _, id := range w.order {
+		f := w.fins[id]
+		if !f.ended() {
+			continue
+		}
+		cid := f.req.CheckpointID()
+		e := w.entry(cid)
+		if !f.judged {
+			f.judged = true
+			w.judgeAnswer(f, e)
+		}
+		if (f.result == contract.Discarded || f.result == contract.Failed) && e.HoldsToken(f.token()) {
+			w.violate(propI6, "F%d ended %s, but its reference stands now", f.id, f.result)
+		}
+	}
+}
+
+func (w *world) judgeAnswer(f *fin, e stores.Entry) {
+	cid := f.req.CheckpointID()
+	ever := w.published[cid][f.token()]
+	switch f.result {
+	case contract.Published:
+		if !ever {
+			w.violate(propI7, "F%d ended Published (%s), but its token was never published", f.id, f.reason)
+		}
+		for _, c := range w.claims {
+			if c.job == cid.JobID && c.inc == f.inc && c.epoch > f.req.Epoch && cid.Checkpoint > c.above {
+				w.violate(propRestore, "F%d of epoch %d ended Published at checkpoint %d, above the restore point %d the claim of epoch %d answered",
+					f.id, f.req.Epoch, cid.Checkpoint, c.above, c.epoch)
+			}
+		}
+	case contract.Discarded, contract.Failed:
+		// A token published and its tombstone collected since reads as
+		// never published: the tombstone TTL bounds that (contract's
+		// MinTombstoneTTL), so only what the key still shows is judged.
+		if e.WasPublished(f.token()) {
+			w.violate(propI7, "F%d ended %s (%s), but its key shows its token published: %s", f.id, f.result, clip(f.reason), describeEntry(e))
+		}
+		// Within an incarnation only the standing leader's finalization
+		// names its checkpoint ID: another token at its key above the
+		// watermark is a request that fenced a healthy leader out.
+		other := e.Reference != nil && e.Reference.Token != f.token() || e.Tombstone != nil && e.Tombstone.Token != f.token()
+		if len(f.files) > 0 && other && w.standing(f) == "of the standing epoch" && cid.Checkpoint > w.snapshot[cid.JobID].state.Watermark {
+			w.violate(propFencedOut, "F%d of the standing epoch ended %s (%s): its key holds %s", f.id, f.result, clip(f.reason), describeEntry(e))
+		}
+	}
+}
+
+// judgeZombie is I6: a publish replayed after a fence covering it is
+// Rejected and changes nothing.
+func (w *world) judgeZombie(ctx context.Context, f *fin, before stores.Entry, attempt uint32, err error) {
+	t := before.Tombstone
+	covered := before.Reference != nil && before.Reference.Token != f.token() ||
+		t != nil && (t.Token != f.token() || t.Reason != stores.ReasonFenced || t.FencedUpTo >= attempt)
+	if !covered {
+		return
+	}
+	after, rerr := w.store.Read(ctx, f.req.CheckpointID())
+	if rerr != nil {
+		w.violate(propI6, "F%d: reading the key after a replay: %v", f.id, rerr)
+		return
+	}
+	if outcomeOf(err) != stores.Rejected {
+		w.violate(propI6, "F%d: replay of attempt %d over %s answered %s", f.id, attempt, describeEntry(before), outcomeOf(err))
+	}
+	if describeEntry(after) != describeEntry(before) {
+		w.violate(propI6, "F%d: replay of attempt %d changed the key from %s to %s", f.id, attempt, describeEntry(before), describeEntry(after))
+	}
+}
+
+// judgeRestorePoint: a restore point answers the newest reference the
+// store holds, and a resolved one names data of the job's own cluster
+// whose metadata checks. A claim's is remembered for the recovery rule.
+func (w *world) judgeRestorePoint(ctx context.Context, job stores.JobID, rp contract.RestorePoint, claim bool) {
+	refs, err := w.store.List(ctx, job)
+	if err != nil {
+		w.violate(propRestore, "%s: listing: %v", job, err)
+		return
+	}
+	st, err := w.store.ReadJob(ctx, job)
+	if err != nil {
+		w.violate(propRestore, "%s: reading the job: %v", job, err)
+		return
+	}
+	var newest uint64
+	if len(refs) > 0 {
+		newest = refs[len(refs)-1].Checkpoint
+	}
+	switch {
+	case rp.Latest == nil && newest != 0:
+		w.violate(propRestore, "%s: answered no restore point, but checkpoint %d is published", job, newest)
+	case rp.Latest != nil && rp.Latest.Checkpoint != newest:
+		w.violate(propRestore, "%s: answered checkpoint %d, but the newest published is %d", job, rp.Latest.Checkpoint, newest)
+	}
+	if rp.State == contract.RestoreResolved {
+		for _, key := range []string{rp.Latest.MetadataKey, rp.Latest.ExclusivePrefix} {
+			if c := clusterOfKey(key); c != "" && c != job.Cluster {
+				w.violate(propRestore, "%s: the restore point names %s, data of cluster %s", job, key, c)
+			}
+		}
+	}
+	if claim {
+		w.claims = append(w.claims, claimSeen{job: job, epoch: st.Epoch, inc: w.inc[job].n, above: max(newest, st.Watermark)})
+	}
+}
+
+// checkAtRest settles the schedule (every finalization run to its end
+// without faults, a last retention pass per claimed job) and judges I4
+// and I5.
+func (w *world) checkAtRest(ctx context.Context) error {
+	for _, id := range w.order {
+		f := w.fins[id]
+		for try := 0; try < 30 && !f.ended() && !f.parked; try++ {
+			w.settled = append(w.settled, fmt.Sprintf("F%d: %s", f.id, f.step(faultNone)))
+		}
+		if !f.ended() && !f.parked {
+			w.violate(propI4, "F%d (%s) did not end: still at %v after 30 activities", f.id, f.req.WorkflowID(), f.phase)
+		}
+	}
+	if err := w.check(ctx); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		st := w.snapshot[j].state
+		if st.Owner == "" || st.Retired {
+			continue
+		}
+		k := coordKey{worker: j.Cluster, job: j}
+		c, ok := w.coords[k]
+		if !ok {
+			c = &coordinator{w: w.workers[j.Cluster], state: contract.CoordinatorState{Cluster: j.Cluster, Job: j.Job, Epoch: st.Epoch}}
+			w.coords[k] = c
+		}
+		for try := 0; try < 10 && c.pending != nil; try++ {
+			c.remove(faultNone)
+		}
+		w.settled = append(w.settled, fmt.Sprintf("coordinator of %s: %s", j, c.report(st.Epoch, faultNone)))
+		for try := 0; try < 10 && c.pending != nil; try++ {
+			w.settled = append(w.settled, fmt.Sprintf("coordinator of %s: %s", j, c.remove(faultNone)))
+		}
+	}
+	if err := w.check(ctx); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		snap := w.snapshot[j]
+		if snap.state.Owner == "" || snap.state.Retired {
+			continue
+		}
+		var refs []stores.Entry
+		for _, e := range snap.sorted() {
+			if e.Reference != nil {
+				refs = append(refs, e)
+			}
+		}
+		if _, remove := workflows.RetentionPlan(refs, retain); len(remove) > 0 {
+			w.violate(propI5, "%s holds %d references once settled; retention would still remove %d", j, len(refs), len(remove))
+		}
+	}
+	return nil
+}
+
+func describeEntry(e stores.Entry) string {
+	switch {
+	case e.Reference != nil:
+		return fmt.Sprintf("a reference of token %.8s attempt %d", e.Reference.Token, e.Reference.Attempt)
+	case e.Tombstone != nil:
+		return fmt.Sprintf("a %s tombstone of token %.8s up to attempt %d", e.Tombstone.Reason, e.Tombstone.Token, e.Tombstone.FencedUpTo)
+	}
+	return "nothing"
+}

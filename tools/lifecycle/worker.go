@@ -1,0 +1,195 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
+	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+)
+
+// retain is the workers' -retain: small, so that retention removes often.
+const retain = 2
+
+// worker is one finalizer worker: the real activities of the finalizer
+// and the reconciler, wired as worker/run.go wires them, over recorders of
+// the shared store and bucket, run in the SDK's activity environment (the
+// cheapest real activity context: activity.GetInfo, heartbeats and the
+// metrics handler all work, and arguments and results pass the data
+// converter as they do on the wire). One environment serves every call.
+type worker struct {
+	env    *testsuite.TestActivityEnvironment
+	acts   *activities.Activities
+	racts  *reconcileacts.Activities
+	refs   *recordedStore
+	states *recordedStates
+	tenant *tenant
+	life   *lifeline
+	// seen is the world's coverage count of the schedule running.
+	seen map[string]int
+}
+
+func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[string]string, writes, changes *uint64) (*worker, error) {
+	layout, err := blobstate.ParseLayout(layoutSpec(cluster))
+	if err != nil {
+		return nil, err
+	}
+	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
+	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, writes: writes}, states: &recordedStates{t: t, life: life, changes: changes}}
+	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
+	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout, Finalizations: fins}
+	w.env = workflowtest.Suite().NewTestActivityEnvironment()
+	w.env.RegisterActivity(w.acts)
+	w.env.RegisterActivity(w.racts)
+	return w, nil
+}
+
+// fault is what Temporal's side of one activity attempt does.
+type fault int
+
+const (
+	// faultNone: the attempt runs and its result reaches the workflow.
+	faultNone fault = iota
+	// faultTimeout: the attempt never ran (the worker crashed before it,
+	// the task timed out on the way): nothing applied, the workflow sees a
+	// timeout.
+	faultTimeout
+	// faultLost: the attempt ran and its effect applied, but its reply was
+	// lost (the worker crashed after it, the connection dropped): the
+	// workflow sees a timeout.
+	faultLost
+	// faultCrash1 and up: the worker dies after the attempt's first 1, 2,
+	// 3 calls to the store and the bucket; what they did stays, the rest
+	// never happens, the workflow sees a timeout.
+	faultCrash1
+	faultCrash2
+	faultCrash3
+)
+
+// callsBeforeCrash is how many store and bucket calls a crash fault lets
+// land, -1 for every other fault.
+func (f fault) callsBeforeCrash() int {
+	if f >= faultCrash1 {
+		return int(f-faultCrash1) + 1
+	}
+	return -1
+}
+
+func (f fault) String() string {
+	switch {
+	case f == faultTimeout:
+		return " [timeout: not run]"
+	case f == faultLost:
+		return " [reply lost after it ran]"
+	case f >= faultCrash1:
+		return fmt.Sprintf(" [worker dies after %d store and bucket calls]", f.callsBeforeCrash())
+	}
+	return ""
+}
+
+// lifeline is how many more calls to the store and the bucket the
+// worker's activity may make before its worker dies; negative while it
+// lives.
+type lifeline struct{ left int }
+
+// errDied is what a call gets once its worker has died; its activity's
+// reply never reaches the workflow.
+var errDied = stores.Unknownf(errors.New("simulated: the worker died"), "call")
+
+// spend lets one call through, or refuses it once the worker has died.
+func (l *lifeline) spend() error {
+	switch {
+	case l.left == 0:
+		return errDied
+	case l.left > 0:
+		l.left--
+	}
+	return nil
+}
+
+// errTimeout is what a workflow sees of an attempt whose reply never came.
+var errTimeout = temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, errors.New("simulated: no reply"))
+
+// dispatch is how Temporal delivers an activity attempt, as far as the
+// activity can tell (activity.GetInfo).
+type dispatch int
+
+const (
+	// asLocal: a local activity (or, alike for activities/publish.go, a
+	// retry: no try can be ruled out). Only Publish reads its info; every
+	// other activity runs this way, the SDK's environment running a local
+	// activity in a sixth of a regular one's time.
+	asLocal dispatch = iota
+	// asFirstRegular: the first attempt of a regular activity. The SDK's
+	// activity environment always reports attempt 1, so a retry runs
+	// asLocal.
+	asFirstRegular
+)
+
+// invoke runs one attempt of an activity on the worker: every activity
+// call of the simulation passes here, and only here, so that whatever
+// stands between Temporal and the activities in production (a tenant gate)
+// goes in this one place. An error the activity returns is checked for
+// digests of other tenants' objects its input did not carry.
+func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (converter.EncodedValue, error) {
+	if f == faultTimeout {
+		return nil, errTimeout
+	}
+	w.life.left = f.callsBeforeCrash()
+	defer func() { w.life.left = -1 }()
+	var v converter.EncodedValue
+	var err error
+	if d == asFirstRegular {
+		v, err = w.env.ExecuteActivity(fn, args...)
+	} else {
+		v, err = w.env.ExecuteLocalActivity(fn, args...)
+	}
+	if err != nil {
+		input, _ := json.Marshal(args)
+		w.tenant.leak(err.Error(), string(input))
+	}
+	if f != faultNone {
+		return nil, errTimeout
+	}
+	return v, err
+}
+
+// call invokes an activity and decodes its result.
+func call[T any](w *worker, f fault, d dispatch, fn any, args ...any) (T, error) {
+	var out T
+	v, err := w.invoke(f, d, fn, args...)
+	if err != nil {
+		return out, err
+	}
+	if v != nil && v.HasValue() {
+		if derr := v.Get(&out); derr != nil {
+			return out, fmt.Errorf("decode result: %w", derr)
+		}
+	}
+	return out, nil
+}
+
+// retryable reports whether Temporal would retry an activity that failed
+// with err: anything but a non-retryable application error.
+func retryable(err error) bool {
+	var app *temporal.ApplicationError
+	return !errors.As(err, &app) || !app.NonRetryable()
+}
+
+// clip shortens the SDK's nested error texts for a step list.
+func clip(s string) string {
+	const max = 240
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}
