@@ -31,8 +31,16 @@ type Gate struct {
 	Layout blobstate.Layout
 }
 
-// Admit checks a call's arguments.
+// Admit checks a call's arguments: nil, or the refusal a worker answers
+// (Rejected.Invalid, never retried).
 func (g Gate) Admit(args []any) error {
+	if err := g.check(args); err != nil {
+		return refusal(err)
+	}
+	return nil
+}
+
+func (g Gate) check(args []any) error {
 	if len(args) == 0 {
 		return &stores.InvalidError{Field: "input", Rule: "names no cluster: every workflow and activity input must say which cluster it touches"}
 	}
@@ -86,7 +94,7 @@ type activityGate struct {
 
 func (a *activityGate) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	if err := a.gate.Admit(in.Args); err != nil {
-		return nil, refusal(err)
+		return nil, err
 	}
 	return a.Next.ExecuteActivity(ctx, in)
 }
@@ -102,7 +110,7 @@ type workflowGate struct {
 // fails, visibly, and its activities are refused all the same.
 func (w *workflowGate) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
 	if err := w.gate.Admit(in.Args); err != nil {
-		return nil, refusal(err)
+		return nil, err
 	}
 	return w.Next.ExecuteWorkflow(ctx, in)
 }

@@ -110,7 +110,6 @@ type Activities struct {
 	Clock func() time.Time
 }
 
-
 // cutoff is the earlier of what the input asks and the worker's own now
 // less floor: a run may ask for a longer grace or TTL, never a shorter.
 func (a *Activities) cutoff(asked time.Time, floor time.Duration) time.Time {

@@ -132,7 +132,7 @@ func subsumeCheckpoint(w *worker, req workflows.SubsumeRequest) string {
 	case err != nil:
 		return "subsume failed: " + clip(contract.FailureMessage(err))
 	}
-	res, err := untilDone[activities.DiscardResult](w, w.acts.Discard, req.HandleKey)
+	res, err := untilDone[activities.DiscardResult](w, w.acts.Discard, activities.HandleKey(req.HandleKey))
 	if err != nil {
 		return "subsumed; discard failed: " + clip(contract.FailureMessage(err))
 	}

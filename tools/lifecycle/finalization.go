@@ -184,7 +184,7 @@ func (f *fin) verify(ft fault) string {
 }
 
 func (f *fin) discard(ft fault) string {
-	res, err := call[activities.DiscardResult](f.w, ft, asLocal, f.w.acts.Discard, f.handleKey)
+	res, err := call[activities.DiscardResult](f.w, ft, asLocal, f.w.acts.Discard, activities.HandleKey(f.handleKey))
 	switch {
 	case err != nil && retryable(err):
 		return f.retry("discard", err)

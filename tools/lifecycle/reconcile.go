@@ -47,7 +47,7 @@ func reconcileRun(w *worker, req contract.ReconcileRequest, now time.Time) strin
 		graceCutoff, tombstoneCutoff, todo = req.Carry.Report.GraceCutoff, req.Carry.Report.TombstoneCutoff, req.Carry.Jobs
 	} else {
 		var err error
-		if todo, err = untilDone[[]stores.JobID](w, w.racts.ListClusterJobs, req.Cluster); err != nil {
+		if todo, err = untilDone[[]stores.JobID](w, w.racts.ListClusterJobs, reconcileacts.ListJobsInput{Cluster: req.Cluster}); err != nil {
 			return "list jobs failed: " + clip(contract.FailureMessage(err))
 		}
 	}
@@ -94,19 +94,19 @@ func reconcileJob(w *worker, req contract.ReconcileRequest, inv reconcileacts.Jo
 // behind the guard's fence.
 func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileacts.JobInventory, graceCutoff time.Time) []string {
 	var ask []reconcileacts.OrphanCandidate
-	var ids []string
+	describe := reconcileacts.DescribeInput{JobID: inv.JobID}
 	for _, c := range inv.Orphans {
 		id := contract.FinalizeRequest{Cluster: inv.Cluster, Job: inv.Job, Epoch: c.Epoch, Checkpoint: c.Checkpoint}
 		if c.Entry.HoldsToken(id.Token()) || c.Keep != "" {
 			continue
 		}
 		ask = append(ask, c)
-		ids = append(ids, id.WorkflowID())
+		describe.Finalizations = append(describe.Finalizations, reconcileacts.FinalizationIdentity{Epoch: c.Epoch, Checkpoint: c.Checkpoint})
 	}
 	if len(ask) == 0 {
 		return nil
 	}
-	states, err := untilDone[[]reconcileacts.FinalizationState](w, w.racts.DescribeFinalizations, ids)
+	states, err := untilDone[[]reconcileacts.FinalizationState](w, w.racts.DescribeFinalizations, describe)
 	if err != nil {
 		return []string{"describe failed"}
 	}

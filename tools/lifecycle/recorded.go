@@ -178,6 +178,14 @@ func (s *recordedStates) Discard(ctx context.Context, h blobstate.Handle) (blobs
 
 func (s *recordedStates) ObjectURL(key string) string { return s.inner.ObjectURL(key) }
 
+func (s *recordedStates) HandleModTime(ctx context.Context, key string) (time.Time, error) {
+	s.t.key("read", key)
+	if err := s.life.spend(); err != nil {
+		return time.Time{}, err
+	}
+	return s.inner.HandleModTime(ctx, key)
+}
+
 func (s *recordedStates) HandleJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
 	s.t.clusterCall("list handles", cluster, stores.HandlesPrefix+cluster+"/")
 	if err := s.life.spend(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/converter"
@@ -34,11 +35,13 @@ type worker struct {
 	states *recordedStates
 	tenant *tenant
 	life   *lifeline
+	// gate is the worker's tenant gate, which every activity call passes.
+	gate activities.Gate
 	// seen is the world's coverage count of the schedule running.
 	seen map[string]int
 }
 
-func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[string]string, writes, changes *uint64) (*worker, error) {
+func newWorker(cluster string, fins reconcileacts.Finalizations, now func() time.Time, objects map[string]string, writes, changes *uint64) (*worker, error) {
 	layout, err := blobstate.ParseLayout(layoutSpec(cluster))
 	if err != nil {
 		return nil, err
@@ -46,7 +49,11 @@ func newWorker(cluster string, fins reconcileacts.Finalizations, objects map[str
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
 	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, writes: writes}, states: &recordedStates{t: t, life: life, changes: changes}}
 	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
-	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout, Finalizations: fins}
+	// The reconciler's floors count back from the simulated now, so that
+	// the clock steps let tombstones and handles age.
+	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout,
+		Finalizations: fins, Floors: reconcileacts.DefaultFloors(), Clock: now}
+	w.gate = activities.Gate{Layout: layout}
 	w.env = workflowtest.Suite().NewTestActivityEnvironment()
 	w.env.RegisterActivity(w.acts)
 	w.env.RegisterActivity(w.racts)
@@ -136,13 +143,24 @@ const (
 )
 
 // invoke runs one attempt of an activity on the worker: every activity
-// call of the simulation passes here, and only here, so that whatever
-// stands between Temporal and the activities in production (a tenant gate)
-// goes in this one place. An error the activity returns is checked for
-// digests of other tenants' objects its input did not carry.
+// call of the simulation passes here, and only here, through the tenant
+// gate that stands between Temporal and the activities in production
+// (activities.Gate, the worker's interceptor). An error the activity
+// returns is checked for digests of other tenants' objects its input did
+// not carry.
 func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (converter.EncodedValue, error) {
 	if f == faultTimeout {
 		return nil, errTimeout
+	}
+	if err := w.gate.Admit(args); err != nil {
+		for _, arg := range args {
+			if _, ok := arg.(activities.ClusterScoped); !ok {
+				// The product's workflows never pass such an argument: a
+				// mirror that does would only ever test the gate.
+				panic(fmt.Sprintf("the simulation passes %T, which the workflows never pass", arg))
+			}
+		}
+		return nil, err
 	}
 	w.life.left = f.callsBeforeCrash()
 	defer func() { w.life.left = -1 }()

@@ -96,7 +96,7 @@ func newWorld(dir string) (*world, error) {
 	w.workers = map[string]*worker{}
 	w.objects = map[string]string{}
 	for _, c := range clusters {
-		wk, err := newWorker(c, finalizations{w}, w.objects, &w.writes, &w.changes)
+		wk, err := newWorker(c, finalizations{w}, w.now, w.objects, &w.writes, &w.changes)
 		if err != nil {
 			return nil, err
 		}
