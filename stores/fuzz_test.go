@@ -110,7 +110,6 @@ func FuzzDecodeEntry(f *testing.F) {
 	})
 }
 
-
 // FuzzDecodeJobState: arbitrary bytes from a store never panic the decoder;
 // what decodes is Consistent and encodes back to what decodes to itself.
 func FuzzDecodeJobState(f *testing.F) {
