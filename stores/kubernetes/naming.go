@@ -23,6 +23,8 @@ const (
 	// AnnotationForgottenEpoch: the last epoch of a forgotten incarnation
 	// of the job ID; claims continue above it.
 	AnnotationForgottenEpoch = "checkpoint-finalizer.io/forgotten-epoch"
+	// AnnotationStateVersion: the format of the job state annotations.
+	AnnotationStateVersion = "checkpoint-finalizer.io/state-version"
 
 	// KeyPrefix starts every checkpoint key; the ID follows zero-padded to
 	// 19 digits, the format Flink uses, so keys of IDs below 10^19 also sort.
