@@ -128,7 +128,13 @@ func TestForeignConfigMapRefused(t *testing.T) {
 		Data:       map[string]string{"config": "theirs"},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	storetest.RequireJobRefused(t, open(t, srv.AdminConfig(), ns), job, 5)
+	// Not labelled as ours, so ListJobs never selects it: every other call
+	// is refused.
+	s := open(t, srv.AdminConfig(), ns)
+	storetest.RequireCorrupt(t, s.ClaimEpoch(ctxT(t), job, 1, "jm"), "ClaimEpoch")
+	_, err = s.ReadJob(ctxT(t), job)
+	storetest.RequireCorrupt(t, err, "ReadJob")
+	storetest.RequireEntryRefused(t, s, cp(5))
 	requireUntouched(t, srv, ns, foreign)
 }
 

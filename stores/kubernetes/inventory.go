@@ -84,7 +84,7 @@ func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token st
 		return err
 	}
 	op := fmt.Sprintf("quarantine %s token %q", id, token)
-	return s.mutate(ctx, op, id.JobID, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+	return s.mutate(ctx, op, id.JobID, serverFits, func(snap *snapshot) (*change, error) {
 		cur, err := snap.entry(id.Checkpoint)
 		if err != nil {
 			return nil, decodeFailure(op, err)

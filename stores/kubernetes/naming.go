@@ -63,7 +63,7 @@ func parseCheckpointKey(key string) (id uint64, ok bool, err error) {
 	}
 	id, err = strconv.ParseUint(digits, 10, 64)
 	if err != nil || id == 0 || checkpointKey(id) != key {
-		return 0, true, fmt.Errorf("malformed checkpoint key %q", key)
+		return 0, true, fmt.Errorf("malformed checkpoint key %q (want %s%%019d of an ID from 1): %w", key, KeyPrefix, stores.ErrCorruptState)
 	}
 	return id, true, nil
 }
