@@ -91,7 +91,7 @@ func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token st
 		return err
 	}
 	op := fmt.Sprintf("quarantine checkpoint %s", id)
-	return casLoop(op, func() (bool, error) {
+	return s.casLoop(ctx, op, func() (bool, error) {
 		job, jobVersion, err := s.getJob(ctx, id.JobID)
 		if err != nil {
 			return false, err
