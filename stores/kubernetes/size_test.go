@@ -1,6 +1,8 @@
 package kubernetes_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -66,4 +68,47 @@ func logSize(t *testing.T, cm *corev1.ConfigMap) {
 		annotations += len(k) + len(v)
 	}
 	t.Logf("stored: data values %d bytes, annotations %d bytes, %d keys", data, annotations, len(cm.Data))
+}
+
+// The same with the data in thousands of small keys, as months of fences
+// and tombstones leave them: the object the API server stores (data,
+// annotations, every key again in managedFields) must still take a fence.
+func TestFenceFitsAConfigMapOfManySmallKeys(t *testing.T) {
+	srv := kubetest.Shared(t)
+	ns := srv.Namespace(t, "many-keys")
+	s := open(t, srv.AdminConfig(), ns)
+	require.NoError(t, s.ClaimEpoch(ctxT(t), job, 1, "jm"))
+	require.NoError(t, s.Publish(ctxT(t), pub(1, 1, "tok-1", 1)))
+	since := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	tamper(t, srv, ns, func(cm *corev1.ConfigMap) {
+		// Keys 2..n as the store writes them, until a publish's budget is
+		// all but spent.
+		for n := uint64(2); ; n++ {
+			b, err := stores.EncodeEntry(stores.Entry{Checkpoint: n, Tombstone: &stores.Tombstone{
+				Token: fmt.Sprintf("%032x", n), FencedUpTo: 1, Reason: stores.ReasonFenced, Since: since,
+			}}, kubernetes.MaxConfigMapBytes)
+			require.NoError(t, err)
+			cm.Data[fmt.Sprintf("%s%019d", kubernetes.KeyPrefix, n)] = string(b)
+			if kubernetes.ObjectSize(cm) > kubernetes.MaxConfigMapBytes-kubernetes.FenceReserve-500 {
+				return
+			}
+		}
+	})
+	tamper(t, srv, ns, func(cm *corev1.ConfigMap) {
+		cm.Annotations["example.com/another-tool"] = strings.Repeat("a", 250<<10)
+	})
+	err := s.Publish(ctxT(t), pub(1<<40, 1, "tok-late", 1))
+	assert.ErrorIs(t, err, stores.ErrTooLarge, "publishes hit TooLarge first")
+	for n := uint64(1<<40 + 1); n <= 1<<40+20; n++ {
+		v, err := s.Verify(ctxT(t), cp(n), "tok-late", 1)
+		require.NoError(t, err, "fence of checkpoint %d", n)
+		require.Equal(t, stores.Absent, v)
+	}
+	cm := getCM(t, srv, ns)
+	logSize(t, cm)
+	managed, err := json.Marshal(cm.ManagedFields)
+	require.NoError(t, err)
+	whole, err := json.Marshal(cm)
+	require.NoError(t, err)
+	t.Logf("managedFields %d bytes; the whole object %d bytes as JSON", len(managed), len(whole))
 }
