@@ -154,3 +154,17 @@ func TestLegacyAnnotationsRead(t *testing.T) {
 	_, err = s.CollectTombstones(ctxT(t), job, time.Now().Add(time.Hour))
 	require.NoError(t, err)
 }
+
+// A ConfigMap that carries this store's labels for the cluster under a name
+// that is not its job's was logged and left out of ListJobs: the
+// reconciler never reported it. It is refused, as a foreign node among
+// ZooKeeper's jobs is.
+func TestConfigMapLabelledOursUnderAnotherNameRefused(t *testing.T) {
+	srv, ns, s := standing(t, "misnamed")
+	cm := getCM(t, srv, ns)
+	copied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "copy-of-" + cm.Name, Labels: cm.Labels, Annotations: cm.Annotations}, Data: cm.Data}
+	_, err := srv.Admin(t).ConfigMaps(ns).Create(ctxT(t), copied, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = s.ListJobs(ctxT(t), job.Cluster)
+	storetest.RequireCorrupt(t, err, "ListJobs")
+}
