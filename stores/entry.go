@@ -161,7 +161,7 @@ func EncodeEntry(e Entry, limit int) ([]byte, error) {
 // DecodeEntry decodes a stored entry of checkpoint id. Anything the encoder
 // does not write is refused with ErrCorruptState: not version 1, an
 // unknown field, neither or both of a reference and a tombstone, or a value
-// Stored finds wrong. The caller names where it read it.
+// stored finds wrong. The caller names where it read it.
 func DecodeEntry(id uint64, b []byte) (Entry, error) {
 	var w entryWire
 	dec := json.NewDecoder(bytes.NewReader(b))
