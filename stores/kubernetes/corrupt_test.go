@@ -73,6 +73,7 @@ func TestCorruptAnnotationsRefused(t *testing.T) {
 		{"retired 0", func(a map[string]string) { a[kubernetes.AnnotationRetired] = "0" }},
 		{"owner emptied", func(a map[string]string) { a[kubernetes.AnnotationOwner] = "" }},
 		{"unknown state version", func(a map[string]string) { a[kubernetes.AnnotationStateVersion] = "3" }},
+		{"an annotation of ours this version does not know", func(a map[string]string) { a["checkpoint-finalizer.io/leader"] = "jm-9" }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,6 +114,16 @@ func TestMalformedKeyRefused(t *testing.T) {
 	srv, ns, s := standing(t, "keys")
 	tamper(t, srv, ns, func(cm *corev1.ConfigMap) { cm.Data["checkpointID-7"] = cm.Data["checkpointID-0000000000000000005"] })
 	storetest.RequireKeysRefused(t, s, job)
+}
+
+// A binary key under our prefix is not one this store wrote: reading past
+// it could hide a reference.
+func TestBinaryKeyOfOursRefused(t *testing.T) {
+	srv, ns, s := standing(t, "binary")
+	tamper(t, srv, ns, func(cm *corev1.ConfigMap) {
+		cm.BinaryData = map[string][]byte{"checkpointID-0000000000000000006": []byte(cm.Data["checkpointID-0000000000000000005"])}
+	})
+	storetest.RequireEntryRefused(t, s, cp(5))
 }
 
 // A ConfigMap under our name that another program wrote (its labels are

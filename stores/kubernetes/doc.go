@@ -18,8 +18,11 @@
 //     the epoch, the watermark and a key together. Every one is written on
 //     every state change and required on every read: an annotation removed
 //     (kubectl annotate ...-, a GitOps replace), malformed or inconsistent
-//     is stores.ErrCorruptState, never read as zero. A ConfigMap without
-//     state-version is one b0bb845 wrote, read alike.
+//     is stores.ErrCorruptState, never read as zero, and so is another
+//     annotation under checkpoint-finalizer.io/ or a binary key under the
+//     checkpoint key prefix. A ConfigMap without state-version is one
+//     b0bb845 wrote, read alike. Other tools' annotations and keys are
+//     left alone (and count against a publish's size budget).
 //
 // # Writes
 //

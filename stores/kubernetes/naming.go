@@ -12,6 +12,10 @@ import (
 
 // Labels and annotations of a job's ConfigMap.
 const (
+	// annotationPrefix starts every annotation of this store: another
+	// annotation under it was not written by this version.
+	annotationPrefix = "checkpoint-finalizer.io/"
+
 	LabelManagedBy      = "app.kubernetes.io/managed-by"
 	ManagedBy           = "checkpoint-finalizer"
 	LabelCluster        = "checkpoint-finalizer.io/cluster"

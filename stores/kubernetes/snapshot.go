@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +31,9 @@ func newSnapshot(job stores.JobID, namespace, name string, cm *corev1.ConfigMap)
 	if err := checkOwnership(job, cm); err != nil {
 		return nil, err
 	}
+	if err := checkOwnKeys(cm); err != nil {
+		return nil, fmt.Errorf("configmap %s/%s: %w", namespace, name, err)
+	}
 	state, err := jobStateOf(cm)
 	if err != nil {
 		return nil, fmt.Errorf("configmap %s/%s: %w", namespace, name, err)
@@ -48,6 +52,24 @@ func checkOwnership(job stores.JobID, cm *corev1.ConfigMap) error {
 		if got, ok := cm.Labels[k]; !ok || got != want {
 			return fmt.Errorf("configmap %s/%s is not this job's: label %s=%q, want %q: %w",
 				cm.Namespace, cm.Name, k, got, want, stores.ErrCorruptState)
+		}
+	}
+	return nil
+}
+
+// checkOwnKeys refuses what another tool left under this store's names: an
+// annotation of our prefix this version does not write, or a binary key of
+// our key prefix (the store writes Data only). Another tool's own
+// annotations and keys stay its business.
+func checkOwnKeys(cm *corev1.ConfigMap) error {
+	for k := range cm.Annotations {
+		if strings.HasPrefix(k, annotationPrefix) && !slices.Contains(stateAnnotations, k) && k != AnnotationStateVersion {
+			return fmt.Errorf("annotation %s is not one this store writes: %w", k, stores.ErrCorruptState)
+		}
+	}
+	for k := range cm.BinaryData {
+		if strings.HasPrefix(k, KeyPrefix) {
+			return fmt.Errorf("binary key %s under the checkpoint key prefix, which this store writes in data only: %w", k, stores.ErrCorruptState)
 		}
 	}
 	return nil
