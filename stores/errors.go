@@ -42,6 +42,20 @@ var ErrHandleConflict = errors.New("key holds a different state handle")
 // repairs the store, instead of reading a zero state or being Rejected.
 var ErrCorruptState = errors.New("store holds a missing, malformed or foreign state")
 
+// corrupt is an ErrCorruptState saying what is wrong; the backend adds where.
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, ErrCorruptState)...)
+}
+
+// clip quotes stored bytes for a message, cut to a readable length.
+func clip(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return fmt.Sprintf("%q... (%d bytes)", b[:max], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
 // ErrUnknown marks a failure whose outcome is unknown: the write may have
 // landed. It is never a rejection.
 var ErrUnknown = errors.New("outcome unknown")

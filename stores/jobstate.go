@@ -134,17 +134,3 @@ func checkOmitted(fields map[string]json.RawMessage, s JobState) error {
 	}
 	return nil
 }
-
-// corrupt is an ErrCorruptState saying what is wrong; the backend adds where.
-func corrupt(format string, args ...any) error {
-	return fmt.Errorf(format+": %w", append(args, ErrCorruptState)...)
-}
-
-// clip quotes stored bytes for a message, cut to a readable length.
-func clip(b []byte) string {
-	const max = 120
-	if len(b) > max {
-		return fmt.Sprintf("%q... (%d bytes)", b[:max], len(b))
-	}
-	return fmt.Sprintf("%q", b)
-}
