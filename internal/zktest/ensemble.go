@@ -200,12 +200,21 @@ func (n *Node) Stop() {
 	}
 }
 
-// Pause stops the node's process with SIGSTOP: it answers nobody, its
-// peers and its clients' connections stay open, and what they send waits
-// in its sockets. Resumed, it catches up with the leader while it answers
-// its clients again, so for a moment it serves reads that lag behind: the
-// follower a store's linearizable reads must not trust.
-func (n *Node) Pause() error { return n.signal(syscall.SIGSTOP) }
+// Pause stops the node's process with SIGSTOP and returns once every
+// thread of it has stopped: it answers nobody, its peers' and its clients'
+// connections stay open, and what they send waits in its sockets. Resumed,
+// it catches up with the leader while it answers its clients again, so for
+// a moment it serves reads that lag behind: the follower a store's
+// linearizable reads must not trust.
+func (n *Node) Pause() error {
+	if err := n.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	pid := n.proc.cmd.Process.Pid
+	n.mu.Unlock()
+	return waitStopped(pid, 5*time.Second)
+}
 
 // Resume continues a paused node (SIGCONT).
 func (n *Node) Resume() error { return n.signal(syscall.SIGCONT) }
