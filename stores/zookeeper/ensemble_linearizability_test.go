@@ -48,7 +48,7 @@ func TestLinearizabilityEnsemble(t *testing.T) {
 // nor a client gives up on the node: it only lags, and the longer the
 // pause, the more the others commit meanwhile and the longer it lags once
 // resumed. Without the sync of issue 22 this suite failed 1 run of 9 (0
-// of 7 with pauses of 50-500 ms): a call the pause blocks was mostly sent
+// of 3 with pauses of 50-500 ms): a call the pause blocks was mostly sent
 // before the writes it then misses, which a sequential order allows, so
 // the deterministic test of that bug is the lagging follower test.
 func lag(t *testing.T, node *zktest.Node) (stop func() int) {
