@@ -5,7 +5,9 @@
 //   - Published (nil) is success.
 //   - Rejected is a non-retryable application error whose type names the
 //     reason ("Rejected.StaleEpoch", "Rejected.Fenced", ...; see contract.RejectionType).
-//   - Unknown is a retryable application error of type "Unknown". A publish
+//   - Unknown is a retryable application error of type "Unknown"
+//     ("Unknown.CorruptState" when the store holds a state it refuses to
+//     decide on, see contract.UnknownType). A publish
 //     rejected on a retry of the same attempt is "Unknown.RejectedAfterRetry"
 //     (non-retryable): the earlier try may have landed, so the workflow must
 //     verify. Workflows treat every failure that is not a Rejected type,

@@ -17,6 +17,6 @@ func Translate(err error) error {
 	case stores.Rejected:
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.RejectionType(err), err)
 	default:
-		return temporal.NewApplicationErrorWithCause(err.Error(), contract.TypeUnknown, err)
+		return temporal.NewApplicationErrorWithCause(err.Error(), contract.UnknownType(err), err)
 	}
 }

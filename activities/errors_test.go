@@ -29,6 +29,8 @@ func TestTranslate(t *testing.T) {
 		{fmt.Errorf("read: %w", stores.ErrForbidden), "Rejected.Forbidden", false},
 		{stores.Unknownf(stores.ErrConflict, "publish"), contract.TypeUnknown, true},
 		{errors.New("zk: connection closed"), contract.TypeUnknown, true},
+		{fmt.Errorf("job node /r/c/jobs/j: %w", stores.ErrCorruptState), contract.TypeCorruptState, true},
+		{fmt.Errorf("%w: %w", stores.ErrCorruptState, stores.ErrInvalid), contract.TypeCorruptState, true},
 	}
 	for _, c := range cases {
 		var app *temporal.ApplicationError

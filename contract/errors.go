@@ -22,6 +22,11 @@ const (
 	// local activity), which cannot rule out that an earlier try landed;
 	// the workflow verifies.
 	TypeRejectedAfterRetry = "Unknown.RejectedAfterRetry"
+	// TypeCorruptState: the store holds a missing, malformed or foreign
+	// state where the call had to decide (stores.ErrCorruptState). It is
+	// retryable like every Unknown: the finalization parks, visible, until
+	// an operator repairs the store, and never reads it as a rejection.
+	TypeCorruptState = "Unknown.CorruptState"
 
 	// The store's refusals; see rejections.
 	TypeStaleEpoch     = "Rejected.StaleEpoch"
@@ -77,6 +82,16 @@ func RejectionType(err error) string {
 		}
 	}
 	return TypeOther
+}
+
+// UnknownType names the reason of a failure whose outcome is unknown:
+// TypeCorruptState for a store holding corrupt state, TypeUnknown for
+// everything else (connection loss, timeouts, 5xx).
+func UnknownType(err error) string {
+	if errors.Is(err, stores.ErrCorruptState) {
+		return TypeCorruptState
+	}
+	return TypeUnknown
 }
 
 // RejectionSentinel is the store's sentinel of a failure type, nil for a

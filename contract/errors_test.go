@@ -47,3 +47,13 @@ func TestRejectionIsOnlyTheRejectedTypes(t *testing.T) {
 	assert.Nil(t, contract.Rejection(temporal.NewApplicationError("retry", contract.TypeRejectedAfterRetry)))
 	assert.Nil(t, contract.Rejection(errors.New("timeout")))
 }
+
+// A store's corrupt state is a retryable Unknown of its own type, never a
+// rejection, whatever else the error wraps.
+func TestUnknownType(t *testing.T) {
+	corrupt := fmt.Errorf("configmap ns/c.j.checkpoints: %w: %w", stores.ErrCorruptState, stores.ErrInvalid)
+	assert.Equal(t, contract.TypeCorruptState, contract.UnknownType(corrupt))
+	assert.False(t, strings.HasPrefix(contract.TypeCorruptState, contract.RejectedPrefix))
+	assert.Equal(t, contract.TypeUnknown, contract.UnknownType(errors.New("connection reset")))
+	assert.Nil(t, contract.Rejection(temporal.NewApplicationError("corrupt", contract.TypeCorruptState)))
+}

@@ -1,8 +1,10 @@
 package stores
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -137,12 +139,14 @@ type entryWire struct {
 }
 
 // EncodeEntry encodes a non-absent entry and checks it against a backend's
-// size limit, so that an oversized value is Rejected before it is sent.
+// size limit, so that an oversized value is Rejected before it is sent. An
+// entry DecodeEntry would refuse is never written: ErrCorruptState
+// (Unknown), since only a bug of ours can build one.
 func EncodeEntry(e Entry, limit int) ([]byte, error) {
-	if e.Absent() || (e.Reference != nil && e.Tombstone != nil) {
-		return nil, invalid("entry", "must hold exactly one of a reference or a tombstone")
-	}
 	e.Checkpoint = 0 // the key holds it
+	if err := e.stored(); err != nil {
+		return nil, fmt.Errorf("encode entry: refusing what a read would refuse: %w", err)
+	}
 	b, err := json.Marshal(entryWire{V: encodingVersion, Entry: e})
 	if err != nil {
 		return nil, fmt.Errorf("encode entry: %w", err)
@@ -153,36 +157,65 @@ func EncodeEntry(e Entry, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// DecodeEntry decodes a stored entry of checkpoint id.
+// DecodeEntry decodes a stored entry of checkpoint id. Anything the encoder
+// does not write is refused with ErrCorruptState: not version 1, an
+// unknown field, neither or both of a reference and a tombstone, or a value
+// stored finds wrong. The caller names where it read it.
 func DecodeEntry(id uint64, b []byte) (Entry, error) {
 	var w entryWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return Entry{}, fmt.Errorf("decode entry of checkpoint %d: %w", id, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return Entry{}, corrupt("entry of checkpoint %d %s: %v", id, clip(b), err)
+	}
+	if dec.More() {
+		return Entry{}, corrupt("entry of checkpoint %d %s: data after the JSON object", id, clip(b))
 	}
 	if w.V != encodingVersion {
-		return Entry{}, fmt.Errorf("decode entry of checkpoint %d: unsupported encoding version %d", id, w.V)
+		return Entry{}, corrupt("entry of checkpoint %d %s: unsupported encoding version %d", id, clip(b), w.V)
 	}
-	if w.Absent() || (w.Reference != nil && w.Tombstone != nil) {
-		return Entry{}, fmt.Errorf("decode entry of checkpoint %d: must hold exactly one of a reference or a tombstone", id)
+	if w.Checkpoint != 0 {
+		return Entry{}, corrupt("entry of checkpoint %d %s: names checkpoint %d in its value, which the key holds", id, clip(b), w.Checkpoint)
+	}
+	if err := w.Entry.stored(); err != nil {
+		return Entry{}, fmt.Errorf("entry of checkpoint %d %s: %w", id, clip(b), err)
 	}
 	w.Entry.Checkpoint = id
 	return w.Entry, nil
 }
 
-// EncodeJobState encodes a job's state.
-func EncodeJobState(s JobState) ([]byte, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode job state: %w", err)
+// stored checks a decoded entry against what the decisions write: exactly
+// one of a valid reference or a tombstone of a known reason, with its time
+// and, unless a subsumption tombstoned a key nobody had published, the
+// token and the attempt it covers.
+func (e Entry) stored() error {
+	switch {
+	case e.Absent() || (e.Reference != nil && e.Tombstone != nil):
+		return corrupt("must hold exactly one of a reference or a tombstone")
+	case e.Reference != nil:
+		if err := e.Reference.Validate(); err != nil {
+			return corrupt("reference: %v", err)
+		}
+		return nil
 	}
-	return b, nil
+	t := e.Tombstone
+	switch {
+	case !slices.Contains(reasons, t.Reason):
+		return corrupt("tombstone of unknown reason %q", t.Reason)
+	case t.Since.IsZero():
+		return corrupt("tombstone (%s) without since", t.Reason)
+	case t.Token == "" && (t.Reason != ReasonSubsumed || t.FencedUpTo != 0):
+		return corrupt("tombstone (%s) up to attempt %d without a token (only a subsumption of an absent key has none)", t.Reason, t.FencedUpTo)
+	case t.Token == "":
+		return nil
+	case t.FencedUpTo == 0:
+		return corrupt("tombstone (%s) of token %q up to attempt 0", t.Reason, t.Token)
+	}
+	if err := validateText("token", t.Token, MaxTokenLength); err != nil {
+		return corrupt("tombstone: %v", err)
+	}
+	return nil
 }
 
-// DecodeJobState decodes a job's state.
-func DecodeJobState(b []byte) (JobState, error) {
-	var s JobState
-	if err := json.Unmarshal(b, &s); err != nil {
-		return JobState{}, fmt.Errorf("decode job state: %w", err)
-	}
-	return s, nil
-}
+// reasons are every tombstone reason the decisions write.
+var reasons = []Reason{ReasonFenced, ReasonSubsumed, ReasonRetired, ReasonRetained, ReasonQuarantined}

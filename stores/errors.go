@@ -34,6 +34,28 @@ var (
 // rejections can name it.
 var ErrHandleConflict = errors.New("key holds a different state handle")
 
+// ErrCorruptState: what the store holds for a job is missing, malformed or
+// not ours (a job state without its version or fields, an annotation
+// removed by hand, an entry without token or since, another program's node
+// under our root). Nothing is decided on it: the outcome is Unknown, so a
+// finalization parks in Verifying, visible, and retries until an operator
+// repairs the store, instead of reading a zero state or being Rejected.
+var ErrCorruptState = errors.New("store holds a missing, malformed or foreign state")
+
+// corrupt is an ErrCorruptState saying what is wrong; the backend adds where.
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, ErrCorruptState)...)
+}
+
+// clip quotes stored bytes for a message, cut to a readable length.
+func clip(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return fmt.Sprintf("%q... (%d bytes)", b[:max], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
 // ErrUnknown marks a failure whose outcome is unknown: the write may have
 // landed. It is never a rejection.
 var ErrUnknown = errors.New("outcome unknown")
@@ -64,12 +86,12 @@ var definite = []error{ErrStaleEpoch, ErrConflict, ErrFenced, ErrBelowWatermark,
 
 // OutcomeOf classifies the error of a mutating call. nil is Published; an
 // error wrapping a definite sentinel is Rejected, unless it is also marked
-// ErrUnknown; everything else is Unknown.
+// ErrUnknown or ErrCorruptState; everything else is Unknown.
 func OutcomeOf(err error) Outcome {
 	if err == nil {
 		return Published
 	}
-	if errors.Is(err, ErrUnknown) {
+	if errors.Is(err, ErrUnknown) || errors.Is(err, ErrCorruptState) {
 		return Unknown
 	}
 	for _, d := range definite {

@@ -28,6 +28,10 @@ func TestOutcomeOf(t *testing.T) {
 		// marked Unknown, no wrapped sentinel makes it Rejected.
 		{"unknown wrapping a conflict", stores.Unknownf(fmt.Errorf("%w", stores.ErrConflict), "publish"), stores.Unknown},
 		{"wrapped unknown", fmt.Errorf("activity: %w", stores.Unknownf(exists, "publish")), stores.Unknown},
+		// What the store holds is never a definite answer, whatever else
+		// the error carries.
+		{"corrupt state", fmt.Errorf("job node /r/c/jobs/j: %w", stores.ErrCorruptState), stores.Unknown},
+		{"corrupt state wrapping a rejection", fmt.Errorf("%w: %w", stores.ErrCorruptState, stores.ErrInvalid), stores.Unknown},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, stores.OutcomeOf(c.err), c.name)

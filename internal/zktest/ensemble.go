@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -197,6 +198,37 @@ func (n *Node) Stop() {
 	if p := n.take(); p != nil {
 		p.stop(10 * time.Second)
 	}
+}
+
+// Pause stops the node's process with SIGSTOP and returns once every
+// thread of it has stopped: it answers nobody, its peers' and its clients'
+// connections stay open, and what they send waits in its sockets. Resumed,
+// it catches up with the leader while it answers its clients again, so for
+// a moment it serves reads that lag behind: the follower a store's
+// linearizable reads must not trust.
+func (n *Node) Pause() error {
+	if err := n.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	pid := n.proc.cmd.Process.Pid
+	n.mu.Unlock()
+	return waitStopped(pid, 5*time.Second)
+}
+
+// Resume continues a paused node (SIGCONT).
+func (n *Node) Resume() error { return n.signal(syscall.SIGCONT) }
+
+func (n *Node) signal(sig syscall.Signal) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil || !n.proc.running() {
+		return fmt.Errorf("zookeeper node %d is stopped", n.ID)
+	}
+	if err := n.proc.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("zookeeper node %d: %s: %w", n.ID, sig, err)
+	}
+	return nil
 }
 
 // Start starts a stopped node again on its data and waits until it serves

@@ -45,3 +45,20 @@ func TestStandaloneServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "Mode: standalone")
 }
+
+// A paused member answers nobody; resumed, it serves again in its quorum.
+func TestEnsembleMemberPause(t *testing.T) {
+	realserver.Require(t, "ZooKeeper ensemble")
+	e, err := zktest.StartEnsemble(3)
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Cleanup(t.Failed()) })
+	n := e.Nodes[0]
+	require.NoError(t, n.Pause())
+	_, err = n.Mode()
+	assert.Error(t, err, "a paused member does not answer")
+	require.NoError(t, n.Resume())
+	require.Eventually(t, func() bool {
+		_, err := n.Mode()
+		return err == nil
+	}, 10*time.Second, 50*time.Millisecond, "the resumed member serves again")
+}

@@ -42,6 +42,8 @@ func launch(cfgPath, logPath string) (*process, error) {
 // stop sends SIGTERM and, after grace, SIGKILL; it waits for the exit.
 func (p *process) stop(grace time.Duration) {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	// A paused node (Node.Pause) handles SIGTERM only once continued.
+	_ = p.cmd.Process.Signal(syscall.SIGCONT)
 	select {
 	case <-p.exited:
 	case <-time.After(grace):

@@ -27,11 +27,14 @@ func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, e
 			c := tx.Bucket(b).Cursor()
 			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 				name, _, _ := strings.Cut(string(k[len(prefix):]), "/")
+				job := stores.JobID{Cluster: cluster, Job: name}
+				if err := ownKey(b, k, job); err != nil {
+					return err
+				}
 				if seen[name] {
 					continue
 				}
 				seen[name] = true
-				job := stores.JobID{Cluster: cluster, Job: name}
 				st, err := readJob(tx, job)
 				if err != nil {
 					return err
@@ -48,6 +51,21 @@ func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, e
 		return nil
 	})
 	return stores.SortJobs(jobs), err
+}
+
+// ownKey refuses a key under the cluster's prefix that this store did not
+// write: a job key must be exactly jobKey (a reference key is checked by
+// entries). Listing it as a job, or skipping it, would guess.
+func ownKey(bucket, k []byte, job stores.JobID) error {
+	if err := job.Validate(); err != nil {
+		// %v: the name is what the store holds, not the caller's input, so
+		// no ErrInvalid (Rejected) in the chain.
+		return fmt.Errorf("%s key %q is not a job's: %v: %w", bucket, k, err, stores.ErrCorruptState)
+	}
+	if prefix := jobKey(job); !bytes.HasPrefix(k, prefix) || (bytes.Equal(bucket, jobsBucket) && len(k) != len(prefix)) {
+		return fmt.Errorf("%s key %q is not a job's (want %q): %w", bucket, k, prefix, stores.ErrCorruptState)
+	}
+	return nil
 }
 
 // ListEntries implements stores.Inventory.

@@ -2,9 +2,11 @@ package embedded
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -85,12 +87,19 @@ func (s *Store) update(ctx context.Context, op string, fn func(tx *bolt.Tx) erro
 	return stores.Unknownf(err, "%s", op)
 }
 
+// readJob reads the job's state: the zero state when there is none (never
+// claimed), ErrCorruptState naming the key when it holds anything the
+// encoder did not write.
 func readJob(tx *bolt.Tx, job stores.JobID) (stores.JobState, error) {
 	b := tx.Bucket(jobsBucket).Get(jobKey(job))
 	if b == nil {
 		return stores.JobState{}, nil
 	}
-	return stores.DecodeJobState(b)
+	st, err := stores.DecodeJobState(b)
+	if err != nil {
+		return stores.JobState{}, fmt.Errorf("%s key %q: %w", jobsBucket, jobKey(job), err)
+	}
+	return st, nil
 }
 
 func writeJob(tx *bolt.Tx, job stores.JobID, st stores.JobState) error {
@@ -101,12 +110,22 @@ func writeJob(tx *bolt.Tx, job stores.JobID, st stores.JobState) error {
 	return tx.Bucket(jobsBucket).Put(jobKey(job), b)
 }
 
+// readEntry reads one key, refusing it while its job's state is corrupt:
+// every backend reads a key with its job's state, so no call decides on a
+// key of a job it could not read.
 func readEntry(tx *bolt.Tx, id stores.CheckpointID) (stores.Entry, error) {
+	if _, err := readJob(tx, id.JobID); err != nil {
+		return stores.Entry{}, err
+	}
 	b := tx.Bucket(refsBucket).Get(refKey(id))
 	if b == nil {
 		return stores.Entry{Checkpoint: id.Checkpoint}, nil
 	}
-	return stores.DecodeEntry(id.Checkpoint, b)
+	e, err := stores.DecodeEntry(id.Checkpoint, b)
+	if err != nil {
+		return stores.Entry{}, fmt.Errorf("%s key %q: %w", refsBucket, refKey(id), err)
+	}
+	return e, nil
 }
 
 func writeEntry(tx *bolt.Tx, job stores.JobID, e stores.Entry) error {
@@ -117,21 +136,29 @@ func writeEntry(tx *bolt.Tx, job stores.JobID, e stores.Entry) error {
 	return tx.Bucket(refsBucket).Put(refKey(stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}), b)
 }
 
-// entries returns every key of the job, published or tombstone, in order.
+// entries returns every key of the job, published or tombstone, in
+// checkpoint order (numeric: keys of 20-digit IDs sort lexically first).
+// Like readEntry it refuses the keys of a job whose state is corrupt.
 func entries(tx *bolt.Tx, job stores.JobID) ([]stores.Entry, error) {
+	if _, err := readJob(tx, job); err != nil {
+		return nil, err
+	}
 	prefix := jobKey(job)
 	var out []stores.Entry
 	c := tx.Bucket(refsBucket).Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		id, err := strconv.ParseUint(string(k[len(prefix):]), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("parse key %q: %w", k, err)
+		if err != nil || id == 0 || !bytes.Equal(k, refKey(stores.CheckpointID{JobID: job, Checkpoint: id})) {
+			// Skipping it could hide a reference; reading it as another
+			// key could alias one.
+			return nil, fmt.Errorf("%s key %q is not a checkpoint key of %s: %w", refsBucket, k, job, stores.ErrCorruptState)
 		}
 		e, err := stores.DecodeEntry(id, v)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s key %q: %w", refsBucket, k, err)
 		}
 		out = append(out, e)
 	}
+	slices.SortFunc(out, func(a, b stores.Entry) int { return cmp.Compare(a.Checkpoint, b.Checkpoint) })
 	return out, nil
 }

@@ -106,22 +106,6 @@ func TestInvalidUpdateIsRejected(t *testing.T) {
 	assert.Equal(t, cm.ResourceVersion, getCM(t, srv, ns).ResourceVersion, "nothing written")
 }
 
-func TestForeignConfigMapIsRefused(t *testing.T) {
-	srv := kubetest.Shared(t)
-	ns := srv.Namespace(t, "foreign")
-	name, _ := kubernetes.ConfigMapName(job)
-	foreign, err := srv.Admin(t).ConfigMaps(ns).Create(ctxT(t), &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "someone-else"}},
-		Data:       map[string]string{"config": "theirs"},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	s := open(t, srv.AdminConfig(), ns)
-	err = s.ClaimEpoch(ctxT(t), job, 1, "jm")
-	assert.Equal(t, stores.Rejected, stores.OutcomeOf(err), "%v", err)
-	assert.ErrorIs(t, err, kubernetes.ErrRefused)
-	assert.Equal(t, foreign.ResourceVersion, getCM(t, srv, ns).ResourceVersion)
-}
-
 // Content the store cannot decode is never guessed at: Unknown, so the
 // finalization stays visibly stuck until an operator repairs it.
 func TestUndecodableEntryIsUnknown(t *testing.T) {

@@ -12,8 +12,7 @@ import (
 )
 
 // ErrRefused marks a request the API server definitely refused before
-// applying it (400, 401, 403, 404 on Create, 405, 415, 422), and a foreign
-// ConfigMap under our name. It wraps stores.ErrInvalid, so the outcome is
+// applying it (400, 401, 403, 404 on Create, 405, 415, 422). It wraps stores.ErrInvalid, so the outcome is
 // Rejected; the API server's own error stays in the chain for
 // apierrors.IsForbidden and friends.
 var ErrRefused = fmt.Errorf("refused by the Kubernetes API server: %w", stores.ErrInvalid)

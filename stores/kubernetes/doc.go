@@ -7,13 +7,22 @@
 // (see ConfigMapName). Both IDs are DNS-1123 labels, which cannot contain
 // '.', so the dots split the name unambiguously and two different jobs never
 // share a ConfigMap; labels record the cluster and job as well, and a
-// ConfigMap whose labels disagree with its name is refused, never written.
+// ConfigMap whose labels disagree with its name is refused as
+// stores.ErrCorruptState (Unknown), never written.
 //
 //   - data["checkpointID-%019d"]: one key per checkpoint, holding
 //     stores.EncodeEntry of a reference or a tombstone (never state).
-//   - annotations checkpoint-finalizer.io/{epoch,owner,watermark,retired}:
-//     the job's stores.JobState, in the same object as the keys, so that one
-//     Update checks and changes the epoch, the watermark and a key together.
+//   - annotations checkpoint-finalizer.io/{epoch,owner,watermark,retired,
+//     forgotten-epoch} and state-version ("2"): the job's stores.JobState,
+//     in the same object as the keys, so that one Update checks and changes
+//     the epoch, the watermark and a key together. Every one is written on
+//     every state change and required on every read: an annotation removed
+//     (kubectl annotate ...-, a GitOps replace), malformed or inconsistent
+//     is stores.ErrCorruptState, never read as zero, and so is another
+//     annotation under checkpoint-finalizer.io/ or a binary key under the
+//     checkpoint key prefix. A ConfigMap without state-version is one
+//     b0bb845 wrote, read alike. Other tools' annotations and keys are
+//     left alone (and count against a publish's size budget).
 //
 // # Writes
 //
@@ -47,14 +56,15 @@
 //	input breaks a validation rule                     Rejected (ErrInvalid), nothing sent
 //	401, 403                                           Rejected (stores.ErrForbidden)
 //	400, 404 on Create (missing namespace), 405, 415,  Rejected (ErrRefused, which wraps
-//	422, foreign ConfigMap under our name                ErrInvalid); 413 is ErrTooLarge
+//	422                                                  ErrInvalid); 413 is ErrTooLarge
 //	409 Conflict, AlreadyExists, 404 on Update         read again, decide again
 //	429 Too Many Requests                              wait (Retry-After), read again, decide again
 //	out of attempts                                    Unknown
 //	5xx (500 etcd unavailable, 503, 504 timeout)       Unknown: the write may have been applied
 //	client timeout, deadline during a request          Unknown
 //	connection reset, EOF, refused, TLS errors         Unknown
-//	undecodable ConfigMap content                      Unknown (needs an operator; never guessed)
+//	undecodable content, an annotation missing,        Unknown (stores.ErrCorruptState: needs
+//	foreign ConfigMap under our name                     an operator; never guessed)
 //	any other error                                    Unknown
 //
 // A definite answer of the API server (4xx other than 409 and 429) comes
@@ -69,11 +79,15 @@
 //
 // # Size
 //
-// The API server refuses a ConfigMap whose data exceed 1 MiB. A write is
-// checked against that before it is sent, counting the whole object (keys,
-// values, annotations, labels, name) with the new value. Publish must also
-// leave FenceReserve bytes free, so that Verify can always fence, Subsume and
-// Retire can always write their tombstones.
+// The API server refuses a ConfigMap whose data values exceed 1 MiB, or
+// whose annotations exceed 256 KiB. A Publish is checked before it is sent
+// against the whole object (keys, values, annotations and labels, another
+// tool's included) and must leave FenceReserve bytes of it free; every
+// other write (Verify's fence, Subsume, Retire, a claim, a collection) is
+// checked against the API server's own limits only. Since a publish
+// over-counts, the data keep FenceReserve free whatever annotations another
+// tool adds later: publishes hit ErrTooLarge first, and a fence is refused
+// only if something other than this store fills the data values.
 //
 // # Permissions
 //

@@ -13,10 +13,11 @@ import (
 var _ stores.Inventory = (*Store)(nil)
 
 // ListJobs implements stores.Inventory: the ConfigMaps labelled with the
-// cluster, listed with quorum reads. A ConfigMap whose labels disagree with
-// its name is not this store's (see checkOwnership): it is logged and left
-// out, never guessed into a job. A forgotten job's emptied ConfigMap is not
-// listed.
+// cluster, listed with quorum reads. A ConfigMap that carries this store's
+// labels under a name that is not its job's was not written by this store:
+// the listing is refused with stores.ErrCorruptState, so the reconciler
+// reports it, instead of guessing it into a job or leaving it out unseen.
+// A forgotten job's emptied ConfigMap is not listed.
 func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, error) {
 	if err := stores.ValidateCluster(cluster); err != nil {
 		return nil, err
@@ -37,10 +38,15 @@ func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, e
 			cm := &page.Items[i]
 			job := stores.JobID{Cluster: cluster, Job: cm.Labels[LabelJob]}
 			name, err := ConfigMapName(job)
-			if err != nil || name != cm.Name {
-				s.log.WarnContext(ctx, "configmap labelled for the cluster is not a job's, left out",
-					"op", op, "configmap", cm.Name, "jobLabel", job.Job)
-				continue
+			if err != nil {
+				// %v: the label is what the store holds, not the caller's
+				// input, so no ErrInvalid (Rejected) in the chain.
+				return nil, fmt.Errorf("%s: configmap %s/%s carries this store's labels with job %q: %v: %w",
+					op, s.namespace, cm.Name, job.Job, err, stores.ErrCorruptState)
+			}
+			if name != cm.Name {
+				return nil, fmt.Errorf("%s: configmap %s/%s carries this store's labels of job %q, whose ConfigMap is %s: %w",
+					op, s.namespace, cm.Name, job.Job, name, stores.ErrCorruptState)
 			}
 			snap, err := newSnapshot(job, s.namespace, name, cm)
 			if err != nil {
@@ -84,7 +90,7 @@ func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token st
 		return err
 	}
 	op := fmt.Sprintf("quarantine %s token %q", id, token)
-	return s.mutate(ctx, op, id.JobID, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+	return s.mutate(ctx, op, id.JobID, serverFits, func(snap *snapshot) (*change, error) {
 		cur, err := snap.entry(id.Checkpoint)
 		if err != nil {
 			return nil, decodeFailure(op, err)

@@ -27,8 +27,8 @@ const (
 // mutate is the one compare-and-set loop every mutating call goes through:
 // quorum read, decide, one conditional Create or Update; on 409,
 // AlreadyExists, NotFound-on-Update or 429 read and decide again, at most
-// MaxAttempts passes. budget bounds the written ConfigMap's size.
-func (s *Store) mutate(ctx context.Context, op string, job stores.JobID, budget int, decide decideFunc) error {
+// MaxAttempts passes. fits bounds the written ConfigMap's size.
+func (s *Store) mutate(ctx context.Context, op string, job stores.JobID, fits sizeRule, decide decideFunc) error {
 	if err := s.checkOpen(op); err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Store) mutate(ctx context.Context, op string, job stores.JobID, budget 
 		if c == nil {
 			return nil
 		}
-		obj, err := snap.apply(*c, budget)
+		obj, err := snap.apply(*c, fits)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
@@ -94,14 +94,12 @@ func (s *Store) mutate(ctx context.Context, op string, job stores.JobID, budget 
 	return stores.Unknownf(lastErr, "%s: gave up after %d attempts", op, s.cfg.MaxAttempts)
 }
 
-// decodeFailure: a foreign ConfigMap under our name is refused; content we
-// cannot decode is Unknown, so an operator sees a stuck verification
-// instead of a guess.
+// decodeFailure names the call refused over what the ConfigMap holds: a
+// foreign ConfigMap under our name, content we cannot decode. The error
+// wraps stores.ErrCorruptState, so it is Unknown: an operator sees a stuck
+// verification instead of a guess.
 func decodeFailure(op string, err error) error {
-	if errors.Is(err, ErrRefused) {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	return stores.Unknownf(err, "%s: decode", op)
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 func jitter(pass int) time.Duration {

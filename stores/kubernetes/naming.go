@@ -12,6 +12,10 @@ import (
 
 // Labels and annotations of a job's ConfigMap.
 const (
+	// annotationPrefix starts every annotation of this store: another
+	// annotation under it was not written by this version.
+	annotationPrefix = "checkpoint-finalizer.io/"
+
 	LabelManagedBy      = "app.kubernetes.io/managed-by"
 	ManagedBy           = "checkpoint-finalizer"
 	LabelCluster        = "checkpoint-finalizer.io/cluster"
@@ -23,6 +27,8 @@ const (
 	// AnnotationForgottenEpoch: the last epoch of a forgotten incarnation
 	// of the job ID; claims continue above it.
 	AnnotationForgottenEpoch = "checkpoint-finalizer.io/forgotten-epoch"
+	// AnnotationStateVersion: the format of the job state annotations.
+	AnnotationStateVersion = "checkpoint-finalizer.io/state-version"
 
 	// KeyPrefix starts every checkpoint key; the ID follows zero-padded to
 	// 19 digits, the format Flink uses, so keys of IDs below 10^19 also sort.
@@ -61,7 +67,7 @@ func parseCheckpointKey(key string) (id uint64, ok bool, err error) {
 	}
 	id, err = strconv.ParseUint(digits, 10, 64)
 	if err != nil || id == 0 || checkpointKey(id) != key {
-		return 0, true, fmt.Errorf("malformed checkpoint key %q", key)
+		return 0, true, fmt.Errorf("malformed checkpoint key %q (want %s%%019d of an ID from 1): %w", key, KeyPrefix, stores.ErrCorruptState)
 	}
 	return id, true, nil
 }

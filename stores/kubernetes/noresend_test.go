@@ -90,7 +90,11 @@ func claimedConfigMap(t *testing.T) *corev1.ConfigMap {
 				kubernetes.LabelCluster:   job.Cluster,
 				kubernetes.LabelJob:       job.Job,
 			},
-			Annotations: map[string]string{kubernetes.AnnotationEpoch: "1", kubernetes.AnnotationOwner: "jm"},
+			// The whole job state, as the store writes it: epoch 1 claimed.
+			Annotations: map[string]string{
+				kubernetes.AnnotationStateVersion: "2", kubernetes.AnnotationEpoch: "1", kubernetes.AnnotationOwner: "jm",
+				kubernetes.AnnotationWatermark: "0", kubernetes.AnnotationRetired: "false", kubernetes.AnnotationForgottenEpoch: "0",
+			},
 		},
 	}
 }

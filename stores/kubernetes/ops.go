@@ -18,7 +18,7 @@ func (s *Store) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, 
 		return err
 	}
 	op := fmt.Sprintf("claim epoch %d of %s", epoch, job)
-	return s.mutate(ctx, op, job, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+	return s.mutate(ctx, op, job, serverFits, func(snap *snapshot) (*change, error) {
 		next, err := stores.DecideClaim(snap.state, epoch, owner)
 		if err != nil || next == nil {
 			return nil, err
@@ -34,7 +34,7 @@ func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
 		return err
 	}
 	op := fmt.Sprintf("publish %s attempt %d", p.CheckpointID, p.Reference.Attempt)
-	return s.mutate(ctx, op, p.JobID, MaxConfigMapBytes-FenceReserve, func(snap *snapshot) (*change, error) {
+	return s.mutate(ctx, op, p.JobID, publishFits, func(snap *snapshot) (*change, error) {
 		cur, err := snap.entry(p.Checkpoint)
 		if err != nil {
 			return nil, decodeFailure(op, err)
@@ -56,7 +56,7 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 	}
 	op := fmt.Sprintf("verify %s token %q attempt %d", id, token, attempt)
 	var verdict stores.Verdict
-	err := s.mutate(ctx, op, id.JobID, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+	err := s.mutate(ctx, op, id.JobID, serverFits, func(snap *snapshot) (*change, error) {
 		cur, err := snap.entry(id.Checkpoint)
 		if err != nil {
 			return nil, decodeFailure(op, err)
@@ -81,7 +81,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 		return err
 	}
 	op := fmt.Sprintf("subsume %s epoch %d", id, epoch)
-	return s.mutate(ctx, op, id.JobID, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+	return s.mutate(ctx, op, id.JobID, serverFits, func(snap *snapshot) (*change, error) {
 		cur, err := snap.entry(id.Checkpoint)
 		if err != nil {
 			return nil, decodeFailure(op, err)
@@ -105,7 +105,7 @@ func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep
 		return err
 	}
 	op := fmt.Sprintf("retire %s epoch %d", job, epoch)
-	return s.mutate(ctx, op, job, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+	return s.mutate(ctx, op, job, serverFits, func(snap *snapshot) (*change, error) {
 		entries, err := snap.entries()
 		if err != nil {
 			return nil, decodeFailure(op, err)
@@ -129,7 +129,7 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 	}
 	op := fmt.Sprintf("collect tombstones of %s older than %s", job, olderThan.UTC().Format(time.RFC3339))
 	collected := 0
-	err := s.mutate(ctx, op, job, MaxConfigMapBytes, func(snap *snapshot) (*change, error) {
+	err := s.mutate(ctx, op, job, serverFits, func(snap *snapshot) (*change, error) {
 		collected = 0
 		entries, err := snap.entries()
 		if err != nil {

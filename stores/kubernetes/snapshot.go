@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +31,9 @@ func newSnapshot(job stores.JobID, namespace, name string, cm *corev1.ConfigMap)
 	if err := checkOwnership(job, cm); err != nil {
 		return nil, err
 	}
+	if err := checkOwnKeys(cm); err != nil {
+		return nil, fmt.Errorf("configmap %s/%s: %w", namespace, name, err)
+	}
 	state, err := jobStateOf(cm)
 	if err != nil {
 		return nil, fmt.Errorf("configmap %s/%s: %w", namespace, name, err)
@@ -39,12 +43,33 @@ func newSnapshot(job stores.JobID, namespace, name string, cm *corev1.ConfigMap)
 }
 
 // checkOwnership refuses a ConfigMap under our name that another job or
-// another program wrote: writing into it would mix two owners' data.
+// another program wrote (or whose labels were edited): writing into it
+// would mix two owners' data, and deciding on it would answer for state
+// that is not the job's. It is corrupt state, Unknown, not a rejection: a
+// finalization parks, visible, until an operator sorts the name out.
 func checkOwnership(job stores.JobID, cm *corev1.ConfigMap) error {
 	for k, want := range jobLabels(job) {
 		if got, ok := cm.Labels[k]; !ok || got != want {
 			return fmt.Errorf("configmap %s/%s is not this job's: label %s=%q, want %q: %w",
-				cm.Namespace, cm.Name, k, got, want, ErrRefused)
+				cm.Namespace, cm.Name, k, got, want, stores.ErrCorruptState)
+		}
+	}
+	return nil
+}
+
+// checkOwnKeys refuses what another tool left under this store's names: an
+// annotation of our prefix this version does not write, or a binary key of
+// our key prefix (the store writes Data only). Another tool's own
+// annotations and keys stay its business.
+func checkOwnKeys(cm *corev1.ConfigMap) error {
+	for k := range cm.Annotations {
+		if strings.HasPrefix(k, annotationPrefix) && !slices.Contains(stateAnnotations, k) && k != AnnotationStateVersion {
+			return fmt.Errorf("annotation %s is not one this store writes: %w", k, stores.ErrCorruptState)
+		}
+	}
+	for k := range cm.BinaryData {
+		if strings.HasPrefix(k, KeyPrefix) {
+			return fmt.Errorf("binary key %s under the checkpoint key prefix, which this store writes in data only: %w", k, stores.ErrCorruptState)
 		}
 	}
 	return nil
@@ -109,8 +134,8 @@ type change struct {
 // apply returns the object to send: the ConfigMap as read with the change
 // applied and its resourceVersion kept as the precondition, or a new one.
 // It fails with stores.ErrTooLarge, before anything is sent, when the
-// result would exceed budget bytes.
-func (s *snapshot) apply(c change, budget int) (*corev1.ConfigMap, error) {
+// result breaks the call's size rule.
+func (s *snapshot) apply(c change, fits sizeRule) (*corev1.ConfigMap, error) {
 	var obj *corev1.ConfigMap
 	if s.cm == nil {
 		obj = &corev1.ConfigMap{
@@ -139,9 +164,8 @@ func (s *snapshot) apply(c change, budget int) (*corev1.ConfigMap, error) {
 		}
 		obj.Data[checkpointKey(e.Checkpoint)] = string(b)
 	}
-	if size := objectSize(obj); size > budget {
-		return nil, fmt.Errorf("configmap %s/%s would hold %d bytes, budget %d of the API server's %d: %w",
-			s.namespace, s.name, size, budget, MaxConfigMapBytes, stores.ErrTooLarge)
+	if err := fits(obj); err != nil {
+		return nil, fmt.Errorf("configmap %s/%s: %w", s.namespace, s.name, err)
 	}
 	return obj, nil
 }

@@ -40,16 +40,17 @@ func RunLinearizabilityTests(t *testing.T, newHarness HarnessMaker, faults Fault
 	seed := linearizabilitySeed(t)
 	h := newHarness(t)
 	rec := newRecorder()
+	el := newElections()
 	clients := make([]*linClient, linClients)
 	for i := range clients {
-		clients[i] = openClient(t, h, faults, i < linClients-1, i, seed)
+		clients[i] = openClient(t, h, faults, i < linClients-1, i, seed, el)
 	}
 	var wg sync.WaitGroup
 	for i, c := range clients {
 		wg.Go(func() { c.run(rec, i) })
 	}
 	wg.Wait()
-	observe(t, rec, openClient(t, h, nil, false, linClients, seed))
+	observe(t, rec, openClient(t, h, nil, false, linClients, seed, el))
 	rec.summarize(t)
 	checkLinearizable(t, rec.operations(), seed)
 }
@@ -74,7 +75,7 @@ type linClient struct {
 	w       *workload
 }
 
-func openClient(t *testing.T, h Harness, faults Faults, faulty bool, id int, seed uint64) *linClient {
+func openClient(t *testing.T, h Harness, faults Faults, faulty bool, id int, seed uint64, el *elections) *linClient {
 	c := &linClient{}
 	if faults != nil && faulty {
 		c.store, c.breaker = faults.Open(t, h)
@@ -82,7 +83,7 @@ func openClient(t *testing.T, h Harness, faults Faults, faulty bool, id int, see
 		c.store = h.Open(t)
 	}
 	c.inv, _ = c.store.(stores.Inventory)
-	c.w = newWorkload(id, seed, c.inv != nil)
+	c.w = newWorkload(id, seed, c.inv != nil, el)
 	return c
 }
 

@@ -38,13 +38,14 @@ type workload struct {
 	rng       *rand.Rand
 	inventory bool
 	epoch     map[stores.JobID]uint64
+	elections *elections
 	next      []call
 }
 
-func newWorkload(client int, seed uint64, inventory bool) *workload {
+func newWorkload(client int, seed uint64, inventory bool, el *elections) *workload {
 	return &workload{
 		client: client, rng: rand.New(rand.NewPCG(seed, uint64(client))), inventory: inventory,
-		epoch: map[stores.JobID]uint64{},
+		epoch: map[stores.JobID]uint64{}, elections: el,
 	}
 }
 
@@ -78,6 +79,10 @@ func (w *workload) pick() call {
 		// A deposed or premature caller.
 		c.Epoch = max(1, c.Epoch+uint64(w.rng.IntN(3))-1)
 	}
+	if c.Kind != opClaim && w.rng.IntN(4) == 0 {
+		// Told by an election, not by the store.
+		c.Epoch = max(c.Epoch, w.elections.latest(job))
+	}
 	c.Epoch = max(1, c.Epoch)
 	return c
 }
@@ -98,6 +103,7 @@ func (w *workload) learn(c call, a answer) {
 	case a.Unknown || a.Malformed != "":
 	case c.Kind == opClaim && a.Rejection == "":
 		w.epoch[c.Job] = c.Epoch
+		w.elections.record(c.Job, c.Epoch)
 	case c.Kind == opRetire && a.Rejection == "":
 		// Read what the retirement left: the watermark (a publish that
 		// raced it must be below it) and the keys fresh publishes go to

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +13,10 @@ import (
 func testPublishReadList(t *testing.T, h Harness) {
 	s := h.Open(t)
 	claim(t, s, 1)
-	for _, n := range []uint64{3, 1, 12} {
+	// IDs of 20 digits too (a checkpoint ID may be any uint64): padded to
+	// 19 digits, their keys sort lexically before 19-digit ones.
+	const nineteen, twenty, last = 9_999_999_999_999_999_999, 10_000_000_000_000_000_000, math.MaxUint64
+	for _, n := range []uint64{3, twenty, 1, last, 12, nineteen} {
 		publish(t, s, publication(n, 1, "tok", 1))
 	}
 
@@ -28,7 +32,12 @@ func testPublishReadList(t *testing.T, h Harness) {
 	for _, e := range list {
 		ids = append(ids, e.Checkpoint)
 	}
-	assert.Equal(t, []uint64{1, 3, 12}, ids, "checkpoint order, numeric not lexical")
+	assert.Equal(t, []uint64{1, 3, 12, nineteen, twenty, last}, ids, "checkpoint order, numeric not lexical")
+	var all []uint64
+	for _, e := range listEntries(t, s, testJob) {
+		all = append(all, e.Checkpoint)
+	}
+	assert.Equal(t, ids, all, "ListEntries in checkpoint order")
 
 	other, err := s.List(ctx(t), stores.JobID{Cluster: testJob.Cluster, Job: "other"})
 	require.NoError(t, err)

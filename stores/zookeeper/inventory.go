@@ -37,7 +37,9 @@ func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, e
 			seen[name] = true
 			job := stores.JobID{Cluster: cluster, Job: name}
 			if err := job.Validate(); err != nil {
-				return nil, fmt.Errorf("%s: unexpected node %s/%s: %w", op, dir, name, err)
+				// %v: the name is what the store holds, not the caller's
+				// invalid input, so no ErrInvalid (Rejected) in the chain.
+				return nil, fmt.Errorf("%s: node %s/%s is not a job: %v: %w", op, dir, name, err, stores.ErrCorruptState)
 			}
 			st, _, err := s.getJob(ctx, job)
 			if err != nil {
@@ -89,7 +91,7 @@ func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token st
 		return err
 	}
 	op := fmt.Sprintf("quarantine checkpoint %s", id)
-	return casLoop(op, func() (bool, error) {
+	return s.casLoop(ctx, op, func() (bool, error) {
 		job, jobVersion, err := s.getJob(ctx, id.JobID)
 		if err != nil {
 			return false, err

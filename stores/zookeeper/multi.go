@@ -24,8 +24,20 @@ type step func() (retry bool, err error)
 // casLoop runs a step until it settles. Every lost round wrote nothing;
 // running out of rounds is still reported Unknown, so that the caller
 // verifies instead of trusting a count.
-func casLoop(op string, fn step) error {
+//
+// Each round syncs first: a session's server may be a follower that lags
+// behind the leader, and a rejection, or a write found already done,
+// decided on its stale nodes would answer for a state the store had
+// already left (a publish of a just claimed epoch Rejected as stale). The
+// sync makes the reads after it see every write committed before it, so
+// whatever the step decides without writing holds at a moment within the
+// call; a round after a lost compare-and-set then also sees the write it
+// lost to, instead of reading the same stale node again.
+func (s *Store) casLoop(ctx context.Context, op string, fn step) error {
 	for range maxRaces {
+		if err := s.sync(ctx); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
 		retry, err := fn()
 		if !retry {
 			return err

@@ -3,7 +3,7 @@ package zookeeper
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/go-zookeeper/zk"
@@ -15,22 +15,33 @@ import (
 // creating it.
 const missing int32 = -1
 
+// getJob reads the job node: the zero state when there is none (never
+// claimed), ErrCorruptState naming the node when it holds anything the
+// encoder did not write.
 func (s *Store) getJob(ctx context.Context, job stores.JobID) (stores.JobState, int32, error) {
-	data, version, err := s.get(ctx, s.jobPath(job))
+	path := s.jobPath(job)
+	data, version, err := s.get(ctx, path)
 	if err != nil || version == missing {
 		return stores.JobState{}, version, err
 	}
 	st, err := stores.DecodeJobState(data)
-	return st, version, err
+	if err != nil {
+		return stores.JobState{}, version, fmt.Errorf("job node %s: %w", path, err)
+	}
+	return st, version, nil
 }
 
 func (s *Store) getEntry(ctx context.Context, id stores.CheckpointID) (stores.Entry, int32, error) {
-	data, version, err := s.get(ctx, s.keyPath(id))
+	path := s.keyPath(id)
+	data, version, err := s.get(ctx, path)
 	if err != nil || version == missing {
 		return stores.Entry{Checkpoint: id.Checkpoint}, version, err
 	}
 	e, err := stores.DecodeEntry(id.Checkpoint, data)
-	return e, version, err
+	if err != nil {
+		return stores.Entry{}, version, fmt.Errorf("key node %s: %w", path, err)
+	}
+	return e, version, nil
 }
 
 func (s *Store) get(ctx context.Context, path string) ([]byte, int32, error) {
@@ -65,14 +76,22 @@ func (s *Store) getEntries(ctx context.Context, job stores.JobID) ([]stores.Entr
 	if err != nil {
 		return nil, nil, fmt.Errorf("list %s: %w", dir, readError(err))
 	}
-	sort.Strings(children) // %019d: lexical order is checkpoint order
-	entries := make([]stores.Entry, 0, len(children))
-	versions := make(map[uint64]int32, len(children))
+	ids := make([]uint64, 0, len(children))
 	for _, c := range children {
 		n, err := strconv.ParseUint(c, 10, 64)
-		if err != nil {
-			return nil, nil, fmt.Errorf("list %s: unexpected node %q", dir, c)
+		if err != nil || n == 0 || keyName(n) != c {
+			// Another program's node, or a key spelt as we never spell
+			// one: skipping it could hide a reference, reading it as
+			// another key could alias one.
+			return nil, nil, fmt.Errorf("list %s: node %q is not a checkpoint key (%%019d of an ID from 1): %w", dir, c, stores.ErrCorruptState)
 		}
+		ids = append(ids, n)
+	}
+	// Numeric order: IDs of 20 digits sort lexically before 19-digit ones.
+	slices.Sort(ids)
+	entries := make([]stores.Entry, 0, len(ids))
+	versions := make(map[uint64]int32, len(ids))
+	for _, n := range ids {
 		e, v, err := s.getEntry(ctx, stores.CheckpointID{JobID: job, Checkpoint: n})
 		if err != nil {
 			return nil, nil, err

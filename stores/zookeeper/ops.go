@@ -23,7 +23,7 @@ func (s *Store) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, 
 		}
 	}
 	op := fmt.Sprintf("claim epoch %d of %s", epoch, job)
-	return casLoop(op, func() (bool, error) {
+	return s.casLoop(ctx, op, func() (bool, error) {
 		cur, version, err := s.getJob(ctx, job)
 		if err != nil {
 			return false, err
@@ -47,7 +47,7 @@ func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
 		return err
 	}
 	op := fmt.Sprintf("publish checkpoint %s attempt %d", p.CheckpointID, p.Reference.Attempt)
-	return casLoop(op, func() (bool, error) {
+	return s.casLoop(ctx, op, func() (bool, error) {
 		job, jobVersion, err := s.getJob(ctx, p.JobID)
 		if err != nil {
 			return false, err
@@ -72,18 +72,15 @@ func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
 	})
 }
 
-// Verify implements stores.ReferenceStore: sync, read, and fence when the
-// key does not hold the token.
+// Verify implements stores.ReferenceStore: sync, read (casLoop syncs),
+// and fence when the key does not hold the token.
 func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error) {
 	if err := stores.ValidateVerify(id, token, attempt); err != nil {
 		return stores.VerdictUnknown, err
 	}
 	op := fmt.Sprintf("verify checkpoint %s attempt %d", id, attempt)
-	if err := s.sync(ctx); err != nil {
-		return stores.VerdictUnknown, fmt.Errorf("%s: %w", op, err)
-	}
 	var verdict stores.Verdict
-	err := casLoop(op, func() (bool, error) {
+	err := s.casLoop(ctx, op, func() (bool, error) {
 		job, jobVersion, err := s.getJob(ctx, id.JobID)
 		if err != nil {
 			return false, err
@@ -120,7 +117,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 		return err
 	}
 	op := fmt.Sprintf("subsume checkpoint %s", id)
-	return casLoop(op, func() (bool, error) {
+	return s.casLoop(ctx, op, func() (bool, error) {
 		job, jobVersion, err := s.getJob(ctx, id.JobID)
 		if err != nil {
 			return false, err
@@ -157,7 +154,7 @@ func (s *Store) Retire(ctx context.Context, job stores.JobID, epoch uint64, keep
 		return err
 	}
 	op := fmt.Sprintf("retire job %s", job)
-	return casLoop(op, func() (bool, error) {
+	return s.casLoop(ctx, op, func() (bool, error) {
 		st, jobVersion, err := s.getJob(ctx, job)
 		if err != nil {
 			return false, err
@@ -194,7 +191,7 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 	}
 	op := fmt.Sprintf("collect tombstones of %s", job)
 	var collected int
-	err := casLoop(op, func() (bool, error) {
+	err := s.casLoop(ctx, op, func() (bool, error) {
 		st, jobVersion, err := s.getJob(ctx, job)
 		if err != nil {
 			return false, err

@@ -15,6 +15,11 @@ func (s *Store) Read(ctx context.Context, id stores.CheckpointID) (stores.Entry,
 	if err := s.sync(ctx); err != nil {
 		return stores.Entry{}, fmt.Errorf("read checkpoint %s: %w", id, err)
 	}
+	// The job node too: a key of a job whose state is corrupt is not read
+	// as if the job were sound, as every other backend reads them together.
+	if _, _, err := s.getJob(ctx, id.JobID); err != nil {
+		return stores.Entry{}, err
+	}
 	e, _, err := s.getEntry(ctx, id)
 	return e, err
 }

@@ -86,8 +86,11 @@ func (s *Store) checkpointsPath(job stores.JobID) string {
 }
 
 func (s *Store) keyPath(id stores.CheckpointID) string {
-	return fmt.Sprintf("%s/%019d", s.checkpointsPath(id.JobID), id.Checkpoint)
+	return s.checkpointsPath(id.JobID) + "/" + keyName(id.Checkpoint)
 }
+
+// keyName is a checkpoint's node name, its ID zero-padded as Flink pads it.
+func keyName(n uint64) string { return fmt.Sprintf("%019d", n) }
 
 // call runs one client request, giving up when ctx ends. go-zookeeper takes
 // no context; an abandoned request still completes or fails on its own, so
