@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -145,4 +146,23 @@ func TestCheckerSeesALeaderFencedOut(t *testing.T) {
 		steps = append(steps, advanceStep{fin: 1})
 	}
 	failsWith(t, w, steps, propFencedOut)
+}
+
+// collectStep collects a job's tombstones with a cutoff in the future,
+// past every worker and its floors.
+type collectStep struct{ job stores.JobID }
+
+func (s collectStep) String() string { return fmt.Sprintf("a vandal collects the tombstones of %s", s.job) }
+
+func (s collectStep) run(ctx context.Context, w *world) string {
+	n, err := w.store.CollectTombstones(ctx, s.job, w.now().Add(time.Hour))
+	w.writes++
+	return fmt.Sprint(n, err)
+}
+
+func TestCheckerSeesATombstoneCollectedEarly(t *testing.T) {
+	w := newTestWorld(t)
+	steps := append(leaderSteps(), advanceStep{fin: 1}, advanceStep{fin: 1}, advanceStep{fin: 1}, // persisted, published
+		retireStep{on: served, job: j1, epoch: 1}, collectStep{job: j1})
+	failsWith(t, w, steps, propCollect)
 }

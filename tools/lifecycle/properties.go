@@ -3,7 +3,9 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"time"
 
+	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -32,6 +34,7 @@ const (
 	propI7        = "I7 truthful answer"
 	propRestore   = "restore point"
 	propRetire    = "retire linearizable with publish"
+	propCollect   = "tombstones outlive the TTL floor"
 )
 
 // claimSeen is a claim's restore point, for the recovery rule: no
@@ -379,4 +382,20 @@ func describeEntry(e stores.Entry) string {
 		return fmt.Sprintf("a %s tombstone of token %.8s up to attempt %d", e.Tombstone.Reason, e.Tombstone.Token, e.Tombstone.FencedUpTo)
 	}
 	return "nothing"
+}
+
+// checkCollected is step 7's floor: a tombstone goes only once older than
+// any activity could live (the worker's tombstone TTL floor, counted on the
+// simulated clock), whatever cutoff a run asked for. A key that vanished
+// held one of the job's tombstones; nothing else removes a key.
+func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
+	floor := reconcileacts.DefaultFloors().TombstoneTTL
+	limit := w.now().Add(-floor)
+	for _, e := range w.snapshot[j].sorted() {
+		if _, still := now.entries[e.Checkpoint]; still || e.Tombstone == nil || e.Tombstone.Since.Before(limit) {
+			continue
+		}
+		w.violate(propCollect, "%s/%d: a %s tombstone written %s ago was collected, under the floor of %s",
+			j, e.Checkpoint, e.Tombstone.Reason, w.now().Sub(e.Tombstone.Since).Round(time.Second), floor)
+	}
 }

@@ -212,6 +212,7 @@ func (w *world) observe(ctx context.Context) error {
 				w.published[id][tok] = true
 			}
 		}
+		w.checkCollected(j, snap)
 		if prev := w.snapshot[j].state; st.ForgottenEpoch > prev.ForgottenEpoch {
 			// Forgotten: the next claim starts a new life of the job ID,
 			// whose checkpoint IDs start over.
