@@ -152,7 +152,9 @@ func TestCheckerSeesALeaderFencedOut(t *testing.T) {
 // past every worker and its floors.
 type collectStep struct{ job stores.JobID }
 
-func (s collectStep) String() string { return fmt.Sprintf("a vandal collects the tombstones of %s", s.job) }
+func (s collectStep) String() string {
+	return fmt.Sprintf("a vandal collects the tombstones of %s", s.job)
+}
 
 func (s collectStep) run(ctx context.Context, w *world) string {
 	n, err := w.store.CollectTombstones(ctx, s.job, w.now().Add(time.Hour))
