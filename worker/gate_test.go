@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
@@ -39,7 +38,6 @@ func (r *recorder) RegisterDynamicWorkflow(any, workflow.DynamicRegisterOptions)
 }
 func (r *recorder) RegisterActivity(a any) { r.activities = append(r.activities, a) }
 
-var ctxType = reflect.TypeFor[context.Context]()
 
 // gateSamples build an input of each type naming a cluster.
 var gateSamples = map[reflect.Type]func(cluster string) any{
