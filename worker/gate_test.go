@@ -38,7 +38,6 @@ func (r *recorder) RegisterDynamicWorkflow(any, workflow.DynamicRegisterOptions)
 }
 func (r *recorder) RegisterActivity(a any) { r.activities = append(r.activities, a) }
 
-
 // gateSamples build an input of each type naming a cluster.
 var gateSamples = map[reflect.Type]func(cluster string) any{
 	reflect.TypeFor[contract.FinalizeRequest]():     func(c string) any { return contract.FinalizeRequest{Cluster: c, Job: "j1", Epoch: 1, Checkpoint: 1} },
