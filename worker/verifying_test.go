@@ -48,12 +48,15 @@ func TestVerifyingGauge(t *testing.T) {
 		return len(g) == 1 && g[0] == "0"
 	}, 30*time.Second, 100*time.Millisecond, "none left")
 
-	// A deposed leader's checkpoint: rejected, then discarded.
-	deposed := writeCheckpoint(t, d.bucket, d.claim(ctx), 4)
-	next := contract.ClaimRequest{Cluster: deposed.Cluster, Job: deposed.Job, Epoch: 2, Owner: "jm-2"}
-	require.NoError(t, d.execute(ctx, next.WorkflowID(), contract.ClaimWorkflow, next).Get(ctx, nil))
-	require.NoError(t, d.execute(ctx, deposed.WorkflowID(), contract.FinalizeWorkflow, deposed).Get(ctx, &res))
+	// The standing epoch's checkpoint after its job retired: rejected,
+	// then discarded (only the standing epoch decides its directory).
+	claim := d.claim(ctx)
+	retire := contract.RetireRequest{Cluster: claim.Cluster, Job: claim.Job, Epoch: claim.Epoch}
+	require.NoError(t, d.execute(ctx, retire.WorkflowID(), contract.RetireWorkflow, retire).Get(ctx, nil))
+	late := writeCheckpoint(t, d.bucket, claim, 4)
+	require.NoError(t, d.execute(ctx, late.WorkflowID(), contract.FinalizeWorkflow, late).Get(ctx, &res))
 	require.Equal(t, contract.Discarded, res.Phase)
+	require.NotContains(t, res.Reason, "its data stays")
 
 	// What this run exported is what exportedSeries lists, and every
 	// selector of the alert rules and the dashboard in deploy/ selects some of it.
