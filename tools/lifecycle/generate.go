@@ -182,7 +182,10 @@ func (g *generator) leaderCheckpoint() []step {
 func (g *generator) deposedCheckpoint() []step {
 	job := g.job()
 	st := g.state(job)
-	if st.Epoch < 2 || st.Retired {
+	// A deposed epoch of a forgotten incarnation counts its checkpoints on
+	// the old incarnation's counter, not this one's: its requests are
+	// the forgotten incarnation's requests.
+	if st.Epoch < 2 || st.Retired || st.Epoch-1 <= st.ForgottenEpoch {
 		return nil
 	}
 	req := request(job, st.Epoch-1, g.nextCheckpoint(job), false, g.w.inc[job].n)

@@ -26,8 +26,11 @@ var clusters = []string{served, peer}
 func checkpointsDir(cluster string) string { return "flink/" + cluster + "/checkpoints" }
 func savepointsDir(cluster string) string  { return "savepoints/" + cluster }
 
-// layoutSpec is a worker's -clusters for the one cluster it serves.
-func layoutSpec(cluster string) string { return cluster + "=" + checkpointsDir(cluster) }
+// layoutSpec is a worker's -clusters for the one cluster it serves: its
+// checkpoints and its savepoints directories.
+func layoutSpec(cluster string) string {
+	return cluster + "=" + checkpointsDir(cluster) + ":" + savepointsDir(cluster)
+}
 
 // jobs are the simulation's jobs: two of the served cluster, one of the
 // peer's.
