@@ -92,7 +92,7 @@ func (g Guard) Fence(ctx context.Context, handleKey string) (*Guarded, error) {
 	if err != nil {
 		return nil, err
 	}
-	if standing := stores.DecideFence(job, h.Epoch, h.Checkpoint); standing != nil {
+	if standing := stores.DecideFence(job, h.Epoch, h.Owner, h.Checkpoint); standing != nil {
 		if gd.Entry, err = g.read(ctx, h.CheckpointID); err != nil {
 			return nil, err
 		}
@@ -116,8 +116,8 @@ func (g Guard) Fence(ctx context.Context, handleKey string) (*Guarded, error) {
 	if job, err = g.readJob(ctx, h.JobID); err != nil {
 		return nil, err
 	}
-	if job.Standing(h.Epoch) == stores.EpochForgotten {
-		gd.NotStanding = stores.DecideFence(job, h.Epoch, h.Checkpoint).Error()
+	if job.Standing(h.Epoch, h.Owner) == stores.EpochForgotten {
+		gd.NotStanding = stores.DecideFence(job, h.Epoch, h.Owner, h.Checkpoint).Error()
 	}
 	return gd, nil
 }

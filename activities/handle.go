@@ -11,7 +11,7 @@ import (
 // the bucket's code.
 func HandleOf(r contract.FinalizeRequest) blobstate.Handle {
 	return blobstate.Handle{
-		CheckpointID: r.CheckpointID(), Epoch: r.Epoch,
+		CheckpointID: r.CheckpointID(), Epoch: r.Epoch, Owner: r.Owner,
 		MetadataKey: r.MetadataKey, MetadataSHA256: r.MetadataSHA256,
 		ExclusivePrefix: r.ExclusivePrefix, Savepoint: r.Savepoint,
 	}

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
@@ -10,6 +11,7 @@ import (
 type Leadership interface {
 	ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, owner string) error
 	Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error
+	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
 }
 
 // ClaimInput names a leadership claim.
@@ -31,6 +33,8 @@ func (a *Activities) ClaimEpoch(ctx context.Context, in ClaimInput) error {
 type RetireInput struct {
 	stores.JobID
 	Epoch uint64 `json:"epoch"`
+	// Owner is the claimant of Epoch; only the standing claim retires.
+	Owner string `json:"owner,omitempty"`
 	// DiscardCheckpoints lets the reconciler discard the retired
 	// checkpoints' state once the grace has passed since the retirement;
 	// without it their state is retained for the operator.
@@ -40,7 +44,30 @@ type RetireInput struct {
 // Retire tombstones every reference of the job, so its ID space can start
 // over once the tombstones are collected.
 func (a *Activities) Retire(ctx context.Context, in RetireInput) error {
+	if err := a.claimant(ctx, a.Leadership, in.JobID, in.Epoch, in.Owner); err != nil {
+		return Translate(fmt.Errorf("retire job %s: %w", in.JobID, err))
+	}
 	err := a.Leadership.Retire(ctx, in.JobID, in.Epoch, !in.DiscardCheckpoints)
 	CountStoreCall(ctx, "retire", stores.OutcomeOf(err))
 	return Translate(err)
+}
+
+// jobReader reads a job's state linearizably.
+type jobReader interface {
+	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
+}
+
+// claimant refuses a call whose (epoch, owner) is not the job's standing
+// claim, for the calls the store conditions on the epoch alone
+// (stores.DecideClaimant says why one read decides it).
+func (a *Activities) claimant(ctx context.Context, r jobReader, job stores.JobID, epoch uint64, owner string) error {
+	if owner == "" {
+		return nil
+	}
+	st, err := r.ReadJob(ctx, job)
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
+	if err != nil {
+		return err
+	}
+	return stores.DecideClaimant(st, epoch, owner)
 }

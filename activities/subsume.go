@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
@@ -10,12 +11,17 @@ import (
 type SubsumeInput struct {
 	stores.CheckpointID
 	Epoch uint64 `json:"epoch"`
+	// Owner is the claimant of Epoch; only the standing claim removes.
+	Owner string `json:"owner,omitempty"`
 }
 
 // Subsume turns the reference into a tombstone and raises the watermark. A
 // retry after an Unknown re-reads the key: a subsumption that already
 // landed is Published, which is how the workflow confirms it.
 func (a *Activities) Subsume(ctx context.Context, in SubsumeInput) error {
+	if err := a.claimant(ctx, a.References, in.JobID, in.Epoch, in.Owner); err != nil {
+		return Translate(fmt.Errorf("subsume checkpoint %s: %w", in.CheckpointID, err))
+	}
 	err := a.References.Subsume(ctx, in.CheckpointID, in.Epoch)
 	CountStoreCall(ctx, "subsume", stores.OutcomeOf(err))
 	return Translate(err)

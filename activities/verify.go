@@ -18,12 +18,18 @@ type VerifyInput struct {
 	// Epoch is the finalization's: Verify derives the token from it and
 	// decides on it whether it may fence at all.
 	Epoch uint64 `json:"epoch,omitempty"`
+	// Owner is the finalization's claimant of Epoch: a request naming the
+	// standing epoch under another owner shares the leader's token, and
+	// must not fence it out. Empty for finalizations started before
+	// requests named their owner.
+	Owner string `json:"owner,omitempty"`
 }
 
 // Verify reads the key linearizably and fences it when it does not hold
 // the token. Only the standing epoch (or any epoch, at or below the
 // watermark) fences (stores.DecideFence): another epoch's fence could keep
-// the standing leader from publishing. A deposed or forgotten epoch's
+// the standing leader from publishing. A foreign owner of the standing
+// epoch's attempts never land (publishes are conditional on the owner). A deposed or forgotten epoch's
 // attempts can never land (claims only rise), and an unclaimed one's only
 // under a claim of that very epoch, whose own finalization of the
 // checkpoint has the same workflow ID and token; either answers Absent
@@ -62,7 +68,7 @@ func (a *Activities) verify(ctx context.Context, in VerifyInput) (stores.Verdict
 	if err != nil {
 		return stores.VerdictUnknown, err
 	}
-	if stores.DecideFence(job, in.Epoch, in.Checkpoint) == nil {
+	if stores.DecideFence(job, in.Epoch, in.Owner, in.Checkpoint) == nil {
 		verdict, err := a.References.Verify(ctx, in.CheckpointID, in.Token, in.Attempt)
 		CountStoreCall(ctx, "verify", stores.OutcomeOf(err))
 		return verdict, err

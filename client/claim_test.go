@@ -10,6 +10,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -36,7 +37,7 @@ func TestClaimStaleEpoch(t *testing.T) {
 	st, err := env.Store.ReadJob(ctx(t), env.JobID())
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), st.Epoch)
-	assert.Equal(t, "jm-test", st.Owner)
+	assert.Equal(t, jobmanager.Owner(2), st.Owner)
 }
 
 // Two owners claiming one epoch at once: exactly one wins, although both
@@ -92,10 +93,10 @@ func TestRetire(t *testing.T) {
 	require.Equal(t, contract.Published, res.Phase)
 	claim(t, c, env, 2)
 
-	err = c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1})
+	err = c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: jobmanager.Owner(1)})
 	require.ErrorIs(t, err, client.ErrStaleEpoch, "a deposed epoch never retires")
-	require.NoError(t, c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2}))
-	require.NoError(t, c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, DiscardCheckpoints: true}), "retiring again is success; the first choice stands")
+	require.NoError(t, c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: jobmanager.Owner(2)}))
+	require.NoError(t, c.Retire(ctx(t), contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: jobmanager.Owner(2), DiscardCheckpoints: true}), "retiring again is success; the first choice stands")
 
 	entry := env.Entry(1)
 	require.NotNil(t, entry.Tombstone, "the reference is tombstoned")

@@ -16,6 +16,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 )
 
 // The client writes into the memo the contentHash the vectors of
@@ -61,7 +62,7 @@ func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, e2e.Options{})
 	c := newClient(env, client.Options{})
-	claimReq := contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: "jm-test"}
+	claimReq := contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: jobmanager.Owner(1)}
 	rp, err := c.ClaimEpoch(ctx(t), claimReq)
 	require.NoError(t, err)
 	assert.Equal(t, contract.RestoreNone, rp.State)
@@ -92,7 +93,7 @@ func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 	contracttest.CheckQuery(ctx(t), t, env.Temporal, run.WorkflowID, "reconcile-report.schema.json")
 	ids = append(ids, run.WorkflowID)
 
-	retire := contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, DiscardCheckpoints: true}
+	retire := contract.RetireRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: jobmanager.Owner(1), DiscardCheckpoints: true}
 	require.NoError(t, c.Retire(ctx(t), retire))
 	ids = append(ids, retire.WorkflowID())
 

@@ -11,6 +11,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -58,7 +59,7 @@ func TestFinalizeTwiceReachesOneExecution(t *testing.T) {
 	c := newClient(env, client.Options{})
 	// Straight into the store: a claim through the finalizer needs the
 	// worker this test holds back.
-	require.NoError(t, env.Store.ClaimEpoch(ctx(t), env.JobID(), 1, "jm-test"))
+	require.NoError(t, env.Store.ClaimEpoch(ctx(t), env.JobID(), 1, jobmanager.Owner(1)))
 	req := env.Checkpoint(1, 1)
 
 	first, err := c.Finalize(ctx(t), req)
@@ -85,7 +86,7 @@ func TestFinalizeDifferentContentIsRefused(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, e2e.Options{Deferred: true})
 	c := newClient(env, client.Options{})
-	require.NoError(t, env.Store.ClaimEpoch(ctx(t), env.JobID(), 1, "jm-test"))
+	require.NoError(t, env.Store.ClaimEpoch(ctx(t), env.JobID(), 1, jobmanager.Owner(1)))
 	req := env.Checkpoint(1, 3)
 	other := req
 	other.Savepoint = true

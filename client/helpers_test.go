@@ -10,6 +10,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 )
 
 // newClient builds the client under test over the env's Temporal client and
@@ -22,7 +23,7 @@ func newClient(env *e2e.Env, opts client.Options) *client.Client {
 // claim claims epoch for the env's job, as a job manager does first.
 func claim(t *testing.T, c *client.Client, env *e2e.Env, epoch uint64) {
 	t.Helper()
-	_, err := c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: epoch, Owner: "jm-test"})
+	_, err := c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: epoch, Owner: jobmanager.Owner(epoch)})
 	require.NoError(t, err)
 }
 

@@ -13,13 +13,30 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 )
 
+// legacyRequest is FinalizeRequest as earlier versions declared it, before
+// requests named their owner.
+type legacyRequest struct {
+	Cluster            string `json:"cluster"`
+	Job                string `json:"job"`
+	Epoch              uint64 `json:"epoch"`
+	Checkpoint         uint64 `json:"checkpoint"`
+	MetadataKey        string `json:"metadataKey"`
+	MetadataSHA256     string `json:"metadataSha256"`
+	ExclusivePrefix    string `json:"exclusivePrefix,omitempty"`
+	Savepoint          bool   `json:"savepoint,omitempty"`
+	MaxPublishAttempts uint32 `json:"maxPublishAttempts,omitempty"`
+}
+
 // legacyContentHash is ContentHash as every earlier version computed it:
 // the hashes in running executions' memos.
 func legacyContentHash(r contract.FinalizeRequest) string {
 	if r.MaxPublishAttempts == 0 {
 		r.MaxPublishAttempts = contract.DefaultMaxPublishAttempts
 	}
-	b, err := json.Marshal(r)
+	b, err := json.Marshal(legacyRequest{
+		Cluster: r.Cluster, Job: r.Job, Epoch: r.Epoch, Checkpoint: r.Checkpoint, MetadataKey: r.MetadataKey,
+		MetadataSHA256: r.MetadataSHA256, ExclusivePrefix: r.ExclusivePrefix, Savepoint: r.Savepoint, MaxPublishAttempts: r.MaxPublishAttempts,
+	})
 	if err != nil {
 		panic(err)
 	}

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"errors"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -10,9 +11,14 @@ import (
 // checksums, never state bytes. The job manager has already written the
 // checkpoint's metadata and data to the state bucket.
 type FinalizeRequest struct {
-	Cluster    string `json:"cluster"`
-	Job        string `json:"job"`
-	Epoch      uint64 `json:"epoch"`
+	Cluster string `json:"cluster"`
+	Job     string `json:"job"`
+	Epoch   uint64 `json:"epoch"`
+	// Owner is the claimant of Epoch, as its ClaimEpoch named it (e.g. the
+	// job manager's leader session ID). The publish is conditional on the
+	// whole claim, so that a request naming the standing epoch under
+	// another owner takes no checkpoint of the job.
+	Owner      string `json:"owner"`
 	Checkpoint uint64 `json:"checkpoint"`
 	// MetadataKey is the bucket key of the checkpoint's metadata file.
 	MetadataKey    string `json:"metadataKey"`
@@ -40,8 +46,25 @@ func (r FinalizeRequest) Validate() error {
 	if r.Epoch == 0 {
 		return &stores.InvalidError{Field: "epoch", Rule: "must be at least 1"}
 	}
-	return nil
+	return ValidateOwner(r.Owner)
 }
+
+// errNoOwner: a request names no owner.
+var errNoOwner = &stores.InvalidError{Field: "owner", Rule: "must name the epoch's claimant, as its ClaimEpoch did"}
+
+// ValidateOwner checks a request's claimant, the last check of each
+// request's Validate (MissingOwner relies on it).
+func ValidateOwner(owner string) error {
+	if owner == "" {
+		return errNoOwner
+	}
+	return stores.ValidateOwner(owner)
+}
+
+// MissingOwner reports whether err, from a request's Validate, says only
+// that the request names no owner: every other field is valid. Executions
+// started before requests named their owner replay with it.
+func MissingOwner(err error) bool { return errors.Is(err, errNoOwner) }
 
 // WorkflowID derives the execution's ID from the finalization's identity,
 // so a repeated trigger reaches the same execution.

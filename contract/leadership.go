@@ -1,6 +1,10 @@
 package contract
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
+)
 
 // ClaimRequest is the input of ClaimEpoch: a job manager claims its
 // leadership incarnation before it recovers or triggers anything.
@@ -23,12 +27,22 @@ type RetireRequest struct {
 	Cluster string `json:"cluster"`
 	Job     string `json:"job"`
 	Epoch   uint64 `json:"epoch"`
+	// Owner is the claimant of Epoch: only the standing claim retires.
+	Owner string `json:"owner"`
 	// DiscardCheckpoints: the reconciler discards the state of the
 	// checkpoints the retirement removed once its grace has passed since
 	// the retirement (Flink's DELETE_ON_CANCELLATION). By default their
 	// state is retained for the operator (RETAIN_ON_CANCELLATION): reported,
 	// never deleted, so a resubmitted job can restore from it.
 	DiscardCheckpoints bool `json:"discardCheckpoints,omitempty"`
+}
+
+// Validate checks the retirement's identity and claim.
+func (r RetireRequest) Validate() error {
+	if err := stores.ValidateRetire(stores.JobID{Cluster: r.Cluster, Job: r.Job}, r.Epoch); err != nil {
+		return err
+	}
+	return ValidateOwner(r.Owner)
 }
 
 // WorkflowID names the retirement.

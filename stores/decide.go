@@ -14,7 +14,12 @@ import (
 type Publication struct {
 	CheckpointID
 	// Epoch the publisher believes current; the write is conditional on it.
-	Epoch     uint64
+	Epoch uint64
+	// Owner is the claimant of Epoch the publisher names; the write is
+	// conditional on it too, so that a party naming the standing epoch
+	// under another owner publishes nothing. Empty: decided on the epoch
+	// alone (finalizations started before requests named their owner).
+	Owner     string
 	Reference Reference
 }
 
@@ -26,6 +31,11 @@ func (p Publication) Validate() error {
 	if p.Epoch == 0 {
 		return invalid("epoch", "must be at least 1")
 	}
+	if p.Owner != "" {
+		if err := ValidateOwner(p.Owner); err != nil {
+			return err
+		}
+	}
 	return p.Reference.Validate()
 }
 
@@ -35,6 +45,31 @@ func epochMismatch(job JobState, epoch uint64) string {
 		return fmt.Sprintf("epoch %d, job not claimed (epochs above %d may claim it)", epoch, job.Epoch)
 	}
 	return fmt.Sprintf("epoch %d, current %d", epoch, job.Epoch)
+}
+
+// ownerMismatch says why owner does not hold the job's standing epoch.
+func ownerMismatch(job JobState, owner string) string {
+	return fmt.Sprintf("epoch %d is claimed by %q, not %q", job.Epoch, job.Owner, owner)
+}
+
+// DecideClaimant decides whether (epoch, owner) is the job's standing
+// claim, for a call the store conditions on the epoch alone (a retirement,
+// a subsumption). Whoever first claims an epoch holds it for good (claims
+// only rise, a forgotten job's ID is claimed again only above its last
+// epoch), so a claim this read shows as standing is the claimant of that
+// epoch whenever the store's epoch condition later holds, and one it
+// refuses can be refused at this read. An empty owner is decided on the
+// epoch alone by the store's own condition.
+func DecideClaimant(job JobState, epoch uint64, owner string) error {
+	switch {
+	case owner == "":
+		return nil
+	case !job.Claimed(epoch):
+		return fmt.Errorf("%s: %w", epochMismatch(job, epoch), ErrStaleEpoch)
+	case owner != job.Owner:
+		return fmt.Errorf("%s: %w", ownerMismatch(job, owner), ErrStaleEpoch)
+	}
+	return nil
 }
 
 // DecideClaim decides a leadership claim. It returns the job state to write,
@@ -71,6 +106,8 @@ func DecidePublish(job JobState, cur Entry, p Publication) (*Entry, error) {
 		return nil, wrap(ErrRetired, "job %s", p.JobID)
 	case !job.Claimed(p.Epoch):
 		return nil, wrap(ErrStaleEpoch, "%s", epochMismatch(job, p.Epoch))
+	case p.Owner != "" && p.Owner != job.Owner:
+		return nil, wrap(ErrStaleEpoch, "%s", ownerMismatch(job, p.Owner))
 	case p.Checkpoint <= job.Watermark:
 		return nil, wrap(ErrBelowWatermark, "watermark %d", job.Watermark)
 	case cur.Reference != nil:

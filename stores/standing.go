@@ -17,6 +17,11 @@ const (
 	// EpochForgotten: of the job ID's forgotten incarnation. The
 	// directories it wrote are the new incarnation's now.
 	EpochForgotten
+	// EpochForeign: the standing epoch's number under another owner. No
+	// publish of it can land (publishes are conditional on the owner too),
+	// and the standing leader, whose finalizations share its token, may
+	// still publish.
+	EpochForeign
 )
 
 func (s Standing) String() string {
@@ -27,16 +32,22 @@ func (s Standing) String() string {
 		return "deposed"
 	case EpochUnclaimed:
 		return "unclaimed"
+	case EpochForeign:
+		return "foreign"
 	default:
 		return "forgotten"
 	}
 }
 
-// Standing classifies epoch against the job's state.
-func (j JobState) Standing(epoch uint64) Standing {
+// Standing classifies a party's claim, epoch and owner, against the job's
+// state. An empty owner is classified by the epoch alone (state of
+// finalizations started before requests named their owner).
+func (j JobState) Standing(epoch uint64, owner string) Standing {
 	switch {
 	case epoch <= j.ForgottenEpoch:
 		return EpochForgotten
+	case j.Claimed(epoch) && owner != "" && owner != j.Owner:
+		return EpochForeign
 	case j.Claimed(epoch):
 		return EpochStanding
 	case epoch > j.Epoch:
@@ -45,7 +56,8 @@ func (j JobState) Standing(epoch uint64) Standing {
 	return EpochDeposed
 }
 
-// DecideFence decides whether a party holding epoch's token may fence the
+// DecideFence decides whether a party holding the claim (epoch, owner)
+// and its token may fence the
 // checkpoint's key and then decide its directory <dir>/<job>/chk-N/, which
 // every epoch of the job shares. job must be read before the key, so that
 // a claim it shows was made before the key is read. Only the standing
@@ -56,8 +68,8 @@ func (j JobState) Standing(epoch uint64) Standing {
 // TTL, longer than the guard takes to delete). Otherwise it returns an error
 // wrapping ErrNotStanding that says why: the fence could keep the standing
 // leader from publishing, and the directory may hold its checkpoint.
-func DecideFence(job JobState, epoch, checkpoint uint64) error {
-	s := job.Standing(epoch)
+func DecideFence(job JobState, epoch uint64, owner string, checkpoint uint64) error {
+	s := job.Standing(epoch, owner)
 	switch {
 	case s == EpochStanding:
 		return nil
@@ -67,8 +79,8 @@ func DecideFence(job JobState, epoch, checkpoint uint64) error {
 		return fmt.Errorf("epoch %d belongs to the job ID's forgotten incarnation (epochs up to %d): the new incarnation may be writing checkpoint %d's directory: %w",
 			epoch, job.ForgottenEpoch, checkpoint, ErrNotStanding)
 	}
-	return fmt.Errorf("epoch %d is %s (%s) and checkpoint %d lies above the watermark %d, where the standing epoch may still publish it: %w",
-		epoch, s, claimOf(job), checkpoint, job.Watermark, ErrNotStanding)
+	return fmt.Errorf("epoch %d%s is %s (%s) and checkpoint %d lies above the watermark %d, where the standing epoch may still publish it: %w",
+		epoch, ownerOf(owner), s, claimOf(job), checkpoint, job.Watermark, ErrNotStanding)
 }
 
 // claimOf describes the job's standing claim.
@@ -77,4 +89,12 @@ func claimOf(job JobState) string {
 		return fmt.Sprintf("the job stands unclaimed at epoch %d", job.Epoch)
 	}
 	return fmt.Sprintf("the standing claim is epoch %d by %q", job.Epoch, job.Owner)
+}
+
+// ownerOf names a party's owner in a message, when it has one.
+func ownerOf(owner string) string {
+	if owner == "" {
+		return ""
+	}
+	return fmt.Sprintf(" of %q", owner)
 }

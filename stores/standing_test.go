@@ -17,22 +17,26 @@ func TestStandingAndDecideFence(t *testing.T) {
 		epoch, chk uint64
 		standing   stores.Standing
 		mayFence   bool
+		owner      string
 	}{
-		{"the standing claim, above the watermark", claimed, 3, 11, stores.EpochStanding, true},
-		{"deposed, above the watermark", claimed, 2, 11, stores.EpochDeposed, false},
-		{"deposed, at the watermark", claimed, 2, 10, stores.EpochDeposed, true},
-		{"unclaimed, above the watermark", claimed, 99, 11, stores.EpochUnclaimed, false},
-		{"unclaimed, below the watermark", claimed, 99, 4, stores.EpochUnclaimed, true},
-		{"deposed, the job retired", stores.JobState{Epoch: 3, Owner: "jm-3", Watermark: 10, Retired: true}, 2, 11, stores.EpochDeposed, true},
-		{"the forgotten incarnation, even below the watermark", claimed, 1, 4, stores.EpochForgotten, false},
-		{"a forgotten job's last epoch", forgotten, 3, 1, stores.EpochForgotten, false},
-		{"above a forgotten job's last epoch", forgotten, 4, 1, stores.EpochUnclaimed, false},
-		{"a job never claimed", stores.JobState{}, 1, 1, stores.EpochUnclaimed, false},
+		{"the standing claim, above the watermark", claimed, 3, 11, stores.EpochStanding, true, "jm-3"},
+		{"the standing epoch without an owner (recorded before owners)", claimed, 3, 11, stores.EpochStanding, true, ""},
+		{"the standing epoch under another owner, above the watermark", claimed, 3, 11, stores.EpochForeign, false, "intruder"},
+		{"the standing epoch under another owner, at the watermark", claimed, 3, 10, stores.EpochForeign, true, "intruder"},
+		{"deposed, above the watermark", claimed, 2, 11, stores.EpochDeposed, false, ""},
+		{"deposed, at the watermark", claimed, 2, 10, stores.EpochDeposed, true, ""},
+		{"unclaimed, above the watermark", claimed, 99, 11, stores.EpochUnclaimed, false, ""},
+		{"unclaimed, below the watermark", claimed, 99, 4, stores.EpochUnclaimed, true, ""},
+		{"deposed, the job retired", stores.JobState{Epoch: 3, Owner: "jm-3", Watermark: 10, Retired: true}, 2, 11, stores.EpochDeposed, true, ""},
+		{"the forgotten incarnation, even below the watermark", claimed, 1, 4, stores.EpochForgotten, false, ""},
+		{"a forgotten job's last epoch", forgotten, 3, 1, stores.EpochForgotten, false, ""},
+		{"above a forgotten job's last epoch", forgotten, 4, 1, stores.EpochUnclaimed, false, ""},
+		{"a job never claimed", stores.JobState{}, 1, 1, stores.EpochUnclaimed, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.standing, c.job.Standing(c.epoch))
-			err := stores.DecideFence(c.job, c.epoch, c.chk)
+			assert.Equal(t, c.standing, c.job.Standing(c.epoch, c.owner))
+			err := stores.DecideFence(c.job, c.epoch, c.owner, c.chk)
 			if c.mayFence {
 				assert.NoError(t, err)
 				return
@@ -40,5 +44,24 @@ func TestStandingAndDecideFence(t *testing.T) {
 			assert.ErrorIs(t, err, stores.ErrNotStanding)
 			assert.Equal(t, stores.Unknown, stores.OutcomeOf(err), "a decision of the activities, never a store's rejection")
 		})
+	}
+}
+
+func TestDecideClaimant(t *testing.T) {
+	claimed := stores.JobState{Epoch: 3, Owner: "jm-3", Watermark: 10}
+	assert.NoError(t, stores.DecideClaimant(claimed, 3, "jm-3"))
+	assert.NoError(t, stores.DecideClaimant(claimed, 2, ""), "no owner: the store's epoch condition decides")
+	for _, c := range []struct {
+		epoch uint64
+		owner string
+		want  string
+	}{
+		{3, "intruder", `epoch 3 is claimed by "jm-3", not "intruder"`},
+		{2, "jm-2", "epoch 2, current 3"},
+		{4, "jm-4", "epoch 4, current 3"},
+	} {
+		err := stores.DecideClaimant(claimed, c.epoch, c.owner)
+		assert.ErrorIs(t, err, stores.ErrStaleEpoch)
+		assert.ErrorContains(t, err, c.want)
 	}
 }

@@ -57,8 +57,11 @@ func ValidateClaim(job JobID, epoch uint64, owner string) error {
 	if err := validateEpoch(epoch); err != nil {
 		return err
 	}
-	return validateText("owner", owner, MaxOwnerLength)
+	return ValidateOwner(owner)
 }
+
+// ValidateOwner checks a claimant's name.
+func ValidateOwner(owner string) error { return validateText("owner", owner, MaxOwnerLength) }
 
 // ValidateVerify checks a verification's input.
 func ValidateVerify(id CheckpointID, token string, attempt uint32) error {

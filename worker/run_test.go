@@ -251,7 +251,7 @@ func writeCheckpoint(t *testing.T, bucket string, claim contract.ClaimRequest, n
 	}
 	sum := sha256.Sum256(meta)
 	return contract.FinalizeRequest{
-		Cluster: claim.Cluster, Job: claim.Job, Epoch: claim.Epoch, Checkpoint: n,
+		Cluster: claim.Cluster, Job: claim.Job, Epoch: claim.Epoch, Owner: claim.Owner, Checkpoint: n,
 		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
 		ExclusivePrefix: prefix,
 	}

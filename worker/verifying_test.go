@@ -51,7 +51,7 @@ func TestVerifyingGauge(t *testing.T) {
 	// The standing epoch's checkpoint after its job retired: rejected,
 	// then discarded (only the standing epoch decides its directory).
 	claim := d.claim(ctx)
-	retire := contract.RetireRequest{Cluster: claim.Cluster, Job: claim.Job, Epoch: claim.Epoch}
+	retire := contract.RetireRequest{Cluster: claim.Cluster, Job: claim.Job, Epoch: claim.Epoch, Owner: claim.Owner}
 	require.NoError(t, d.execute(ctx, retire.WorkflowID(), contract.RetireWorkflow, retire).Get(ctx, nil))
 	late := writeCheckpoint(t, d.bucket, claim, 4)
 	require.NoError(t, d.execute(ctx, late.WorkflowID(), contract.FinalizeWorkflow, late).Get(ctx, &res))

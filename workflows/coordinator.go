@@ -153,6 +153,7 @@ func retain(ctx workflow.Context, local bool, status *contract.CoordinatorStatus
 		req := SubsumeRequest{
 			CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint},
 			Epoch:        status.Epoch,
+			Owner:        view.Job.Owner,
 			HandleKey:    e.Reference.Handle,
 			Savepoint:    e.Reference.Savepoint,
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
@@ -134,7 +135,7 @@ func TestSubsumeDeposedKeepsEverything(t *testing.T) {
 func subsumeRequest(f *fixture, req contract.FinalizeRequest, epoch uint64) workflows.SubsumeRequest {
 	e := f.entry(req.Checkpoint)
 	require.NotNil(f.t, e.Reference, fmt.Sprintf("checkpoint %d published", req.Checkpoint))
-	return workflows.SubsumeRequest{CheckpointID: req.CheckpointID(), Epoch: epoch, HandleKey: e.Reference.Handle}
+	return workflows.SubsumeRequest{CheckpointID: req.CheckpointID(), Epoch: epoch, Owner: jobmanager.Owner(epoch), HandleKey: e.Reference.Handle}
 }
 
 func TestClaimEpochRefusesStale(t *testing.T) {
@@ -148,7 +149,7 @@ func TestRetireJob(t *testing.T) {
 	for _, discard := range []bool{false, true} {
 		f := newFixture(t, 0)
 		f.publishDirect(1, false)
-		f.env.ExecuteWorkflow(contract.RetireWorkflow, contract.RetireRequest{Cluster: "c1", Job: "j1", Epoch: 1, DiscardCheckpoints: discard})
+		f.env.ExecuteWorkflow(contract.RetireWorkflow, contract.RetireRequest{Cluster: "c1", Job: "j1", Epoch: 1, Owner: jobmanager.Owner(1), DiscardCheckpoints: discard})
 		require.NoError(t, f.env.GetWorkflowError())
 		want := stores.ReasonRetained
 		if discard {

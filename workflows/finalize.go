@@ -22,7 +22,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 	if err := f.start(); err != nil {
 		return contract.FinalizeResult{}, err
 	}
-	if err := req.Validate(); err != nil {
+	if err := validated(ctx, req.Validate()); err != nil {
 		return f.end(contract.Failed, err.Error()), nil
 	}
 
@@ -88,7 +88,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 // checkpoint has been subsumed since, its data is gone: Published, not
 // Failed. A store that does not answer keeps it asking.
 func (f *finalization) publishedBefore(ctx workflow.Context) bool {
-	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1, Epoch: f.req.Epoch}
+	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1, Epoch: f.req.Epoch, Owner: f.req.Owner}
 	var published bool
 	if err := storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published); err != nil {
 		f.status.LastError = contract.FailureMessage(err)
@@ -118,6 +118,7 @@ func (f *finalization) publication() stores.Publication {
 	return stores.Publication{
 		CheckpointID: f.req.CheckpointID(),
 		Epoch:        f.req.Epoch,
+		Owner:        f.req.Owner,
 		Reference: stores.Reference{
 			Handle:    f.status.HandleKey,
 			Token:     f.req.Token(),

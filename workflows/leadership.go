@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
@@ -20,7 +21,11 @@ func ClaimEpoch(ctx workflow.Context, req contract.ClaimRequest) (contract.Resto
 }
 
 // RetireJob retires a job whose checkpoint ID space is about to restart.
+// Only the standing claim, epoch and owner, retires it.
 func RetireJob(ctx workflow.Context, req contract.RetireRequest) error {
-	in := activities.RetireInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, DiscardCheckpoints: req.DiscardCheckpoints}
+	if err := validated(ctx, req.Validate()); err != nil {
+		return temporal.NewNonRetryableApplicationError("retire job: "+err.Error(), contract.TypeInvalid, err)
+	}
+	in := activities.RetireInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, Owner: req.Owner, DiscardCheckpoints: req.DiscardCheckpoints}
 	return storeCall.execute(ctx, false, a.Retire, in).Get(ctx, nil)
 }

@@ -15,7 +15,9 @@ import (
 // SubsumeRequest is the input of SubsumeCheckpoint.
 type SubsumeRequest struct {
 	stores.CheckpointID
-	Epoch     uint64 `json:"epoch"`
+	Epoch uint64 `json:"epoch"`
+	// Owner is the claimant of Epoch: only the standing claim removes.
+	Owner     string `json:"owner"`
 	HandleKey string `json:"handleKey"`
 	Savepoint bool   `json:"savepoint,omitempty"`
 }
@@ -55,8 +57,12 @@ func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult,
 			contract.AttrCheckpoint.ValueSet(int64(req.Checkpoint)), contract.AttrPhase.ValueSet(p), contract.AttrPhaseSince.ValueSet(workflow.Now(ctx)))
 	}
 	upsertPhase("Subsuming")
+	if err := validated(ctx, contract.ValidateOwner(req.Owner)); err != nil {
+		upsertPhase("Failed")
+		return SubsumeResult{}, temporal.NewNonRetryableApplicationError("subsume checkpoint: "+err.Error(), contract.TypeInvalid, err)
+	}
 
-	in := activities.SubsumeInput{CheckpointID: req.CheckpointID, Epoch: req.Epoch}
+	in := activities.SubsumeInput{CheckpointID: req.CheckpointID, Epoch: req.Epoch, Owner: req.Owner}
 	err := storeCall.execute(ctx, local, a.Subsume, in).Get(ctx, nil)
 	var app *temporal.ApplicationError
 	switch {

@@ -22,7 +22,7 @@ const verifyPause = 5 * time.Minute
 // running verify (and its backoff) and starts a new one at once.
 func (f *finalization) verify(ctx workflow.Context) (stores.Verdict, string) {
 	f.setPhase(contract.Verifying)
-	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: f.status.Attempts, Epoch: f.req.Epoch}
+	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: f.status.Attempts, Epoch: f.req.Epoch, Owner: f.req.Owner}
 	for {
 		actx, cancel := workflow.WithCancel(verifyOptions(ctx))
 		future := workflow.ExecuteActivity(actx, a.Verify, in)

@@ -92,14 +92,14 @@ type jobManager struct {
 }
 
 func (jm jobManager) run(ctx context.Context, depose bool) error {
-	if _, err := jm.c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch, Owner: "demo-" + jm.job}); err != nil {
+	if _, err := jm.c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch, Owner: jobmanager.Owner(jm.epoch)}); err != nil {
 		return err
 	}
 	base := jm.epoch * 1000
 	for k := uint64(1); k <= uint64(jm.s.checkpoints); k++ {
 		if depose && k == uint64(jm.s.checkpoints) {
 			// A new leader takes over; the old one's last trigger is a zombie.
-			if _, err := jm.c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch + 1, Owner: "demo-successor"}); err != nil {
+			if _, err := jm.c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: cluster, Job: jm.job, Epoch: jm.epoch + 1, Owner: jobmanager.Owner(jm.epoch + 1)}); err != nil {
 				return err
 			}
 			fmt.Printf("%s: epoch %d claimed by a new leader; the old leader triggers one more checkpoint\n", jm.job, jm.epoch+1)

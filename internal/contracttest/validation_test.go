@@ -35,7 +35,7 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 	sha := strings.Repeat("ab", 32)
 	checkAgreement(t, "finalize-request.schema.json",
 		map[string]any{
-			"cluster": "prod-eu", "job": "0a1b", "epoch": 3, "checkpoint": 42,
+			"cluster": "prod-eu", "job": "0a1b", "epoch": 3, "owner": "jm-7f3a", "checkpoint": 42,
 			"metadataKey": "flink/prod-eu/0a1b/chk-42/_metadata", "metadataSha256": sha,
 			"exclusivePrefix": "flink/prod-eu/0a1b/chk-42/",
 		},
@@ -76,6 +76,9 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 			{name: "metadata outside the prefix", change: map[string]any{"metadataKey": "flink/prod-eu/0a1b/_metadata"}, side: goOnly},
 			{name: "misspelt member", change: map[string]any{"savepiont": true}, side: schemaOnly},
 			{name: "maxPublishAttempts negative", change: map[string]any{"maxPublishAttempts": -1}},
+			{name: "owner missing", change: map[string]any{"owner": nil}},
+			{name: "owner empty", change: map[string]any{"owner": ""}},
+			{name: "owner control character", change: map[string]any{"owner": "jm\n1"}},
 		})
 
 	checkAgreement(t, "claim-request.schema.json",
@@ -95,12 +98,11 @@ func TestSchemasAgreeWithValidation(t *testing.T) {
 		})
 
 	checkAgreement(t, "retire-request.schema.json",
-		map[string]any{"cluster": "prod-eu", "job": "0a1b", "epoch": 3},
-		decoded(func(r contract.RetireRequest) error {
-			return stores.ValidateRetire(stores.JobID{Cluster: r.Cluster, Job: r.Job}, r.Epoch)
-		}),
+		map[string]any{"cluster": "prod-eu", "job": "0a1b", "epoch": 3, "owner": "jm-7f3a"},
+		decoded(func(r contract.RetireRequest) error { return r.Validate() }),
 		[]validationCase{
 			{name: "valid", ok: true},
+			{name: "owner missing", change: map[string]any{"owner": nil}},
 			{name: "discard", change: map[string]any{"discardCheckpoints": true}, ok: true},
 			{name: "epoch 0", change: map[string]any{"epoch": 0}},
 			{name: "cluster dot", change: map[string]any{"cluster": "prod.eu"}},

@@ -24,7 +24,7 @@ func (b Bucket) URL() string { return "file://" + b.Dir }
 // WriteCheckpoint writes checkpoint n of job: its metadata and a data file
 // under <cluster>/<job>/chk-<n>/ (exclusive to it) and a file under
 // <cluster>/<job>/shared/ that no checkpoint's discard may touch. It returns
-// the request that finalizes the checkpoint at epoch.
+// the request that finalizes the checkpoint at epoch, claimed by Owner(epoch).
 func (b Bucket) WriteCheckpoint(job stores.JobID, epoch, n uint64, savepoint bool) (contract.FinalizeRequest, error) {
 	prefix := fmt.Sprintf("%s/%s/chk-%d/", job.Cluster, job.Job, n)
 	meta := []byte(fmt.Sprintf("metadata of %s checkpoint %d", job, n))
@@ -43,11 +43,14 @@ func (b Bucket) WriteCheckpoint(job stores.JobID, epoch, n uint64, savepoint boo
 	}
 	sum := sha256.Sum256(meta)
 	return contract.FinalizeRequest{
-		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
+		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Owner: Owner(epoch), Checkpoint: n,
 		MetadataKey: prefix + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
 		ExclusivePrefix: prefix, Savepoint: savepoint,
 	}, nil
 }
+
+// Owner is the claimant of epoch the tests' job managers name ("jm-<epoch>").
+func Owner(epoch uint64) string { return fmt.Sprintf("jm-%d", epoch) }
 
 // DataKey is a data file exclusive to checkpoint n.
 func DataKey(job stores.JobID, n uint64) string {

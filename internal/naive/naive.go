@@ -78,6 +78,7 @@ func Finalize(ctx workflow.Context, in Input) (contract.FinalizeResult, error) {
 	pub := stores.Publication{
 		CheckpointID: req.CheckpointID(),
 		Epoch:        req.Epoch,
+		Owner:        req.Owner,
 		Reference:    stores.Reference{Handle: persisted.HandleKey, Token: req.Token(), Attempt: 1, Savepoint: req.Savepoint},
 	}
 	if err := workflow.ExecuteActivity(actx(1, 30*time.Second), acts.Publish, pub).Get(ctx, nil); err != nil {

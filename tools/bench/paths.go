@@ -41,6 +41,7 @@ func direct(states *blobstate.Store, refs stores.ReferenceStore) finalizeFunc {
 		return 0, refs.Publish(ctx, stores.Publication{
 			CheckpointID: req.CheckpointID(),
 			Epoch:        req.Epoch,
+			Owner:        req.Owner,
 			Reference:    stores.Reference{Handle: key, Token: req.Token(), Attempt: 1, Savepoint: req.Savepoint},
 		})
 	}

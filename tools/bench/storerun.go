@@ -168,9 +168,9 @@ func (sr *storeRun) claim(ctx context.Context, path Path, jobs []string) error {
 		job := jobs[i]
 		var err error
 		if path == Direct {
-			err = sr.refs.ClaimEpoch(ctx, stores.JobID{Cluster: sr.cluster, Job: job}, sr.epoch, "bench")
+			err = sr.refs.ClaimEpoch(ctx, stores.JobID{Cluster: sr.cluster, Job: job}, sr.epoch, jobmanager.Owner(sr.epoch))
 		} else {
-			_, err = sr.client.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: sr.cluster, Job: job, Epoch: sr.epoch, Owner: "bench"})
+			_, err = sr.client.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: sr.cluster, Job: job, Epoch: sr.epoch, Owner: jobmanager.Owner(sr.epoch)})
 		}
 		if err != nil {
 			return fmt.Errorf("claim %s: %w", job, err)

@@ -280,12 +280,16 @@ func checkpointMetadata(job stores.JobID, n uint64) []byte {
 	return []byte(fmt.Sprintf("metadata of %s checkpoint %d", job, n))
 }
 
+// ownerOf is the claimant of epoch of job: its job manager claims under
+// it, and every request of that epoch names it.
+func ownerOf(job stores.JobID, epoch uint64) string { return fmt.Sprintf("jm-%s-%d", job.Job, epoch) }
+
 // checkpointRequest finalizes checkpoint n of job at epoch, its metadata
 // and exclusive data under dir.
 func checkpointRequest(job stores.JobID, epoch, n uint64, dir string, savepoint bool) contract.FinalizeRequest {
 	sum := sha256.Sum256(checkpointMetadata(job, n))
 	return contract.FinalizeRequest{
-		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
+		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Owner: ownerOf(job, epoch), Checkpoint: n,
 		MetadataKey: dir + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
 		ExclusivePrefix: dir, Savepoint: savepoint,
 	}

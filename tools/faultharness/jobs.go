@@ -72,7 +72,7 @@ func (r *run) claim(ctx context.Context, j *job) error {
 	j.mu.Lock()
 	epoch := j.epoch + 1
 	j.mu.Unlock()
-	req := contract.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("jm-%s-%d", j.id.Job, epoch)}
+	req := contract.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: ownerOf(j.id, epoch)}
 	var rp contract.RestorePoint
 	err := retry(ctx, "claim epoch", func(ctx context.Context) (err error) { rp, err = j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
 	if err != nil {

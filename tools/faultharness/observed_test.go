@@ -41,7 +41,7 @@ func newObservedWorld(t *testing.T) *observedWorld {
 	w.states, err = blobstate.Open(ctx, w.bucket.URL())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = w.states.Close() })
-	require.NoError(t, w.store.ClaimEpoch(ctx, w.job, 1, "jm"))
+	require.NoError(t, w.store.ClaimEpoch(ctx, w.job, 1, jobmanager.Owner(1)))
 	w.obs = faultharness.Observed{Store: w.store, Bucket: w.bucket.URL(), Retain: 2,
 		Claims: []faultharness.Claim{{Job: w.job, Epoch: 1, RestorePoint: contract.RestorePoint{State: contract.RestoreNone}}}}
 	return w

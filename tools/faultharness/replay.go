@@ -44,7 +44,7 @@ func (r *run) replay(ctx context.Context, f *finalization, e stores.Entry, rng *
 	if handle == "" {
 		handle = blobstate.Key(f.req.CheckpointID(), f.req.Epoch)
 	}
-	p := stores.Publication{CheckpointID: f.req.CheckpointID(), Epoch: f.req.Epoch,
+	p := stores.Publication{CheckpointID: f.req.CheckpointID(), Epoch: f.req.Epoch, Owner: f.req.Owner,
 		Reference: stores.Reference{Handle: handle, Token: f.req.Token(), Attempt: attempt, Savepoint: f.req.Savepoint}}
 
 	store := r.laneOf(p.CheckpointID.JobID).store

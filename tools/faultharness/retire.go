@@ -38,7 +38,7 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	j.mu.Lock()
 	epoch, inFlight := j.epoch, j.inFlight
 	j.mu.Unlock()
-	req := contract.RetireRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, DiscardCheckpoints: discard}
+	req := contract.RetireRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: ownerOf(j.id, epoch), DiscardCheckpoints: discard}
 	err := retry(ctx, "retire "+j.id.String(), func(ctx context.Context) error { return j.lane.fc.Retire(ctx, req) }, definite)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -105,7 +105,8 @@ func (f *fin) step(ft fault) string {
 }
 
 // start is the workflow's first step: an invalid request fails before
-// any activity.
+// any activity (an execution of the "claim-owner" version: a request
+// without an owner is invalid too).
 func (f *fin) start() string {
 	if err := f.req.Validate(); err != nil {
 		return f.end(contract.Failed, err.Error())
@@ -131,7 +132,7 @@ func (f *fin) persist(ft fault) string {
 }
 
 func (f *fin) publication() stores.Publication {
-	return stores.Publication{CheckpointID: f.req.CheckpointID(), Epoch: f.req.Epoch, Reference: stores.Reference{
+	return stores.Publication{CheckpointID: f.req.CheckpointID(), Epoch: f.req.Epoch, Owner: f.req.Owner, Reference: stores.Reference{
 		Handle: f.handleKey, Token: f.token(), Attempt: f.attempts, Savepoint: f.req.Savepoint,
 	}}
 }
@@ -159,7 +160,7 @@ func (f *fin) publish(ft fault) string {
 }
 
 func (f *fin) verify(ft fault) string {
-	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.token(), Attempt: f.attempts}
+	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.token(), Attempt: f.attempts, Epoch: f.req.Epoch, Owner: f.req.Owner}
 	v, err := call[stores.Verdict](f.w, ft, asLocal, f.w.acts.Verify, in)
 	switch {
 	case err != nil && isInvalid(err):
@@ -199,7 +200,7 @@ func (f *fin) discard(ft fault) string {
 }
 
 func (f *fin) publishedBefore(ft fault) string {
-	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.token(), Attempt: 1}
+	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.token(), Attempt: 1, Epoch: f.req.Epoch, Owner: f.req.Owner}
 	published, err := call[bool](f.w, ft, asLocal, f.w.acts.PublishedBefore, in)
 	switch {
 	case err != nil && retryable(err):

@@ -140,6 +140,13 @@ func (g *generator) nextCheckpoint(job stores.JobID) uint64 {
 	return top + 1
 }
 
+// leader is the claimant of epoch: every claim of it names this owner.
+func leader(epoch uint64) string { return fmt.Sprintf("leader-%d", epoch) }
+
+// intruder is the owner an impersonator names: anyone in the namespace
+// can start a request of the standing epoch, but not under its claim.
+const intruder = "intruder"
+
 // request is the request for a checkpoint (or savepoint) written in the
 // cluster's layout.
 func request(job stores.JobID, epoch, n uint64, savepoint bool, inc int) contract.FinalizeRequest {
@@ -147,7 +154,7 @@ func request(job stores.JobID, epoch, n uint64, savepoint bool, inc int) contrac
 	if savepoint {
 		prefix = fmt.Sprintf("%s/%s/sp-%d-%d/", savepointsDir(job.Cluster), job.Job, inc, n)
 	}
-	req := contract.FinalizeRequest{Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Checkpoint: n,
+	req := contract.FinalizeRequest{Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Owner: leader(epoch), Checkpoint: n,
 		MetadataKey: prefix + "_metadata", ExclusivePrefix: prefix, Savepoint: savepoint}
 	req.MetadataSHA256 = sha256Hex(metadataOf(req))
 	return req
@@ -175,6 +182,7 @@ func (g *generator) leaderCheckpoint() []step {
 		n = math.MaxUint64 - uint64(g.r.IntN(2))
 	}
 	req := request(job, st.Epoch, n, g.r.IntN(8) == 0, g.w.inc[job].n)
+	req.Owner = st.Owner
 	return g.trigger(job.Cluster, "the leader", req, true)
 }
 
@@ -193,8 +201,9 @@ func (g *generator) deposedCheckpoint() []step {
 }
 
 // foreignEpochRequest: a request naming a checkpoint a job manager wrote,
-// sent for an epoch that is not the standing one: nobody's claim, a
-// deposed one, or one of the job ID's forgotten incarnation.
+// sent for a claim that is not the standing one: nobody's epoch, a
+// deposed one, one of the job ID's forgotten incarnation, or the standing
+// epoch under another owner.
 func (g *generator) foreignEpochRequest() []step {
 	job := g.job()
 	f, ok := pick(g, g.withFiles(job, true))
@@ -204,21 +213,30 @@ func (g *generator) foreignEpochRequest() []step {
 	st := g.state(job)
 	req := f.req
 	req.MaxPublishAttempts = 0
-	switch g.r.IntN(3) {
+	switch g.r.IntN(4) {
 	case 0:
 		req.Epoch, req.MetadataSHA256 = st.Epoch+50+uint64(g.r.IntN(50)), f.req.MetadataSHA256
+		req.Owner = leader(req.Epoch)
 		return g.trigger(job.Cluster, "a request of an epoch nobody claimed", req, false)
 	case 1:
 		if st.Epoch < 2 {
 			return nil
 		}
 		req.Epoch = st.Epoch - 1
+		req.Owner = leader(req.Epoch)
 		return g.trigger(job.Cluster, "a deposed leader's request", req, false)
+	case 2:
+		if st.Owner == "" {
+			return nil
+		}
+		req.Epoch, req.Owner = st.Epoch, intruder
+		return g.trigger(job.Cluster, "an impersonator of the standing epoch", req, false)
 	}
 	if st.ForgottenEpoch == 0 {
 		return nil
 	}
 	req.Epoch = 1 + uint64(g.r.IntN(int(min(st.ForgottenEpoch, 100))))
+	req.Owner = leader(req.Epoch)
 	return g.trigger(job.Cluster, "a forgotten incarnation's request", req, false)
 }
 
@@ -226,12 +244,14 @@ func (g *generator) foreignEpochRequest() []step {
 // the served worker: another cluster's job, metadata nested in another
 // chk-<n>/ or in another job's or cluster's directory, a savepoint naming
 // another tenant's metadata or another program's object (with a wrong
-// checksum, or the right one), an invalid identity.
+// checksum, or the right one), an invalid identity. It names the standing
+// epoch, not its owner: the leader itself never sends these.
 func (g *generator) adversarialRequest() []step {
 	job := g.job()
 	st := g.state(job)
 	epoch := max(st.Epoch, 1)
 	req := request(job, epoch, g.nextCheckpoint(job), false, g.w.inc[job].n)
+	req.Owner = intruder
 	switch g.r.IntN(6) {
 	case 0:
 		// job may be the peer's: the served worker must refuse it.
@@ -324,7 +344,11 @@ func (g *generator) claim() []step {
 	case n == 1 && st.Epoch > 1:
 		epoch = st.Epoch - 1
 	}
-	return []step{claimStep{on: on, job: job, epoch: epoch, owner: fmt.Sprintf("leader-%d", epoch)}}
+	owner := leader(epoch)
+	if g.r.IntN(10) == 0 {
+		owner = "rival-" + fmt.Sprint(epoch) // a second claimant of the same number
+	}
+	return []step{claimStep{on: on, job: job, epoch: epoch, owner: owner}}
 }
 
 // report wakes a job's coordinator with a finalization's report: of the
@@ -364,8 +388,9 @@ func (g *generator) remove() []step {
 }
 
 // subsume starts a SubsumeCheckpoint on the served worker for a published
-// reference: another cluster's under its standing epoch, or one of the
-// served cluster's under a stale epoch.
+// reference: another cluster's under its standing claim, or one of the
+// served cluster's under a stale epoch or the standing epoch under
+// another owner.
 func (g *generator) subsume() []step {
 	job := g.job()
 	snap := g.w.snapshot[job]
@@ -379,14 +404,18 @@ func (g *generator) subsume() []step {
 	if !ok {
 		return nil
 	}
-	epoch := snap.state.Epoch
-	if job.Cluster == served {
-		if epoch < 2 {
-			return nil
-		}
+	epoch, owner := snap.state.Epoch, snap.state.Owner
+	switch {
+	case job.Cluster != served:
+	case g.r.IntN(2) == 0:
+		owner = intruder
+	case epoch < 2:
+		return nil
+	default:
 		epoch--
+		owner = leader(epoch)
 	}
-	req := workflows.SubsumeRequest{CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}, Epoch: epoch, HandleKey: e.Reference.Handle}
+	req := workflows.SubsumeRequest{CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}, Epoch: epoch, Owner: owner, HandleKey: e.Reference.Handle}
 	return []step{subsumeStep{on: served, req: req}}
 }
 
@@ -397,10 +426,15 @@ func (g *generator) retire() []step {
 		return nil
 	}
 	epoch := st.Epoch
-	if g.r.IntN(8) == 0 && epoch > 1 {
+	owner := leader(epoch)
+	switch n := g.r.IntN(8); {
+	case n == 0 && epoch > 1:
 		epoch--
+		owner = leader(epoch)
+	case n == 1:
+		owner = intruder
 	}
-	return []step{retireStep{on: job.Cluster, job: job, epoch: epoch, discard: g.r.IntN(2) == 0}}
+	return []step{retireStep{on: job.Cluster, job: job, epoch: epoch, owner: owner, discard: g.r.IntN(2) == 0}}
 }
 
 // reconcile runs the reconciler: on each cluster's own worker with
@@ -436,10 +470,10 @@ func (g *generator) reuse() []step {
 	}
 	ttl := []time.Duration{time.Second, time.Hour}[g.r.IntN(2)]
 	return []step{
-		retireStep{on: job.Cluster, job: job, epoch: st.Epoch, discard: g.r.IntN(2) == 0},
+		retireStep{on: job.Cluster, job: job, epoch: st.Epoch, owner: st.Owner, discard: g.r.IntN(2) == 0},
 		clockStep{d: 2 * time.Hour},
 		reconcileStep{on: job.Cluster, req: contract.ReconcileRequest{Cluster: job.Cluster, Apply: true, Grace: contract.Duration(time.Hour), TombstoneTTL: contract.Duration(ttl)}},
-		claimStep{on: job.Cluster, job: job, epoch: st.Epoch + 1, owner: fmt.Sprintf("leader-%d", st.Epoch+1)},
+		claimStep{on: job.Cluster, job: job, epoch: st.Epoch + 1, owner: leader(st.Epoch + 1)},
 	}
 }
 

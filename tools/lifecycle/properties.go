@@ -139,6 +139,8 @@ func (w *world) standing(f *fin) string {
 		return "of a forgotten incarnation"
 	case st.Retired:
 		return "of a retired job"
+	case st.Claimed(f.req.Epoch) && f.req.Owner != st.Owner:
+		return "of the standing epoch under another owner"
 	case st.Claimed(f.req.Epoch):
 		return "of the standing epoch"
 	case f.req.Epoch > st.Epoch || st.Owner == "":

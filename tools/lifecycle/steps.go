@@ -266,7 +266,7 @@ type subsumeStep struct {
 }
 
 func (s subsumeStep) String() string {
-	return fmt.Sprintf("SubsumeCheckpoint %s epoch %d handle %s started on the %s worker", s.req.CheckpointID, s.req.Epoch, s.req.HandleKey, s.on)
+	return fmt.Sprintf("SubsumeCheckpoint %s epoch %d as %q handle %s started on the %s worker", s.req.CheckpointID, s.req.Epoch, s.req.Owner, s.req.HandleKey, s.on)
 }
 
 func (s subsumeStep) run(_ context.Context, w *world) string {
@@ -278,16 +278,17 @@ type retireStep struct {
 	on      string
 	job     stores.JobID
 	epoch   uint64
+	owner   string
 	discard bool
 }
 
 func (s retireStep) String() string {
-	return fmt.Sprintf("retire %s at epoch %d (discard checkpoints %t) on the %s worker", s.job, s.epoch, s.discard, s.on)
+	return fmt.Sprintf("retire %s at epoch %d as %q (discard checkpoints %t) on the %s worker", s.job, s.epoch, s.owner, s.discard, s.on)
 }
 
 func (s retireStep) run(_ context.Context, w *world) string {
 	wk := w.workers[s.on]
-	in := activities.RetireInput{JobID: s.job, Epoch: s.epoch, DiscardCheckpoints: s.discard}
+	in := activities.RetireInput{JobID: s.job, Epoch: s.epoch, Owner: s.owner, DiscardCheckpoints: s.discard}
 	if _, err := untilDone[struct{}](wk, wk.acts.Retire, in); err != nil {
 		return "refused: " + clip(contract.FailureMessage(err))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 func finalizeArgs(req contract.FinalizeRequest, extra ...string) []string {
 	args := []string{"finalize",
 		"--cluster", req.Cluster, "--job", req.Job,
-		"--epoch", fmt.Sprint(req.Epoch), "--checkpoint", fmt.Sprint(req.Checkpoint),
+		"--epoch", fmt.Sprint(req.Epoch), "--owner", req.Owner, "--checkpoint", fmt.Sprint(req.Checkpoint),
 		"--metadata-key", req.MetadataKey, "--metadata-sha256", req.MetadataSHA256,
 		"--exclusive-prefix", req.ExclusivePrefix,
 	}
@@ -154,7 +155,7 @@ func TestStatusNotFound(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	ok := []string{"--cluster", "c1", "--job", "j1", "--epoch", "1"}
-	fin := []string{"finalize", "--cluster", "c1", "--job", "j1", "--epoch", "1", "--checkpoint", "1",
+	fin := []string{"finalize", "--cluster", "c1", "--job", "j1", "--epoch", "1", "--owner", "jm-1", "--checkpoint", "1",
 		"--metadata-key", "c1/j1/chk-1/_metadata", "--metadata-sha256", strings.Repeat("a", 64), "--exclusive-prefix", "c1/j1/chk-1/"}
 	cases := []struct {
 		name string
@@ -166,13 +167,15 @@ func TestUsageErrors(t *testing.T) {
 		{"missing owner", append([]string{"claim"}, ok...), "finalizer: claim: missing --owner"},
 		{"missing several", []string{"status", "--cluster", "c1"}, "missing --job, --epoch, --checkpoint"},
 		{"bad epoch", []string{"claim", "--cluster", "c1", "--job", "j1", "--epoch", "one", "--owner", "o"}, `invalid value "one" for flag -epoch`},
-		{"zero epoch", []string{"retire", "--cluster", "c1", "--job", "j1", "--epoch", "0"}, "invalid epoch: must be at least 1"},
+		{"zero epoch", []string{"retire", "--cluster", "c1", "--job", "j1", "--epoch", "0", "--owner", "o"}, "invalid epoch: must be at least 1"},
+		{"retire without owner", append([]string{"retire"}, ok...), "finalizer: retire: missing --owner"},
+		{"finalize without owner", slices.Delete(slices.Clone(fin), 7, 9), "finalizer: finalize: missing --owner"},
 		{"bad cluster", []string{"claim", "--cluster", "C_1", "--job", "j1", "--epoch", "1", "--owner", "o"}, "invalid cluster"},
 		{"bad digest", append(append([]string{}, fin...), "--metadata-sha256", "xyz"), "invalid metadata"},
 		{"unknown flag", []string{"list", "--stuck", "--since", "1m"}, "flag provided but not defined: -since"},
 		{"list without stuck", []string{"list"}, "--stuck is required"},
 		{"negative older-than", []string{"list", "--stuck", "--older-than", "-1m"}, "--older-than must not be negative"},
-		{"extra argument", append([]string{"retire"}, append(ok, "now")...), `unexpected argument "now"`},
+		{"extra argument", append([]string{"retire"}, append(ok, "--owner", "o", "now")...), `unexpected argument "now"`},
 		{"cert without key", []string{"--temporal-tls-cert-file", "c.pem", "list", "--stuck"},
 			"--temporal-tls-key-file: required with -temporal-tls-cert-file"},
 		{"missing CA", []string{"--temporal-tls-ca-file", "/nonexistent/ca.pem", "list", "--stuck"},

@@ -102,7 +102,7 @@ server_name = %[5]q
 			}
 			epoch := uint64(i + 1)
 			o := runTool(t, env, append(append([]string{}, ph.toolArgs...),
-				"claim", "--cluster", job.Cluster, "--job", job.Job, "--epoch", fmt.Sprint(epoch), "--owner", "jm")...)
+				"claim", "--cluster", job.Cluster, "--job", job.Job, "--epoch", fmt.Sprint(epoch), "--owner", jobmanager.Owner(epoch))...)
 			require.Equal(t, exitOK, o.code)
 			req, err := bucket.WriteCheckpoint(job, epoch, epoch, false)
 			require.NoError(t, err)

@@ -11,21 +11,31 @@ import (
 
 func retireCommand() command {
 	var id identity
-	var discard bool
+	var (
+		discard bool
+		owner   string
+	)
 	return command{
 		summary:  "retire a job before its checkpoint IDs start over (tombstones every reference)",
-		required: []string{"cluster", "job", "epoch"},
-		example:  "finalizer retire --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4",
+		required: []string{"cluster", "job", "epoch", "owner"},
+		example:  "finalizer retire --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --owner jm-4",
 		flags: func(fs *flag.FlagSet) func() error {
 			id.register(fs, false)
+			fs.StringVar(&owner, "owner", "", "the epoch's claimant, as the claim named it")
 			fs.BoolVar(&discard, "discard-checkpoints", false,
 				"let the reconciler discard the retired checkpoints' state once its grace has passed (default: retain it for the operator, e.g. to restore a resubmitted job from it)")
 			return func() error {
-				return id.validateJob()
+				if err := id.validateJob(); err != nil {
+					return err
+				}
+				if err := contract.ValidateOwner(owner); err != nil {
+					return invalid(err)
+				}
+				return nil
 			}
 		},
 		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			req := contract.RetireRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, DiscardCheckpoints: discard}
+			req := contract.RetireRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Owner: owner, DiscardCheckpoints: discard}
 			if err := c.Retire(ctx, req); err != nil {
 				return err
 			}
