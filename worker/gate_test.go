@@ -40,13 +40,17 @@ func (r *recorder) RegisterActivity(a any) { r.activities = append(r.activities,
 
 // gateSamples build an input of each type naming a cluster.
 var gateSamples = map[reflect.Type]func(cluster string) any{
-	reflect.TypeFor[contract.FinalizeRequest]():     func(c string) any { return contract.FinalizeRequest{Cluster: c, Job: "j1", Epoch: 1, Owner: "jm", Checkpoint: 1} },
-	reflect.TypeFor[contract.CoordinatorState]():    func(c string) any { return contract.CoordinatorState{Cluster: c, Job: "j1", Epoch: 1} },
-	reflect.TypeFor[contract.ClaimRequest]():        func(c string) any { return contract.ClaimRequest{Cluster: c, Job: "j1", Epoch: 1, Owner: "jm"} },
-	reflect.TypeFor[contract.RetireRequest]():       func(c string) any { return contract.RetireRequest{Cluster: c, Job: "j1", Epoch: 1, Owner: "jm"} },
-	reflect.TypeFor[contract.LatestRequest]():       func(c string) any { return contract.LatestRequest{Cluster: c, Job: "j1"} },
-	reflect.TypeFor[contract.ReconcileRequest]():    func(c string) any { return contract.NewReconcileRequest(c) },
-	reflect.TypeFor[workflows.SubsumeRequest]():     func(c string) any { return workflows.SubsumeRequest{CheckpointID: checkpointOf(c), Epoch: 1, Owner: "jm"} },
+	reflect.TypeFor[contract.FinalizeRequest](): func(c string) any {
+		return contract.FinalizeRequest{Cluster: c, Job: "j1", Epoch: 1, Owner: "jm", Checkpoint: 1}
+	},
+	reflect.TypeFor[contract.CoordinatorState](): func(c string) any { return contract.CoordinatorState{Cluster: c, Job: "j1", Epoch: 1} },
+	reflect.TypeFor[contract.ClaimRequest]():     func(c string) any { return contract.ClaimRequest{Cluster: c, Job: "j1", Epoch: 1, Owner: "jm"} },
+	reflect.TypeFor[contract.RetireRequest]():    func(c string) any { return contract.RetireRequest{Cluster: c, Job: "j1", Epoch: 1, Owner: "jm"} },
+	reflect.TypeFor[contract.LatestRequest]():    func(c string) any { return contract.LatestRequest{Cluster: c, Job: "j1"} },
+	reflect.TypeFor[contract.ReconcileRequest](): func(c string) any { return contract.NewReconcileRequest(c) },
+	reflect.TypeFor[workflows.SubsumeRequest](): func(c string) any {
+		return workflows.SubsumeRequest{CheckpointID: checkpointOf(c), Epoch: 1, Owner: "jm"}
+	},
 	reflect.TypeFor[activities.HandleKey]():         func(c string) any { return activities.HandleKey(blobstate.Key(checkpointOf(c), 1)) },
 	reflect.TypeFor[activities.ClaimInput]():        func(c string) any { return activities.ClaimInput{JobID: jobOf(c), Epoch: 1, Owner: "jm"} },
 	reflect.TypeFor[activities.RetireInput]():       func(c string) any { return activities.RetireInput{JobID: jobOf(c), Epoch: 1} },
