@@ -49,6 +49,10 @@ type call struct {
 	Attempt uint32
 	// Keep: Retire keeps the state (ReasonRetained).
 	Keep bool
+	// Claimant: a publish names Owner, the client's own, as its epoch's
+	// claimant (under another client's claim it is an impersonation the
+	// store must refuse); otherwise it is decided on the epoch alone.
+	Claimant bool
 	// Aged: CollectTombstones with a cutoff an hour after the call, so
 	// every tombstone is old enough; otherwise an hour before the test
 	// began, so none is.
@@ -60,9 +64,13 @@ func (c call) id() stores.CheckpointID { return stores.CheckpointID{JobID: c.Job
 // publication derives the handle from the token: a token's attempts all
 // point at one handle, as a finalization's do.
 func (c call) publication() stores.Publication {
-	return stores.Publication{CheckpointID: c.id(), Epoch: c.Epoch, Reference: stores.Reference{
+	p := stores.Publication{CheckpointID: c.id(), Epoch: c.Epoch, Reference: stores.Reference{
 		Handle: fmt.Sprintf("handles/%s/%s.json", c.Job, c.Token), Token: c.Token, Attempt: c.Attempt,
 	}}
+	if c.Claimant {
+		p.Owner = c.Owner
+	}
+	return p
 }
 
 // cutoff is CollectTombstones' olderThan: on the backend now is the wall

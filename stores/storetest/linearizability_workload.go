@@ -62,7 +62,7 @@ func (w *workload) pick() call {
 	// the second still checks that jobs stay apart.
 	job := linearizabilityJobs[min(w.rng.IntN(3), 1)]
 	c := call{Kind: w.kind(), Job: job, Key: 1 + w.rng.Uint64N(modelKeys), Epoch: w.epoch[job], Owner: w.owner(),
-		Attempt: 1 + w.rng.Uint32N(3), Keep: w.rng.IntN(2) == 0, Aged: w.rng.IntN(5) > 0}
+		Attempt: 1 + w.rng.Uint32N(3), Keep: w.rng.IntN(2) == 0, Aged: w.rng.IntN(5) > 0, Claimant: w.rng.IntN(3) == 0}
 	// Two tokens per key: a second finalization of the same checkpoint
 	// conflicts, the same one from another client is a retry.
 	c.Token = fmt.Sprintf("k%d-%c", c.Key, 'a'+w.rng.IntN(2))

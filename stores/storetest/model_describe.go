@@ -17,6 +17,9 @@ func describeCall(c call, a answer) string {
 		in = fmt.Sprintf("epoch %d %s", c.Epoch, c.Owner)
 	case opPublish:
 		in = fmt.Sprintf("#%d epoch %d %s@%d", c.Key, c.Epoch, c.Token, c.Attempt)
+		if c.Claimant {
+			in += " as " + c.Owner
+		}
 	case opVerify:
 		in = fmt.Sprintf("#%d %s@%d", c.Key, c.Token, c.Attempt)
 	case opSubsume:

@@ -135,7 +135,7 @@ func TestProductionTopology(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			rp, err := retry(ctx, &transient, func() (contract.RestorePoint, error) {
-				return c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 1, Owner: "jm-" + job.Job})
+				return c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 1, Owner: jobmanager.Owner(1)})
 			})
 			if !assert.NoError(t, err, "claim %s", job) {
 				return
@@ -341,7 +341,7 @@ func TestProductionTopology(t *testing.T) {
 	// point is judged against every Published finalization of epoch 1.
 	for _, job := range jobIDs {
 		rp, err := retry(ctx, &transient, func() (contract.RestorePoint, error) {
-			return c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 2, Owner: "jm-2-" + job.Job})
+			return c.ClaimEpoch(ctx, contract.ClaimRequest{Cluster: job.Cluster, Job: job.Job, Epoch: 2, Owner: jobmanager.Owner(2)})
 		})
 		require.NoError(t, err, "recovery claim of %s", job)
 		assert.Equal(t, contract.RestoreResolved, rp.State, "%s restores from a checkpoint", job)
