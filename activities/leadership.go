@@ -44,7 +44,7 @@ type RetireInput struct {
 // Retire tombstones every reference of the job, so its ID space can start
 // over once the tombstones are collected.
 func (a *Activities) Retire(ctx context.Context, in RetireInput) error {
-	if err := a.claimant(ctx, a.Leadership, in.JobID, in.Epoch, in.Owner); err != nil {
+	if err := claimant(ctx, a.Leadership, in.JobID, in.Epoch, in.Owner); err != nil {
 		return Translate(fmt.Errorf("retire job %s: %w", in.JobID, err))
 	}
 	err := a.Leadership.Retire(ctx, in.JobID, in.Epoch, !in.DiscardCheckpoints)
@@ -60,7 +60,7 @@ type jobReader interface {
 // claimant refuses a call whose (epoch, owner) is not the job's standing
 // claim, for the calls the store conditions on the epoch alone
 // (stores.DecideClaimant says why one read decides it).
-func (a *Activities) claimant(ctx context.Context, r jobReader, job stores.JobID, epoch uint64, owner string) error {
+func claimant(ctx context.Context, r jobReader, job stores.JobID, epoch uint64, owner string) error {
 	if owner == "" {
 		return nil
 	}

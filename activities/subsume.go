@@ -19,7 +19,7 @@ type SubsumeInput struct {
 // retry after an Unknown re-reads the key: a subsumption that already
 // landed is Published, which is how the workflow confirms it.
 func (a *Activities) Subsume(ctx context.Context, in SubsumeInput) error {
-	if err := a.claimant(ctx, a.References, in.JobID, in.Epoch, in.Owner); err != nil {
+	if err := claimant(ctx, a.References, in.JobID, in.Epoch, in.Owner); err != nil {
 		return Translate(fmt.Errorf("subsume checkpoint %s: %w", in.CheckpointID, err))
 	}
 	err := a.References.Subsume(ctx, in.CheckpointID, in.Epoch)
