@@ -1,6 +1,8 @@
 package lifecycle
 
 import (
+	"time"
+
 	"fmt"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
@@ -49,8 +51,10 @@ type fin struct {
 	parked bool
 	result contract.Phase
 	reason string
-	// judged: its answer was checked when it ended.
-	judged bool
+	// judged: its answer was checked when it ended, at endedAt on the
+	// simulated clock.
+	judged  bool
+	endedAt time.Time
 }
 
 func (f *fin) ended() bool { return f.phase == phaseEnded }

@@ -222,7 +222,7 @@ func (w *world) checkAnswers() {
 		cid := f.req.CheckpointID()
 		e := w.entry(cid)
 		if !f.judged {
-			f.judged = true
+			f.judged, f.endedAt = true, w.now()
 			w.judgeAnswer(f, e)
 		}
 		if (f.result == contract.Discarded || f.result == contract.Failed) && e.HoldsToken(f.token()) {

@@ -14,8 +14,14 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
+// historyRetention is the namespace's retention of closed histories on the
+// simulated clock: Temporal's smallest, a day. A clock step of 25 h
+// expires every history closed before it.
+const historyRetention = 24 * time.Hour
+
 // finalizations answers the reconciler's DescribeFinalizations from the
-// executions the simulation started: Temporal's side of that activity.
+// executions the simulation started: Temporal's side of that activity,
+// which answers NotFound once a closed history has expired.
 type finalizations struct{ w *world }
 
 func (f finalizations) Finalization(_ context.Context, workflowID string) (reconcileacts.FinalizationState, error) {
@@ -23,6 +29,8 @@ func (f finalizations) Finalization(_ context.Context, workflowID string) (recon
 	fn, ok := f.w.byWfID[workflowID]
 	switch {
 	case !ok:
+	case fn.judged && f.w.now().Sub(fn.endedAt) > historyRetention:
+		f.w.seen["finalization histories expired"]++
 	case !fn.ended():
 		st.Found, st.Running, st.Status = true, true, "Running"
 	default:
@@ -90,8 +98,8 @@ func reconcileJob(w *worker, req contract.ReconcileRequest, inv reconcileacts.Jo
 
 // reconcileOrphans is workflows/reconcile's orphans: a candidate the
 // inventory keeps is reported; for the rest the finalization decides:
-// running is left alone, abandoned or unknown kept, closed discarded
-// behind the guard's fence.
+// running is left alone, abandoned kept, closed or not found (its history
+// expired) discarded behind the guard's fence.
 func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileacts.JobInventory, graceCutoff time.Time) []string {
 	var ask []reconcileacts.OrphanCandidate
 	describe := reconcileacts.DescribeInput{JobID: inv.JobID}
@@ -113,7 +121,7 @@ func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileact
 	var did []string
 	for i, c := range ask {
 		st := states[i]
-		if !st.Found || st.Running || st.Phase == string(contract.Abandoned) || !req.Apply {
+		if st.Running || st.Phase == string(contract.Abandoned) || !req.Apply {
 			continue
 		}
 		in := reconcileacts.OrphanInput{CheckpointID: c.CheckpointID, Epoch: c.Epoch, HandleKey: c.Key, RetiredBefore: graceCutoff}
