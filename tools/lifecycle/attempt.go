@@ -15,14 +15,15 @@ import (
 
 // An attempt runs as a Temporal worker runs one once it has the attempt's
 // context: the worker's interceptors (the tenant gate) first, then the
-// activity function, arguments and results passing the data converter and
-// a regular activity's error the failure converter, as on the wire. The
-// SDK's test environment does the same at several times the cost per call
-// and keeps every regular attempt it ran (a handle with its task and
-// payloads) for as long as it lives; here it only makes the contexts.
+// activity function. As in the SDK, a regular attempt's arguments pass the
+// data converter and its error the failure converter, a local one gets
+// both as they are, and every result passes the data converter (call).
+// The SDK's test environment did the same at a higher cost per call and
+// kept every regular attempt it ran (a handle with its task and payloads)
+// for as long as it lived; here it only makes the contexts.
 
 // dataConverter and failureConverter are the SDK's defaults, which the
-// worker (worker/run.go) and the test environment both use.
+// worker uses (worker/run.go sets none) and the test environment too.
 var (
 	dataConverter    = converter.GetDefaultDataConverter()
 	failureConverter = temporal.GetDefaultFailureConverter()
