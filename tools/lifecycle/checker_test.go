@@ -135,7 +135,7 @@ func (s fenceStep) String() string { return fmt.Sprintf("a vandal fences %s", s.
 
 func (s fenceStep) run(ctx context.Context, w *world) string {
 	_, err := w.store.Verify(ctx, s.id, "vandal", 1)
-	w.writes++
+	w.written[s.id.JobID] = true
 	return fmt.Sprint(err)
 }
 
@@ -158,7 +158,7 @@ func (s collectStep) String() string {
 
 func (s collectStep) run(ctx context.Context, w *world) string {
 	n, err := w.store.CollectTombstones(ctx, s.job, w.now().Add(time.Hour))
-	w.writes++
+	w.written[s.job] = true
 	return fmt.Sprint(n, err)
 }
 

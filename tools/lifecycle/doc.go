@@ -29,8 +29,10 @@
 //   - A failing schedule is shrunk (delta debugging: drop steps while the
 //     same property still fails) and printed as a numbered step list with
 //     its seed.
-//   - Every activity call goes through one function, worker.invoke, where
-//     a worker's tenant gate would sit.
+//   - Every activity call goes through one function, worker.invoke, and
+//     from there through the worker's interceptors (the tenant gate) on a
+//     real activity context of the SDK (attempt.go), as a worker runs an
+//     attempt.
 //
 // The workflows' decisions that live in workflow code (after a publish,
 // after a verify, a retention pass, a reconcile run) are mirrored in small

@@ -333,6 +333,9 @@ func (w *world) checkAtRest(ctx context.Context) error {
 			w.violate(propI4, "F%d (%s) did not end: still at %v after 30 activities", f.id, f.req.WorkflowID(), f.phase)
 		}
 	}
+	// At rest every job is read again, not only those the store's calls
+	// named: a call that changed a job it did not name shows here.
+	w.rereadAll()
 	if err := w.check(ctx); err != nil {
 		return err
 	}

@@ -18,9 +18,10 @@ type recordedStore struct {
 	t     *tenant
 	life  *lifeline
 	inner *embedded.Store
-	// writes counts its mutating calls (the world's count), so that the
-	// checker reads the store again only after one.
-	writes *uint64
+	// written: the jobs its mutating calls named (the world's set), which
+	// the checker reads again; a call of the embedded store changes only
+	// the job it names.
+	written map[stores.JobID]bool
 }
 
 func (s *recordedStore) Publish(ctx context.Context, p stores.Publication) error {
@@ -28,7 +29,7 @@ func (s *recordedStore) Publish(ctx context.Context, p stores.Publication) error
 	if err := s.life.spend(); err != nil {
 		return err
 	}
-	*s.writes++
+	s.written[p.JobID] = true
 	return s.inner.Publish(ctx, p)
 }
 
@@ -37,7 +38,7 @@ func (s *recordedStore) Verify(ctx context.Context, id stores.CheckpointID, toke
 	if err := s.life.spend(); err != nil {
 		return stores.VerdictUnknown, err
 	}
-	*s.writes++
+	s.written[id.JobID] = true
 	return s.inner.Verify(ctx, id, token, attempt)
 }
 
@@ -46,7 +47,7 @@ func (s *recordedStore) Subsume(ctx context.Context, id stores.CheckpointID, epo
 	if err := s.life.spend(); err != nil {
 		return err
 	}
-	*s.writes++
+	s.written[id.JobID] = true
 	return s.inner.Subsume(ctx, id, epoch)
 }
 
@@ -79,7 +80,7 @@ func (s *recordedStore) ClaimEpoch(ctx context.Context, job stores.JobID, epoch 
 	if err := s.life.spend(); err != nil {
 		return err
 	}
-	*s.writes++
+	s.written[job] = true
 	return s.inner.ClaimEpoch(ctx, job, epoch, owner)
 }
 
@@ -88,7 +89,7 @@ func (s *recordedStore) Retire(ctx context.Context, job stores.JobID, epoch uint
 	if err := s.life.spend(); err != nil {
 		return err
 	}
-	*s.writes++
+	s.written[job] = true
 	return s.inner.Retire(ctx, job, epoch, keep)
 }
 
@@ -97,7 +98,7 @@ func (s *recordedStore) CollectTombstones(ctx context.Context, job stores.JobID,
 	if err := s.life.spend(); err != nil {
 		return 0, err
 	}
-	*s.writes++
+	s.written[job] = true
 	return s.inner.CollectTombstones(ctx, job, olderThan)
 }
 
@@ -122,7 +123,7 @@ func (s *recordedStore) Quarantine(ctx context.Context, id stores.CheckpointID, 
 	if err := s.life.spend(); err != nil {
 		return err
 	}
-	*s.writes++
+	s.written[id.JobID] = true
 	return s.inner.Quarantine(ctx, id, token)
 }
 

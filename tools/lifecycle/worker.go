@@ -1,19 +1,18 @@
 package lifecycle
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
-	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -23,40 +22,41 @@ const retain = 2
 
 // worker is one finalizer worker: the real activities of the finalizer
 // and the reconciler, wired as worker/run.go wires them, over recorders of
-// the shared store and bucket, run in the SDK's activity environment (the
-// cheapest real activity context: activity.GetInfo, heartbeats and the
-// metrics handler all work, and arguments and results pass the data
-// converter as they do on the wire). One environment serves every call.
+// the shared store and bucket, each call run as the worker runs an
+// attempt (attempt.go): through its interceptors, the tenant gate, on a
+// real activity context.
 type worker struct {
-	env    *testsuite.TestActivityEnvironment
 	acts   *activities.Activities
 	racts  *reconcileacts.Activities
 	refs   *recordedStore
 	states *recordedStates
 	tenant *tenant
 	life   *lifeline
-	// gate is the worker's tenant gate, which every activity call passes.
-	gate activities.Gate
+	// interceptor is the worker's (worker/register.go): the tenant gate,
+	// which every activity call passes.
+	interceptor interceptor.WorkerInterceptor
+	// contexts are the activity contexts of each dispatch.
+	contexts [2]context.Context
 	// seen is the world's coverage count of the schedule running.
 	seen map[string]int
 }
 
-func newWorker(cluster string, fins reconcileacts.Finalizations, now func() time.Time, objects map[string]string, writes, changes *uint64) (*worker, error) {
+func newWorker(cluster string, fins reconcileacts.Finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {
 	layout, err := blobstate.ParseLayout(layoutSpec(cluster))
 	if err != nil {
 		return nil, err
 	}
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
-	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, writes: writes}, states: &recordedStates{t: t, life: life, changes: changes}}
+	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}}
 	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
 	// The reconciler's floors count back from the simulated now, so that
 	// the clock steps let tombstones and handles age.
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout,
 		Finalizations: fins, Floors: reconcileacts.DefaultFloors(), Clock: now}
-	w.gate = activities.Gate{Layout: layout}
-	w.env = workflowtest.Suite().NewTestActivityEnvironment()
-	w.env.RegisterActivity(w.acts)
-	w.env.RegisterActivity(w.racts)
+	w.interceptor = activities.Gate{Layout: layout}.Interceptor()
+	if w.contexts, err = activityContexts(); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -133,43 +133,35 @@ type dispatch int
 const (
 	// asLocal: a local activity (or, alike for activities/publish.go, a
 	// retry: no try can be ruled out). Only Publish reads its info; every
-	// other activity runs this way, the SDK's environment running a local
-	// activity in a sixth of a regular one's time.
+	// other activity runs this way.
 	asLocal dispatch = iota
-	// asFirstRegular: the first attempt of a regular activity. The SDK's
-	// activity environment always reports attempt 1, so a retry runs
-	// asLocal.
+	// asFirstRegular: the first attempt of a regular activity. Its
+	// context reports attempt 1, so a retry runs asLocal.
 	asFirstRegular
 )
 
 // invoke runs one attempt of an activity on the worker: every activity
-// call of the simulation passes here, and only here, through the tenant
-// gate that stands between Temporal and the activities in production
-// (activities.Gate, the worker's interceptor). An error the activity
-// returns is checked for digests of other tenants' objects its input did
-// not carry.
-func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (converter.EncodedValue, error) {
+// call of the simulation passes here, and only here, through the
+// worker's interceptors, so through the tenant gate that stands between
+// Temporal and the activities in production (activities.Gate). An error
+// the activity returns is checked for digests of other tenants' objects
+// its input did not carry.
+func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (any, error) {
 	if f == faultTimeout {
 		return nil, errTimeout
 	}
-	if err := w.gate.Admit(args); err != nil {
-		for _, arg := range args {
-			if _, ok := arg.(activities.ClusterScoped); !ok {
-				// The product's workflows never pass such an argument: a
-				// mirror that does would only ever test the gate.
-				panic(fmt.Sprintf("the simulation passes %T, which the workflows never pass", arg))
-			}
+	for _, arg := range args {
+		if _, ok := arg.(activities.ClusterScoped); !ok {
+			// The product's workflows never pass such an argument: a
+			// mirror that does would only ever test the gate.
+			panic(fmt.Sprintf("the simulation passes %T, which the workflows never pass", arg))
 		}
-		return nil, err
 	}
 	w.life.left = f.callsBeforeCrash()
 	defer func() { w.life.left = -1 }()
-	var v converter.EncodedValue
-	var err error
-	if d == asFirstRegular {
-		v, err = w.env.ExecuteActivity(fn, args...)
-	} else {
-		v, err = w.env.ExecuteLocalActivity(fn, args...)
+	v, refused, err := w.attempt(d, fn, args)
+	if refused {
+		return nil, err
 	}
 	if err != nil {
 		input, _ := json.Marshal(args)
@@ -181,17 +173,20 @@ func (w *worker) invoke(f fault, d dispatch, fn any, args ...any) (converter.Enc
 	return v, err
 }
 
-// call invokes an activity and decodes its result.
+// call invokes an activity and decodes its result, which passes the data
+// converter as on the wire.
 func call[T any](w *worker, f fault, d dispatch, fn any, args ...any) (T, error) {
 	var out T
 	v, err := w.invoke(f, d, fn, args...)
-	if err != nil {
+	if err != nil || v == nil {
 		return out, err
 	}
-	if v != nil && v.HasValue() {
-		if derr := v.Get(&out); derr != nil {
-			return out, fmt.Errorf("decode result: %w", derr)
-		}
+	p, err := dataConverter.ToPayload(v)
+	if err != nil {
+		return out, fmt.Errorf("encode result: %w", err)
+	}
+	if err := dataConverter.FromPayload(p, &out); err != nil {
+		return out, fmt.Errorf("decode result: %w", err)
 	}
 	return out, nil
 }

@@ -36,13 +36,14 @@ type world struct {
 	// key; files lists the objects written under each prefix.
 	objects map[string]string
 	files   map[string][]string
-	// writes counts the store's mutating calls, changes the bucket's
-	// deletes and overwrites: the checker reads again only what may have
-	// changed since (observed, checked), and resolved maps a handle key to
-	// the changes at which its reference last resolved, plus one.
-	writes, changes   uint64
-	observed, checked uint64
-	resolved          map[string]uint64
+	// written: the jobs the store's mutating calls named since the
+	// checker last read them; changes counts the bucket's deletes and
+	// overwrites. The checker reads again only what may have changed
+	// (written, checked), and resolved maps a handle key to the changes at
+	// which its reference last resolved, plus one.
+	written          map[stores.JobID]bool
+	changes, checked uint64
+	resolved         map[string]uint64
 	// clock is how far simulated time runs ahead of the wall clock: the
 	// reconciler's "now" (the stores stamp tombstones with the wall clock).
 	clock time.Duration
@@ -92,11 +93,11 @@ func (s jobSnapshot) sorted() []stores.Entry {
 }
 
 func newWorld(dir string) (*world, error) {
-	w := &world{dir: dir}
+	w := &world{dir: dir, written: map[stores.JobID]bool{}}
 	w.workers = map[string]*worker{}
 	w.objects = map[string]string{}
 	for _, c := range clusters {
-		wk, err := newWorker(c, finalizations{w}, w.now, w.objects, &w.writes, &w.changes)
+		wk, err := newWorker(c, finalizations{w}, w.now, w.objects, w.written, &w.changes)
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +130,8 @@ func (w *world) reset() error {
 	w.files = map[string][]string{}
 	w.resolved = map[string]uint64{}
 	// Nothing is known of the fresh store and bucket until read.
-	w.writes, w.changes, w.observed, w.checked = 1, 1, 0, 0
+	w.rereadAll()
+	w.changes, w.checked = 1, 0
 	w.clock = 0
 	w.fins, w.order, w.byWfID = map[int]*fin{}, nil, map[string]*fin{}
 	w.coords = map[coordKey]*coordinator{}
@@ -185,14 +187,23 @@ func (w *world) exists(ctx context.Context, key string) bool {
 	return err == nil && ok
 }
 
-// observe reads every job's state and keys after a step, records the
-// tokens they show published and the incarnations they begin.
-func (w *world) observe(ctx context.Context) error {
-	if w.observed == w.writes {
-		return nil
-	}
-	w.observed = w.writes
+// rereadAll has the next observe read every job.
+func (w *world) rereadAll() {
+	clear(w.written)
 	for _, j := range jobs {
+		w.written[j] = true
+	}
+}
+
+// observe reads the state and keys of each job written since it last
+// did, records the tokens they show published and the incarnations they
+// begin.
+func (w *world) observe(ctx context.Context) error {
+	for _, j := range jobs {
+		if !w.written[j] {
+			continue
+		}
+		delete(w.written, j)
 		st, err := w.store.ReadJob(ctx, j)
 		if err != nil {
 			return err
