@@ -186,17 +186,28 @@ func (g *generator) leaderCheckpoint() []step {
 	return g.trigger(job.Cluster, "the leader", req, true)
 }
 
-// deposedCheckpoint: a deposed leader, still running, takes a checkpoint.
+// deposedCheckpoint: a deposed leader, still running, takes a checkpoint:
+// the newest epoch claimed in this incarnation below the standing one. (A
+// deposed epoch of a forgotten incarnation counts its checkpoints on the
+// old incarnation's counter, not this one's: its requests are the
+// forgotten incarnation's requests; an epoch nobody claimed has no leader.)
 func (g *generator) deposedCheckpoint() []step {
 	job := g.job()
 	st := g.state(job)
-	// A deposed epoch of a forgotten incarnation counts its checkpoints on
-	// the old incarnation's counter, not this one's: its requests are
-	// the forgotten incarnation's requests.
-	if st.Epoch < 2 || st.Retired || st.Epoch-1 <= st.ForgottenEpoch {
+	if st.Retired {
 		return nil
 	}
-	req := request(job, st.Epoch-1, g.nextCheckpoint(job), false, g.w.inc[job].n)
+	var epoch uint64
+	for e := range g.w.inc[job].claims {
+		if e < st.Epoch && e > epoch {
+			epoch = e
+		}
+	}
+	if epoch == 0 {
+		return nil
+	}
+	req := request(job, epoch, g.nextCheckpoint(job), false, g.w.inc[job].n)
+	req.Owner = g.w.inc[job].claims[epoch]
 	return g.trigger(job.Cluster, "a deposed leader", req, true)
 }
 

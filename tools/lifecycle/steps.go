@@ -42,6 +42,7 @@ func (s claimStep) run(ctx context.Context, w *world) string {
 	if _, err := untilDone[struct{}](wk, wk.acts.ClaimEpoch, in); err != nil {
 		return "refused: " + clip(contract.FailureMessage(err))
 	}
+	w.inc[s.job].claims[s.epoch] = s.owner
 	rp, err := untilDone[contract.RestorePoint](wk, wk.acts.RestorePoint, activities.RestoreInput{JobID: s.job, Epoch: s.epoch, Owner: s.owner})
 	if err != nil {
 		return "claimed; restore point refused: " + clip(contract.FailureMessage(err))

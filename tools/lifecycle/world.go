@@ -74,6 +74,9 @@ type world struct {
 type incarnation struct {
 	n    int
 	used map[uint64]bool
+	// claims are the epochs claimed in this incarnation, by owner: only a
+	// job manager that claimed an epoch takes checkpoints under it.
+	claims map[uint64]string
 }
 
 type jobSnapshot struct {
@@ -137,7 +140,7 @@ func (w *world) reset() error {
 	w.coords = map[coordKey]*coordinator{}
 	w.inc = map[stores.JobID]*incarnation{}
 	for _, j := range jobs {
-		w.inc[j] = &incarnation{used: map[uint64]bool{}}
+		w.inc[j] = &incarnation{used: map[uint64]bool{}, claims: map[uint64]string{}}
 	}
 	w.published = map[stores.CheckpointID]map[string]bool{}
 	w.claims = nil
@@ -230,7 +233,7 @@ func (w *world) observe(ctx context.Context) error {
 			inc := w.inc[j]
 			inc.n++
 			w.seen["job IDs forgotten"]++
-			inc.used = map[uint64]bool{}
+			inc.used, inc.claims = map[uint64]bool{}, map[uint64]string{}
 		}
 		w.snapshot[j] = snap
 	}
