@@ -3,11 +3,15 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
+
+	"gocloud.dev/blob"
 
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -28,6 +32,7 @@ const (
 	propDirectory = "I2 standing leader's checkpoint kept"
 	propFencedOut = "I2 standing leader not fenced out"
 	propKept      = "I3 kept state kept"
+	propLeak      = "I3 no leak at rest"
 	propI4        = "I4 every finalization ends"
 	propI5        = "I5 retention"
 	propI6        = "I6 no zombie write"
@@ -376,7 +381,53 @@ func (w *world) checkAtRest(ctx context.Context) error {
 			w.violate(propI5, "%s holds %d references once settled; retention would still remove %d", j, len(refs), len(remove))
 		}
 	}
-	return nil
+	return w.checkLeaks(ctx)
+}
+
+// checkLeaks is I3 at rest: a day later (past the reconciler's floors and
+// the namespace's retention of closed histories) an applied reconcile run
+// per cluster either discards each handle no reference of its token
+// points at, or reports it (an orphan kept, in flight, or not discarded,
+// each with its reason); a parked finalization's is visible as Verifying.
+func (w *world) checkLeaks(ctx context.Context) error {
+	w.clock += 25 * time.Hour
+	for _, c := range clusters {
+		wk := w.workers[c]
+		req := contract.ReconcileRequest{Cluster: c, Apply: true, Grace: contract.Duration(time.Hour), TombstoneTTL: contract.Duration(time.Hour)}
+		w.settled = append(w.settled, "reconciler a day later: "+reconcileRun(wk, req, w.now()))
+	}
+	if err := w.check(ctx); err != nil {
+		return err
+	}
+	reported := map[string]bool{}
+	parked := map[string]bool{}
+	for _, c := range clusters {
+		for _, k := range w.workers[c].orphans {
+			reported[k] = true
+		}
+	}
+	for _, f := range w.fins {
+		if f.parked {
+			parked[f.handleKey] = true
+		}
+	}
+	it := w.bucket.List(&blob.ListOptions{Prefix: stores.HandlesPrefix})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("list handles: %w", err)
+		}
+		id, epoch, err := blobstate.ParseKey(obj.Key)
+		if err != nil || reported[obj.Key] || parked[obj.Key] {
+			continue
+		}
+		if e := w.entry(id); !e.HoldsToken(contract.Token(id, epoch)) {
+			w.violate(propLeak, "handle %s: no reference of its token (%s), and the reconciler a day later neither discarded nor reported it", obj.Key, describeEntry(e))
+		}
+	}
 }
 
 func describeEntry(e stores.Entry) string {

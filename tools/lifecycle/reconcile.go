@@ -104,6 +104,8 @@ func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileact
 	var ask []reconcileacts.OrphanCandidate
 	describe := reconcileacts.DescribeInput{JobID: inv.JobID}
 	for _, c := range inv.Orphans {
+		// Every candidate is in the run's report, whatever becomes of it.
+		w.orphans = append(w.orphans, c.Key)
 		id := contract.FinalizeRequest{Cluster: inv.Cluster, Job: inv.Job, Epoch: c.Epoch, Checkpoint: c.Checkpoint}
 		if c.Entry.HoldsToken(id.Token()) || c.Keep != "" {
 			continue

@@ -39,6 +39,9 @@ type worker struct {
 	contexts [2]context.Context
 	// seen is the world's coverage count of the schedule running.
 	seen map[string]int
+	// orphans are the handles the reconciler's inventories reported as
+	// orphan candidates in the schedule running.
+	orphans []string
 }
 
 func newWorker(cluster string, fins reconcileacts.Finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {

@@ -148,7 +148,7 @@ func (w *world) reset() error {
 	w.found, w.settled = nil, nil
 	w.seen = map[string]int{}
 	for _, wk := range w.workers {
-		wk.seen = w.seen
+		wk.seen, wk.orphans = w.seen, nil
 	}
 	return nil
 }
