@@ -120,12 +120,15 @@ func (e *env) startWorker(storeFlags []string) {
 }
 
 // driver runs one job manager program: argv before the command's own
-// arguments, and the job it plays.
+// arguments, the job it plays and the owner (JM_OWNER) it plays it as.
 type driver struct {
 	name string
 	argv []string
 	env  *env
 	job  string
+	// owner is the job manager's identity: what `run` claims with and
+	// every `finalize` names. Empty: JM_OWNER unset.
+	owner string
 }
 
 // result is one driver command: what it printed and its exit code.
@@ -138,6 +141,12 @@ type result struct {
 
 func (d driver) forJob(job string) driver {
 	d.job = job
+	return d
+}
+
+// as is the driver playing owner, the claimant of the epochs it finalizes.
+func (d driver) as(owner string) driver {
+	d.owner = owner
 	return d
 }
 
@@ -164,6 +173,7 @@ func (d driver) runInput(stdin []byte, args ...string) result {
 		"JM_STATE_DIR="+d.env.bucket,
 		"JM_CLUSTER="+d.env.cluster,
 		"JM_JOB="+d.job,
+		"JM_OWNER="+d.owner, // the last of duplicate keys counts
 	)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &stdout, &stderr

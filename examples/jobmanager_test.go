@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -69,6 +71,7 @@ type written struct {
 const (
 	exitRejected        = 3
 	exitContentMismatch = 4
+	exitNotPublished    = 5
 )
 
 // checkContentHashes has the driver hash every request of the published
@@ -113,10 +116,11 @@ func fits(t *testing.T, n json.Number, max *big.Int) bool {
 // playJobManager plays one job manager step by step: the driver decides
 // every call and builds every payload; the harness only checks what it
 // printed and what the server recorded, and cuts the worker off from
-// ZooKeeper to park a finalization.
+// ZooKeeper to park a finalization. Each epoch's finalizations name the
+// owner it was claimed with (JM_OWNER).
 func playJobManager(d driver) {
 	e, t := d.env, d.env.t
-	jm := d.forJob("j1")
+	jm := d.forJob("j1").as("leader-1")
 
 	// A new job: the claim answers that there is nothing to recover from.
 	var restore contract.RestorePoint
@@ -166,6 +170,7 @@ func playJobManager(d driver) {
 	e.checkExecution(req.WorkflowID())
 
 	// A new leader claims epoch 2 and is told what to recover from.
+	jm = jm.as("leader-2")
 	jm.okAs(restorePoint, &restore, "claim", "2", "leader-2")
 	assert.Equal(t, uint64(2), restore.Epoch)
 	e.checkRestore(restore, req, res.HandleKey)
@@ -226,16 +231,39 @@ func playJobManager(d driver) {
 	jm.okAs(restorePoint, &restore, "latest")
 	assert.Equal(t, uint64(2), restore.Epoch)
 	e.checkRestore(restore, req2, res.HandleKey)
+
+	// Another owner naming the standing epoch: its finalization publishes
+	// nothing, and the restore point stays.
+	impostor := jm.as("impostor")
+	req3 := e.checkWritten(impostor, 2, 3)
+	impostor.ok(nil, "finalize", "2", "3")
+	r = impostor.run("wait", "2", "3")
+	require.Equalf(t, exitNotPublished, r.code, "stdout %s stderr %s", r.stdout, r.stderr)
+	contracttest.Validate(t, finalizeResult, bytes.TrimSpace(r.stdout))
+	var foreign contract.FinalizeResult
+	require.NoError(t, decodeLine(r.stdout, &foreign))
+	assert.Contains(t, []contract.Phase{contract.Discarded, contract.Failed}, foreign.Phase)
+	assert.Contains(t, foreign.Reason, "Rejected.StaleEpoch")
+	t.Logf("the impostor's finalization: %s (%s)", foreign.Phase, foreign.Reason)
+	e.checkStart(req3)
+	e.checkExecution(req3.WorkflowID())
+	jm.okAs(restorePoint, &restore, "latest")
+	e.checkRestore(restore, req2, res.HandleKey)
 }
 
 // playLeaders runs the drivers' own loop (`run`, what README.md tells a
 // reader to paste, on the worker's default store) twice: a first leader on
-// a new job, then a new leader that claims the epoch above the first one's,
-// recovers from its newest checkpoint and goes on from there.
+// a new job (without JM_OWNER: the driver makes its identity up), then a
+// new leader (JM_OWNER set) that claims the epoch above the first one's,
+// recovers from its newest checkpoint and goes on from there. Each names
+// the owner it claimed with in its finalizations.
 func playLeaders(d driver) {
 	e, t := d.env, d.env.t
-	jm := d.forJob("loop")
-	for _, leader := range []struct{ epoch, from uint64 }{{1, 0}, {2, 3}} {
+	for _, leader := range []struct {
+		epoch, from uint64
+		owner       string
+	}{{1, 0, ""}, {2, 3, "loop-leader-2"}} {
+		jm := d.forJob("loop").as(leader.owner)
 		r := jm.run("run")
 		require.Equalf(t, 0, r.code, "run %d: stdout %s stderr %s", leader.epoch, r.stdout, r.stderr)
 		out := lines(r.stdout)
@@ -299,6 +327,20 @@ func playLeaders(d driver) {
 		assert.Equal(t, leader.from+3, latest.Latest.Latest.Checkpoint)
 		assert.Equal(t, leader.epoch, latest.Latest.Latest.Epoch)
 		assert.Equal(t, e.restorePath(latest.Latest.Latest.MetadataKey), latest.Latest.Latest.RestorePath)
+
+		// The claim's owner is JM_OWNER when set, and every finalization
+		// names it.
+		var claim contract.ClaimRequest
+		e.startInput(contract.ClaimRequest{Cluster: e.cluster, Job: jm.job, Epoch: leader.epoch}.WorkflowID(), &claim)
+		require.NotEmpty(t, claim.Owner)
+		if leader.owner != "" {
+			assert.Equal(t, leader.owner, claim.Owner)
+		}
+		for n := leader.from + 1; n <= leader.from+3; n++ {
+			var req contract.FinalizeRequest
+			e.startInput(contract.FinalizeRequest{Cluster: e.cluster, Job: jm.job, Epoch: leader.epoch, Checkpoint: n}.WorkflowID(), &req)
+			assert.Equalf(t, claim.Owner, req.Owner, "checkpoint %d names the epoch's owner", n)
+		}
 	}
 }
 
@@ -338,7 +380,8 @@ func validateMember(t *testing.T, line []byte, member, schema string) {
 }
 
 // checkWritten has the driver write checkpoint n's files and returns the
-// request they make, built here from what landed in the bucket.
+// request they make, built here from what landed in the bucket, naming the
+// driver's owner.
 func (e *env) checkWritten(jm driver, epoch, n uint64) contract.FinalizeRequest {
 	t := e.t
 	t.Helper()
@@ -354,7 +397,7 @@ func (e *env) checkWritten(jm driver, epoch, n uint64) contract.FinalizeRequest 
 	_, err = os.Stat(filepath.Join(e.bucket, prefix, "data-0"))
 	require.NoError(t, err, "a data file next to the metadata")
 	return contract.FinalizeRequest{
-		Cluster: e.cluster, Job: jm.job, Epoch: epoch, Checkpoint: n,
+		Cluster: e.cluster, Job: jm.job, Epoch: epoch, Owner: jm.owner, Checkpoint: n,
 		MetadataKey: w.MetadataKey, MetadataSHA256: w.MetadataSHA256, ExclusivePrefix: w.ExclusivePrefix,
 	}
 }
@@ -365,14 +408,7 @@ func (e *env) checkWritten(jm driver, epoch, n uint64) contract.FinalizeRequest 
 func (e *env) checkStart(req contract.FinalizeRequest) {
 	t := e.t
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	it := e.temporal.GetWorkflowHistory(ctx, req.WorkflowID(), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	require.True(t, it.HasNext())
-	ev, err := it.Next()
-	require.NoError(t, err)
-	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
-	require.NotNil(t, attrs, "the first event starts the execution")
+	attrs := e.startEvent(req.WorkflowID())
 	assert.Equal(t, contract.FinalizeWorkflow, attrs.GetWorkflowType().GetName())
 	assert.Equal(t, e.taskQueue, attrs.GetTaskQueue().GetName())
 
@@ -380,6 +416,7 @@ func (e *env) checkStart(req contract.FinalizeRequest) {
 	var input contract.FinalizeRequest
 	require.NoError(t, dc.FromPayloads(attrs.GetInput(), &input))
 	assert.Equal(t, req.ContentHash(), input.ContentHash(), "the input is the request")
+	assert.Equal(t, req.Owner, input.Owner, "the input names the epoch's owner")
 
 	memo := attrs.GetMemo().GetFields()
 	var summary, hash string
@@ -411,6 +448,27 @@ func (e *env) checkStart(req contract.FinalizeRequest) {
 	assert.Equal(t, int64(req.Checkpoint), checkpoint)
 	assert.Equal(t, string(contract.Persisting), phase)
 	assert.False(t, since.IsZero())
+}
+
+// startEvent reads the execution's start event.
+func (e *env) startEvent(workflowID string) *historypb.WorkflowExecutionStartedEventAttributes {
+	t := e.t
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	it := e.temporal.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	require.Truef(t, it.HasNext(), "%s: a history", workflowID)
+	ev, err := it.Next()
+	require.NoError(t, err)
+	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
+	require.NotNilf(t, attrs, "%s: the first event starts the execution", workflowID)
+	return attrs
+}
+
+// startInput decodes the execution's input, as its starter sent it.
+func (e *env) startInput(workflowID string, v any) {
+	e.t.Helper()
+	require.NoError(e.t, converter.GetDefaultDataConverter().FromPayloads(e.startEvent(workflowID).GetInput(), v))
 }
 
 // checkRestore checks a resolved restore point against the request that

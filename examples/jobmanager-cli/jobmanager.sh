@@ -10,7 +10,7 @@
 #   jobmanager.sh run [epoch]                  the whole loop: claim, 3 checkpoints, latest
 #   jobmanager.sh claim <epoch> <owner>        ClaimEpoch; prints the restore point
 #   jobmanager.sh write <checkpoint>           the checkpoint's files into the bucket
-#   jobmanager.sh finalize <epoch> <checkpoint> [maxPublishAttempts]
+#   jobmanager.sh finalize <epoch> <checkpoint> [maxPublishAttempts]   as JM_OWNER
 #   jobmanager.sh status <epoch> <checkpoint>  the `status` query
 #   jobmanager.sh retry-now <epoch> <checkpoint>
 #   jobmanager.sh wait <epoch> <checkpoint>    the result; exit 0 only on Published
@@ -20,7 +20,10 @@
 # Environment: TEMPORAL_CLI (temporal), TEMPORAL_ADDRESS (127.0.0.1:7233),
 # TEMPORAL_NAMESPACE (default), FINALIZER_TASK_QUEUE (checkpoint-finalizer),
 # JM_STATE_DIR (the file bucket's directory, finalizer-data/state),
-# JM_CLUSTER, JM_JOB.
+# JM_CLUSTER, JM_JOB, JM_OWNER (this job manager's identity, e.g. its leader
+# session ID: the owner `run` claims its epoch with, and the owner every
+# `finalize` names, which must be the one the epoch was claimed with;
+# `finalize` requires it, `run` makes one up without it).
 #
 # Every command prints one JSON line on stdout. Exit codes: 0 done, 1 error,
 # 2 usage, 3 claim rejected (a newer or another claim stands), 4 a different
@@ -35,6 +38,7 @@ QUEUE=${FINALIZER_TASK_QUEUE:-checkpoint-finalizer}
 STATE_DIR=${JM_STATE_DIR:-finalizer-data/state}
 CLUSTER=${JM_CLUSTER:-}
 JOB=${JM_JOB:-}
+OWNER=${JM_OWNER:-}
 
 die() { local code=$1; shift; printf 'jobmanager: %s\n' "$*" >&2; exit "$code"; }
 usage() {
@@ -109,7 +113,7 @@ write() {
 # compact JSON, the fields in exactly this order, exclusivePrefix omitted
 # when empty, savepoint only when true, maxPublishAttempts always (3 when 0
 # or none). Strings go in as they are: a valid request's hold nothing JSON
-# escapes. The form is a valid request as it stands.
+# escapes. With the owner added (with_owner), the form is a valid request.
 #   canonical <cluster> <job> <epoch> <checkpoint> <metadataKey> <metadataSha256> <exclusivePrefix> <savepoint> <maxPublishAttempts>
 canonical() {
   local max=${9:-3}
@@ -121,13 +125,21 @@ canonical() {
 }
 
 # request prints the canonical form of checkpoint n's request, from its
-# metadata in the bucket.
+# metadata in the bucket. The owner is no part of it: see with_owner.
 request() {
   local epoch=$1 n=$2 max=${3:-3} prefix sha
   prefix="$CLUSTER/$JOB/chk-$n/"
   [[ -f "$STATE_DIR/${prefix}_metadata" ]] || die 1 "no $STATE_DIR/${prefix}_metadata: write the checkpoint first"
   sha=$(sha256 <"$STATE_DIR/${prefix}_metadata")
   canonical "$CLUSTER" "$JOB" "$epoch" "$n" "${prefix}_metadata" "$sha" "$prefix" false "$max"
+}
+
+# with_owner prints the request a finalization starts with: the canonical
+# form with the epoch's owner (which the content hash leaves out) after the
+# epoch. jq writes the owner's JSON string, whatever it holds.
+#   with_owner <canonical form> <owner>
+with_owner() {
+  jq -c --arg o "$2" '. as $r | {cluster: $r.cluster, job: $r.job, epoch: $r.epoch, owner: $o} + $r' <<<"$1"
 }
 
 # hash prints the canonical form and content hash of the request on stdin.
@@ -150,14 +162,17 @@ hash_request() {
 # and refusing to run a completed one again (RejectDuplicate); when it
 # stands already, attach to it and compare the content hash its memo
 # carries with ours.
+# The request names the owner the epoch was claimed with: a finalization
+# naming the standing epoch under another owner publishes nothing.
+#   finalize <owner> <epoch> <checkpoint> [maxPublishAttempts]
 finalize() {
-  local epoch=$1 n=$2 max=${3:-3} req hash id out existing run
+  local owner=$1 epoch=$2 n=$3 max=${4:-3} req hash id out existing run
   req=$(request "$epoch" "$n" "$max")
   hash=$(printf '%s' "$req" | sha256)
   id="finalize/$CLUSTER/$JOB/$epoch/$n"
   if out=$(cli workflow start --type FinalizeCheckpoint --workflow-id "$id" --task-queue "$QUEUE" \
     --id-conflict-policy Fail --id-reuse-policy RejectDuplicate --fail-existing \
-    --input "$req" \
+    --input "$(with_owner "$req" "$owner")" \
     --memo "summary=\"checkpoint $n of $CLUSTER/$JOB (epoch $epoch)\"" \
     --memo "contentHash=\"$hash\"" \
     --search-attribute "CheckpointCluster=\"$CLUSTER\"" \
@@ -223,13 +238,14 @@ latest() {
 }
 
 # run is a job manager's life as a leader: claim (without an epoch, the one
-# above the job's standing epoch), recover from what the claim answers, then
-# take three checkpoints, acknowledging each only on Published (the last
-# one triggered twice, as after a lost answer).
+# above the job's standing epoch) as JM_OWNER (without it, an identity of
+# this process), recover from what the claim answers, then take three
+# checkpoints under that claim, acknowledging each only on Published (the
+# last one triggered twice, as after a lost answer).
 run() {
-  local epoch=${1:-} restore from next last result again
+  local epoch=${1:-} owner=${OWNER:-jobmanager-cli-$$} restore from next last result again
   [[ -n $epoch ]] || epoch=$(($(latest | jq -r .epoch) + 1))
-  restore=$(claim "$epoch" "jobmanager-cli-$$")
+  restore=$(claim "$epoch" "$owner")
   jq -c --argjson e "$epoch" '{claimed: $e, restore: .}' <<<"$restore"
   case $(jq -r .state <<<"$restore") in
     resolved) from=$(jq -c .latest <<<"$restore") ;;
@@ -244,9 +260,9 @@ run() {
   last=$((next + 2))
   for ((; next <= last; next++)); do
     write "$next" >/dev/null
-    result=$(finalize "$epoch" "$next")
+    result=$(finalize "$owner" "$epoch" "$next")
     if ((next == last)); then
-      again=$(finalize "$epoch" "$next")
+      again=$(finalize "$owner" "$epoch" "$next")
       jq -c --argjson first "$result" '{again: ., first: $first.runId}' <<<"$again"
     fi
     result=$(wait_result "$epoch" "$next")
@@ -265,7 +281,8 @@ case $command in
   finalize)
     uint "${1:-}" epoch; uint "${2:-}" checkpoint
     [[ -z ${3:-} ]] || uint "$3" maxPublishAttempts
-    finalize "$1" "$2" "${3:-3}"
+    [[ -n $OWNER ]] || die 2 "finalize: set JM_OWNER to the owner epoch $1 was claimed with"
+    finalize "$OWNER" "$1" "$2" "${3:-3}"
     ;;
   status) uint "${1:-}" epoch; uint "${2:-}" checkpoint; status "$1" "$2" ;;
   retry-now) uint "${1:-}" epoch; uint "${2:-}" checkpoint; retry_now "$1" "$2" ;;

@@ -35,6 +35,9 @@ export interface FinalizeRequest {
   cluster: string;
   job: string;
   epoch: number;
+  // The claimant of epoch, exactly as its ClaimEpoch named it: the publish
+  // is conditional on the whole claim. Not part of the content hash.
+  owner: string;
   checkpoint: number;
   metadataKey: string;
   metadataSha256: string;
@@ -111,10 +114,14 @@ export function latestWorkflowId(r: LatestRequest, nonce: string): string {
   return `latest/${r.cluster}/${r.job}/${nonce}`;
 }
 
+// Content is what the content hash covers: a request without its owner.
+export type Content = Omit<FinalizeRequest, 'owner'>;
+
 // canonical is the content hash's input: compact JSON with the fields in
 // exactly this order, exclusivePrefix omitted when empty, savepoint only
 // when true, maxPublishAttempts always (3 when the request names none).
-export function canonical(r: FinalizeRequest): string {
+// The owner is left out.
+export function canonical(r: Content): string {
   const fields: string[] = [
     `"cluster":${str(r.cluster)}`,
     `"job":${str(r.job)}`,
@@ -130,7 +137,7 @@ export function canonical(r: FinalizeRequest): string {
 }
 
 // contentHash is the sha256 (lowercase hex) of the canonical form.
-export function contentHash(r: FinalizeRequest): string {
+export function contentHash(r: Content): string {
   return createHash('sha256').update(canonical(r), 'utf8').digest('hex');
 }
 

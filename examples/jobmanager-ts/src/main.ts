@@ -7,7 +7,7 @@
 //   node dist/main.js run [epoch]                 the whole loop: claim, 3 checkpoints, latest
 //   node dist/main.js claim <epoch> <owner>       ClaimEpoch; prints the restore point
 //   node dist/main.js write <checkpoint>          the checkpoint's files into the bucket
-//   node dist/main.js finalize <epoch> <checkpoint> [maxPublishAttempts]
+//   node dist/main.js finalize <epoch> <checkpoint> [maxPublishAttempts]   as JM_OWNER
 //   node dist/main.js status <epoch> <checkpoint> the `status` query
 //   node dist/main.js retry-now <epoch> <checkpoint>
 //   node dist/main.js wait <epoch> <checkpoint>   the result; exit 0 only on Published
@@ -16,7 +16,11 @@
 //
 // Environment: TEMPORAL_ADDRESS (127.0.0.1:7233), TEMPORAL_NAMESPACE
 // (default), FINALIZER_TASK_QUEUE (checkpoint-finalizer), JM_STATE_DIR (the
-// file bucket's directory, finalizer-data/state), JM_CLUSTER, JM_JOB.
+// file bucket's directory, finalizer-data/state), JM_CLUSTER, JM_JOB,
+// JM_OWNER (this job manager's identity, e.g. its leader session ID: the
+// owner `run` claims its epoch with, and the owner every `finalize` names,
+// which must be the one the epoch was claimed with; `finalize` requires it,
+// `run` makes one up without it).
 //
 // Every command prints one JSON line on stdout. Exit codes: 0 done, 1 error,
 // 2 usage, 3 claim rejected (a newer or another claim stands), 4 a different
@@ -88,6 +92,8 @@ interface Settings {
   stateDir: string;
   cluster: string;
   job: string;
+  // owner: JM_OWNER, empty when unset.
+  owner: string;
 }
 
 function settings(): Settings {
@@ -99,6 +105,7 @@ function settings(): Settings {
     stateDir: env.JM_STATE_DIR || 'finalizer-data/state',
     cluster: env.JM_CLUSTER || '',
     job: env.JM_JOB || '',
+    owner: env.JM_OWNER || '',
   };
   // Cluster and job IDs are DNS-1123 labels: they can never escape a path.
   const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -118,8 +125,16 @@ function writeCheckpoint(s: Settings, checkpoint: number) {
   return { metadataKey: exclusivePrefix + '_metadata', metadataSha256: sha256(metadata), exclusivePrefix };
 }
 
-// request builds the request of a checkpoint whose files are in the bucket.
-function request(s: Settings, epoch: number, checkpoint: number, maxPublishAttempts?: number): FinalizeRequest {
+// request builds the request of a checkpoint whose files are in the bucket,
+// naming owner, the claimant of epoch: a request naming the standing epoch
+// under another owner publishes nothing.
+function request(
+  s: Settings,
+  owner: string,
+  epoch: number,
+  checkpoint: number,
+  maxPublishAttempts?: number,
+): FinalizeRequest {
   const exclusivePrefix = `${s.cluster}/${s.job}/chk-${checkpoint}/`;
   const metadataKey = exclusivePrefix + '_metadata';
   const metadata = fs.readFileSync(path.join(s.stateDir, metadataKey));
@@ -127,6 +142,7 @@ function request(s: Settings, epoch: number, checkpoint: number, maxPublishAttem
     cluster: s.cluster,
     job: s.job,
     epoch,
+    owner,
     checkpoint,
     metadataKey,
     metadataSha256: sha256(metadata),
@@ -261,12 +277,14 @@ class JobManager {
   }
 
   // run is a job manager's life as a leader: claim (without an epoch, the
-  // one above the job's standing epoch), recover from what the claim
-  // answers, then take three checkpoints, acknowledging each only on
+  // one above the job's standing epoch) as JM_OWNER (without it, an
+  // identity of this process), recover from what the claim answers, then
+  // take three checkpoints under that claim, acknowledging each only on
   // Published (the last one triggered twice, as after a lost answer).
   async run(epoch: number | undefined, log: (line: unknown) => void) {
     if (epoch === undefined) epoch = (await this.latest()).epoch + 1;
-    const restore = await this.claim(epoch, `jobmanager-ts-${process.pid}`);
+    const owner = this.s.owner || `jobmanager-ts-${process.pid}`;
+    const restore = await this.claim(epoch, owner);
     log({ claimed: epoch, restore });
     if (restore.state === 'dangling' && !restore.fallback) {
       throw new Error(`the newest checkpoint does not resolve (${restore.dangling}) and no older one does`);
@@ -276,7 +294,7 @@ class JobManager {
     let next = (from?.checkpoint ?? 0) + 1;
     for (const last = next + 2; next <= last; next++) {
       writeCheckpoint(this.s, next);
-      const req = request(this.s, epoch, next);
+      const req = request(this.s, owner, epoch, next);
       const trigger = await this.finalize(req);
       if (next === last) log({ again: await this.finalize(req), first: trigger.runId });
       const result = await this.wait(epoch, next);
@@ -350,9 +368,12 @@ async function main(args: string[]): Promise<number> {
         if (!b) throw new ExitError(EXIT_USAGE, usage);
         print(await jm.claim(uint(a, 'epoch'), b));
         break;
-      case 'finalize':
-        print(await jm.finalize(request(s, uint(a, 'epoch'), uint(b, 'checkpoint'), c ? uint(c, 'maxPublishAttempts') : undefined)));
+      case 'finalize': {
+        const epoch = uint(a, 'epoch');
+        if (!s.owner) throw new ExitError(EXIT_USAGE, `finalize: set JM_OWNER to the owner epoch ${epoch} was claimed with`);
+        print(await jm.finalize(request(s, s.owner, epoch, uint(b, 'checkpoint'), c ? uint(c, 'maxPublishAttempts') : undefined)));
         break;
+      }
       case 'status':
         print(await jm.status(uint(a, 'epoch'), uint(b, 'checkpoint')));
         break;
