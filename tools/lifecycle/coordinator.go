@@ -124,6 +124,9 @@ func untilDone[T any](w *worker, fn any, args ...any) (T, error) {
 // removal a version-0 coordinator starts and anyone with access to the
 // namespace can: subsume, then, unless deposed or failed, discard.
 func subsumeCheckpoint(w *worker, req workflows.SubsumeRequest) string {
+	if err := contract.ValidateOwner(req.Owner); err != nil {
+		return "invalid: " + err.Error()
+	}
 	_, err := untilDone[struct{}](w, w.acts.Subsume, activities.SubsumeInput{CheckpointID: req.CheckpointID, Epoch: req.Epoch, Owner: req.Owner})
 	var app *temporal.ApplicationError
 	switch {

@@ -40,6 +40,7 @@ const (
 	propRestore   = "restore point"
 	propRetire    = "retire linearizable with publish"
 	propCollect   = "tombstones outlive the TTL floor"
+	propClaim     = "only the standing claim retires or removes"
 )
 
 // claimSeen is a claim's restore point, for the recovery rule: no
@@ -454,4 +455,42 @@ func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
 		w.violate(propCollect, "%s/%d: a %s tombstone written %s ago was collected, under the floor of %s",
 			j, e.Checkpoint, e.Tombstone.Reason, w.now().Sub(e.Tombstone.Since).Round(time.Second), floor)
 	}
+}
+
+// judgeClaim is the rule that a request writes only under the whole
+// standing claim, epoch and owner: a retirement or removal by a claim that
+// was not the job's standing one before its step changed neither the
+// job's state nor the checkpoint's key (id; nil for a retirement).
+func (w *world) judgeClaim(ctx context.Context, what string, job stores.JobID, id *stores.CheckpointID, epoch uint64, owner string) error {
+	before := w.snapshot[job]
+	if before.state.Claimed(epoch) && before.state.Owner == owner {
+		return nil
+	}
+	st, err := w.store.ReadJob(ctx, job)
+	if err != nil {
+		return fmt.Errorf("read job %s: %w", job, err)
+	}
+	if st != before.state {
+		w.violate(propClaim, "%s by epoch %d of %q, not the standing claim (%s): the job's state went from %+v to %+v", what, epoch, owner, claimText(before.state), before.state, st)
+		return nil
+	}
+	if id == nil {
+		return nil
+	}
+	e, err := w.store.Read(ctx, *id)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", id, err)
+	}
+	if was := w.entry(*id); describeEntry(e) != describeEntry(was) {
+		w.violate(propClaim, "%s by epoch %d of %q, not the standing claim (%s): key %d went from %s to %s", what, epoch, owner, claimText(before.state), id.Checkpoint, describeEntry(was), describeEntry(e))
+	}
+	return nil
+}
+
+// claimText names a job's standing claim.
+func claimText(st stores.JobState) string {
+	if st.Owner == "" {
+		return fmt.Sprintf("unclaimed at epoch %d", st.Epoch)
+	}
+	return fmt.Sprintf("epoch %d of %q", st.Epoch, st.Owner)
 }

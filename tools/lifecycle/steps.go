@@ -270,8 +270,12 @@ func (s subsumeStep) String() string {
 	return fmt.Sprintf("SubsumeCheckpoint %s epoch %d as %q handle %s started on the %s worker", s.req.CheckpointID, s.req.Epoch, s.req.Owner, s.req.HandleKey, s.on)
 }
 
-func (s subsumeStep) run(_ context.Context, w *world) string {
-	return subsumeCheckpoint(w.workers[s.on], s.req)
+func (s subsumeStep) run(ctx context.Context, w *world) string {
+	out := subsumeCheckpoint(w.workers[s.on], s.req)
+	if err := w.judgeClaim(ctx, "SubsumeCheckpoint", s.req.JobID, &s.req.CheckpointID, s.req.Epoch, s.req.Owner); err != nil {
+		return err.Error()
+	}
+	return out
 }
 
 // retireStep: RetireJob (workflows/leadership.go).
@@ -287,10 +291,18 @@ func (s retireStep) String() string {
 	return fmt.Sprintf("retire %s at epoch %d as %q (discard checkpoints %t) on the %s worker", s.job, s.epoch, s.owner, s.discard, s.on)
 }
 
-func (s retireStep) run(_ context.Context, w *world) string {
+func (s retireStep) run(ctx context.Context, w *world) string {
+	req := contract.RetireRequest{Cluster: s.job.Cluster, Job: s.job.Job, Epoch: s.epoch, Owner: s.owner, DiscardCheckpoints: s.discard}
+	if err := req.Validate(); err != nil {
+		return "invalid: " + err.Error()
+	}
 	wk := w.workers[s.on]
 	in := activities.RetireInput{JobID: s.job, Epoch: s.epoch, Owner: s.owner, DiscardCheckpoints: s.discard}
-	if _, err := untilDone[struct{}](wk, wk.acts.Retire, in); err != nil {
+	_, err := untilDone[struct{}](wk, wk.acts.Retire, in)
+	if jerr := w.judgeClaim(ctx, "RetireJob", s.job, nil, s.epoch, s.owner); jerr != nil {
+		return jerr.Error()
+	}
+	if err != nil {
 		return "refused: " + clip(contract.FailureMessage(err))
 	}
 	w.seen["retirements"]++
