@@ -21,11 +21,14 @@
 //     store's history; a standing leader's checkpoint directory stays
 //     while its finalization can still publish, and no other token fences
 //     it out), a retired job holding no reference, shared state,
-//     savepoints and retained state kept, and tenant isolation (nothing of
-//     a cluster the worker does not serve read or written, no error
+//     savepoints and retained state kept, only the standing claim (epoch
+//     and owner) retiring or removing, and tenant isolation (nothing of a
+//     cluster the worker does not serve read or written, no error
 //     printing a digest of another tenant's object the request did not
 //     carry). At the end it settles every finalization without faults and
-//     judges I4 and I5.
+//     judges I4 and I5, then, a day later (closed histories expired, the
+//     reconciler's floors passed), I3: an applied reconcile run discards
+//     or reports every handle no reference of its token points at.
 //   - A failing schedule is shrunk (delta debugging: drop steps while the
 //     same property still fails) and printed as a numbered step list with
 //     its seed.
