@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -248,6 +249,7 @@ func TestCheckExprRefuses(t *testing.T) {
 // one of the series served, so the names and label values are real).
 func checkScrape(t *testing.T, exposition string) {
 	t.Helper()
+	checkHelp(t, exposition)
 	exported := exportedSeries()
 	var served []labels.Labels
 	for _, line := range strings.Split(exposition, "\n") {
@@ -287,4 +289,22 @@ func checkScrape(t *testing.T, exposition string) {
 			}), "%s: %s selects none of the series the worker served", where, s)
 		}
 	}
+}
+
+// checkHelp checks that every finalizer family served says what it is in
+// its # HELP line: what an operator reads in Prometheus's and Grafana's
+// metric explorers.
+func checkHelp(t *testing.T, exposition string) {
+	t.Helper()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(exposition))
+	require.NoError(t, err)
+	var checked int
+	for name, f := range families {
+		if strings.HasPrefix(name, "finalizer_") {
+			checked++
+			assert.NotEmpty(t, strings.TrimSpace(f.GetHelp()), "%s has no # HELP text", name)
+		}
+	}
+	require.NotZero(t, checked, "the worker served finalizer families")
 }

@@ -69,7 +69,7 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics exporter: %w", err)
 	}
-	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithView(helpViews()...))
 	m := &metrics{
 		provider: provider,
 		reg:      reg,
