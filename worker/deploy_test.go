@@ -143,7 +143,7 @@ func deployedExprs(t *testing.T) map[string]string {
 	for _, p := range dashboard.Panels {
 		require.NotEmpty(t, p.Targets, "panel %q queries something", p.Title)
 		for i, target := range p.Targets {
-			exprs[fmt.Sprintf("finalizer.json: panel %q target %d", p.Title, i)] = target.Expr
+			exprs[fmt.Sprintf("finalizer.json: panel %q target %d", p.Title, i)] = grafanaVariables.Replace(target.Expr)
 		}
 	}
 	require.NotEmpty(t, exprs)
