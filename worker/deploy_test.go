@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -74,13 +75,48 @@ func exportedSeries() map[string]seriesLabels {
 		activities.MetricStoreCalls + "_total":                  sdk(seriesLabels{"op": ops, "outcome": outcomes}),
 		activities.MetricVerdicts + "_total":                    sdk(seriesLabels{"verdict": {stores.Present.String(), stores.Absent.String(), stores.VerdictUnknown.String()}}),
 		activities.MetricDiscards + "_total":                    sdk(seriesLabels{}),
-		MetricVerifying:                                         {"older_than": ages},
-		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil},
-		MetricStoreUp:                                           {"store": kinds},
-		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates()},
-		reconcile.MetricFindings + "_total":                     nil, // not in deploy/: labels unchecked
-		reconcile.MetricActions + "_total":                      nil,
+		MetricVerifying:                                         {"older_than": ages, "namespace": nil},
+		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil, "namespace": nil},
+		MetricStoreUp:                                           {"store": kinds, "namespace": nil},
+		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates(), "namespace": nil},
+		reconcile.MetricFindings + "_total": sdk(seriesLabels{"cluster": nil,
+			"kind": {"dangling", "orphan", "orphan_kept", "in_flight", "tombstone", "foreign", "error"}}),
+		reconcile.MetricActions + "_total": sdk(seriesLabels{"cluster": nil,
+			"action": {"quarantined", "discarded", "tombstones_collected"}}),
 	}
+}
+
+// alertRule is one rule of deploy/prometheus/alerts.yaml.
+type alertRule struct {
+	Alert       string            `json:"alert"`
+	Expr        string            `json:"expr"`
+	For         string            `json:"for"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// alertRules reads deploy/prometheus/alerts.yaml strictly: a misspelt
+// field fails.
+func alertRules(t *testing.T) []alertRule {
+	t.Helper()
+	b, err := os.ReadFile("../deploy/prometheus/alerts.yaml")
+	require.NoError(t, err)
+	var file struct {
+		Groups []struct {
+			Name  string      `json:"name"`
+			Rules []alertRule `json:"rules"`
+		} `json:"groups"`
+	}
+	require.NoError(t, yaml.UnmarshalStrict(b, &file))
+	var rules []alertRule
+	for _, g := range file.Groups {
+		for _, r := range g.Rules {
+			require.NotEmpty(t, r.Expr, "alert %s has an expression", r.Alert)
+			rules = append(rules, r)
+		}
+	}
+	require.NotEmpty(t, rules)
+	return rules
 }
 
 // deployedExprs are the PromQL expressions of the alert rules and the
@@ -89,29 +125,11 @@ func deployedExprs(t *testing.T) map[string]string {
 	t.Helper()
 	exprs := map[string]string{}
 
-	b, err := os.ReadFile("../deploy/prometheus/alerts.yaml")
-	require.NoError(t, err)
-	var rules struct {
-		Groups []struct {
-			Name  string `json:"name"`
-			Rules []struct {
-				Alert       string            `json:"alert"`
-				Expr        string            `json:"expr"`
-				For         string            `json:"for"`
-				Labels      map[string]string `json:"labels"`
-				Annotations map[string]string `json:"annotations"`
-			} `json:"rules"`
-		} `json:"groups"`
-	}
-	require.NoError(t, yaml.UnmarshalStrict(b, &rules))
-	for _, g := range rules.Groups {
-		for _, r := range g.Rules {
-			require.NotEmpty(t, r.Expr, "alert %s has an expression", r.Alert)
-			exprs["alerts.yaml: alert "+r.Alert] = r.Expr
-		}
+	for _, r := range alertRules(t) {
+		exprs["alerts.yaml: alert "+r.Alert] = r.Expr
 	}
 
-	b, err = os.ReadFile("../deploy/grafana/finalizer.json")
+	b, err := os.ReadFile("../deploy/grafana/finalizer.json")
 	require.NoError(t, err)
 	var dashboard struct {
 		Panels []struct {
@@ -125,7 +143,7 @@ func deployedExprs(t *testing.T) map[string]string {
 	for _, p := range dashboard.Panels {
 		require.NotEmpty(t, p.Targets, "panel %q queries something", p.Title)
 		for i, target := range p.Targets {
-			exprs[fmt.Sprintf("finalizer.json: panel %q target %d", p.Title, i)] = target.Expr
+			exprs[fmt.Sprintf("finalizer.json: panel %q target %d", p.Title, i)] = grafanaVariables.Replace(target.Expr)
 		}
 	}
 	require.NotEmpty(t, exprs)
@@ -248,6 +266,7 @@ func TestCheckExprRefuses(t *testing.T) {
 // one of the series served, so the names and label values are real).
 func checkScrape(t *testing.T, exposition string) {
 	t.Helper()
+	checkHelp(t, exposition)
 	exported := exportedSeries()
 	var served []labels.Labels
 	for _, line := range strings.Split(exposition, "\n") {
@@ -276,6 +295,7 @@ func checkScrape(t *testing.T, exposition string) {
 	for where, expr := range deployedExprs(t) {
 		e, err := promql.ParseExpr(expr)
 		require.NoError(t, err, where)
+		checkGroupingServed(t, where, e, served)
 		for _, s := range selectors(e) {
 			assert.True(t, slices.ContainsFunc(served, func(m labels.Labels) bool {
 				for _, matcher := range s.LabelMatchers {
@@ -287,4 +307,47 @@ func checkScrape(t *testing.T, exposition string) {
 			}), "%s: %s selects none of the series the worker served", where, s)
 		}
 	}
+}
+
+// checkHelp checks that every finalizer family served says what it is in
+// its # HELP line: what an operator reads in Prometheus's and Grafana's
+// metric explorers.
+func checkHelp(t *testing.T, exposition string) {
+	t.Helper()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(exposition))
+	require.NoError(t, err)
+	var checked int
+	for name, f := range families {
+		if strings.HasPrefix(name, "finalizer_") {
+			checked++
+			assert.NotEmpty(t, strings.TrimSpace(f.GetHelp()), "%s has no # HELP text", name)
+		}
+	}
+	require.NotZero(t, checked, "the worker served finalizer families")
+}
+
+// checkGroupingServed checks that each label an aggregation of e groups by
+// (beside the labels Prometheus adds) is carried by a served series of
+// that aggregation: a by (namespace) over series without the label would
+// fold every namespace into one.
+func checkGroupingServed(t *testing.T, where string, e parser.Expr, served []labels.Labels) {
+	t.Helper()
+	parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
+		agg, ok := node.(*parser.AggregateExpr)
+		if !ok || agg.Without {
+			return nil
+		}
+		for _, l := range agg.Grouping {
+			if slices.Contains(targetLabels, l) || l == model.BucketLabel {
+				continue
+			}
+			for _, s := range selectors(agg.Expr) {
+				assert.True(t, slices.ContainsFunc(served, func(m labels.Labels) bool {
+					return m.Get(model.MetricNameLabel) == s.Name && m.Has(l)
+				}), "%s: %s groups by %q, which no served %s carries", where, agg.Op, l, s.Name)
+			}
+		}
+		return nil
+	})
 }

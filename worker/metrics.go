@@ -34,8 +34,11 @@ type metrics struct {
 	handler  client.MetricsHandler
 	provider *sdkmetric.MeterProvider
 	reg      *prometheus.Registry // nil when disabled
-	server   *http.Server
-	addr     string // bound address, "" when disabled
+	// own registers the worker's own collectors: each of their series
+	// carries the namespace label, as the series the SDK's handler emits do.
+	own    prometheus.Registerer
+	server *http.Server
+	addr   string // bound address, "" when disabled
 	// ready: the pollers run. probes: what else readiness needs, set once
 	// the dependencies are open.
 	ready  atomic.Bool
@@ -44,13 +47,16 @@ type metrics struct {
 }
 
 // startMetrics serves /metrics and the health endpoints on addr; with addr empty the
-// handler discards everything and nothing listens.
-func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
+// handler discards everything and nothing listens. namespace is the Temporal
+// namespace the worker serves: the alerts aggregate by it.
+func startMetrics(addr, namespace string, log *slog.Logger) (*metrics, error) {
 	if addr == "" {
 		return &metrics{handler: client.MetricsNopHandler}, nil
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfo())
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	own := prometheus.WrapRegistererWith(prometheus.Labels{"namespace": namespace}, reg)
+	own.MustRegister(buildInfo())
 	exporter, err := otelprom.New(
 		otelprom.WithRegisterer(reg),
 		// Prometheus-style names: counters end in _total, timers in _seconds.
@@ -69,10 +75,11 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics exporter: %w", err)
 	}
-	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithView(helpViews()...))
 	m := &metrics{
 		provider: provider,
 		reg:      reg,
+		own:      own,
 		handler: temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 			Meter: provider.Meter("checkpoint-finalizer"),
 			// Counters only ever grow; monotonic makes them Prometheus counters.
@@ -103,8 +110,8 @@ func startMetrics(addr string, log *slog.Logger) (*metrics, error) {
 // now on: 0 until the returned storeUp is told the store is open.
 func (m *metrics) watchStore(kind StoreKind) *storeUp {
 	u := newStoreUp(kind)
-	if m.reg != nil {
-		m.reg.MustRegister(u)
+	if m.own != nil {
+		m.own.MustRegister(u)
 	}
 	return u
 }

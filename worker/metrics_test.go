@@ -17,7 +17,7 @@ import (
 )
 
 func TestMetricsEndpoint(t *testing.T) {
-	m, err := startMetrics("127.0.0.1:0", slog.New(slog.DiscardHandler))
+	m, err := startMetrics("127.0.0.1:0", "default", slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, m.close(context.Background())) })
 
@@ -31,7 +31,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	assert.Contains(t, body, "go_goroutines ", "Go runtime metrics")
 	assert.Contains(t, body, "process_resident_memory_bytes ", "process metrics")
 	assert.NotContains(t, body, "otel_scope_name")
-	assert.Regexp(t, `finalizer_build_info\{go="`+regexp.QuoteMeta(runtime.Version())+`",revision="[^"]+",version="[^"]+"\} 1`, body)
+	assert.Regexp(t, `finalizer_build_info\{go="`+regexp.QuoteMeta(runtime.Version())+`",namespace="default",revision="[^"]+",version="[^"]+"\} 1`, body)
 
 	get(t, "http://"+m.addr+"/healthz", http.StatusServiceUnavailable)
 	m.ready.Store(true)
@@ -40,7 +40,7 @@ func TestMetricsEndpoint(t *testing.T) {
 }
 
 func TestMetricsDisabled(t *testing.T) {
-	m, err := startMetrics("", slog.New(slog.DiscardHandler))
+	m, err := startMetrics("", "default", slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	m.handler.Counter("anything").Inc(1) // a no-op, never a panic
 	assert.Empty(t, m.addr)
@@ -49,7 +49,7 @@ func TestMetricsDisabled(t *testing.T) {
 }
 
 func TestHealthcheckReachesWildcardOnLoopback(t *testing.T) {
-	m, err := startMetrics("0.0.0.0:0", slog.New(slog.DiscardHandler))
+	m, err := startMetrics("0.0.0.0:0", "default", slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, m.close(context.Background())) })
 	m.ready.Store(true)

@@ -29,11 +29,13 @@ func register(r registry, finalizer *activities.Activities, reconciler *reconcil
 
 // workerOptions are the Temporal worker's options. Its interceptors are
 // the one tenant gate (activities.Gate): every workflow and activity
-// register registers passes it before its code runs.
+// register registers passes it before its code runs; then rejectionLog,
+// which logs an activity's routine rejection at WARN instead of the SDK's
+// ERROR.
 func workerOptions(cfg Config, layout blobstate.Layout, fatal chan<- error) sdkworker.Options {
 	return sdkworker.Options{
 		WorkerStopTimeout: cfg.ShutdownGrace,
 		OnFatalError:      func(err error) { fatal <- err },
-		Interceptors:      []interceptor.WorkerInterceptor{activities.Gate{Layout: layout}.Interceptor()},
+		Interceptors:      []interceptor.WorkerInterceptor{activities.Gate{Layout: layout}.Interceptor(), &rejectionLog{}},
 	}
 }

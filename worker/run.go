@@ -37,7 +37,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	if err != nil {
 		return err
 	}
-	m, err := startMetrics(cfg.MetricsAddress, logger)
+	m, err := startMetrics(cfg.MetricsAddress, cfg.Temporal.Namespace, logger)
 	if err != nil {
 		return errors.Join(err, stopTracing(context.Background()))
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -65,6 +66,8 @@ type devWorker struct {
 	cfg    Config
 	bucket string
 	client client.Client // the test's own, outliving any Run
+	// logs receives the worker's log at info and above when set.
+	logs io.Writer
 }
 
 func newDevWorker(t *testing.T) *devWorker {
@@ -92,7 +95,10 @@ func (d *devWorker) start(opts ...Option) (Ready, func() error) {
 	ready := make(chan Ready, 1)
 	done := make(chan error, 1)
 	logger := slog.New(slog.DiscardHandler)
-	if testing.Verbose() {
+	switch {
+	case d.logs != nil:
+		logger = slog.New(slog.NewTextHandler(d.logs, nil))
+	case testing.Verbose():
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	opts = append(opts, WithReady(func(r Ready) { ready <- r }))

@@ -55,7 +55,7 @@ func watchVerifying(ctx context.Context, c client.Client, namespace string, m cl
 				}
 				continue
 			}
-			m.WithTags(map[string]string{"older_than": ageLabel(age)}).Gauge(MetricVerifying).Update(float64(resp.GetCount()))
+			m.WithTags(map[string]string{"older_than": ageLabel(age), "namespace": namespace}).Gauge(MetricVerifying).Update(float64(resp.GetCount()))
 		}
 		select {
 		case <-ctx.Done():

@@ -17,6 +17,7 @@ import (
 // store is back and it ends, the gauge falls back to 0.
 func TestVerifyingGauge(t *testing.T) {
 	d := newDevWorker(t)
+	d.cfg.ReconcileMinGrace = 0 // reconcilerFindings judges state written moments ago
 	var faults *storefault.Store
 	r, _ := d.start(
 		WithReferenceStore(func(s stores.ReferenceStore) stores.ReferenceStore {
@@ -25,7 +26,7 @@ func TestVerifyingGauge(t *testing.T) {
 		}),
 		func(o *options) { o.verifying = 200 * time.Millisecond },
 	)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	req := writeCheckpoint(t, d.bucket, d.claim(ctx), 3)
 	faults.SetUnreachable(true)
@@ -58,7 +59,11 @@ func TestVerifyingGauge(t *testing.T) {
 	require.Equal(t, contract.Discarded, res.Phase)
 	require.NotContains(t, res.Reason, "its data stays")
 
-	// What this run exported is what exportedSeries lists, and every
-	// selector of the alert rules and the dashboard in deploy/ selects some of it.
+	// The reconciler's findings the alerts watch.
+	reconcilerFindings(ctx, t, d, faults, r.MetricsAddress)
+
+	// What this run exported is what exportedSeries lists, every family
+	// has its # HELP, and every selector of the alert rules and the
+	// dashboard in deploy/ selects some of it, with the labels it groups by.
 	checkScrape(t, get(t, "http://"+r.MetricsAddress+"/metrics", 200))
 }

@@ -244,8 +244,9 @@ func checkMonitoring(t *testing.T, objs []*unstructured.Unstructured, d *appsv1.
 	var spec struct {
 		Selector  metav1.LabelSelector `json:"selector"`
 		Endpoints []struct {
-			Port string `json:"port"`
-			Path string `json:"path"`
+			Port        string `json:"port"`
+			Path        string `json:"path"`
+			HonorLabels bool   `json:"honorLabels"`
 		} `json:"endpoints"`
 	}
 	smSpec, found, err := unstructured.NestedMap(sm.Object, "spec")
@@ -257,6 +258,10 @@ func checkMonitoring(t *testing.T, objs []*unstructured.Unstructured, d *appsv1.
 	require.Len(t, spec.Endpoints, 1)
 	assert.Equal(t, svcPort, spec.Endpoints[0].Port)
 	assert.Equal(t, "/metrics", spec.Endpoints[0].Path)
+	// The alerts group by the namespace label the worker's series carry
+	// (the Temporal namespace); without honorLabels Prometheus would
+	// overwrite it with the pod's Kubernetes namespace.
+	assert.True(t, spec.Endpoints[0].HonorLabels, "the ServiceMonitor keeps the worker's namespace label")
 
 	pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget")
 	sel, err = metav1.LabelSelectorAsSelector(pdb.Spec.Selector)

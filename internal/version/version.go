@@ -1,6 +1,12 @@
 // Package version says which build of the finalizer is running: the module
 // version, the commit it was built from and the Go release, read from the
 // build information the go command embeds in every binary.
+//
+// A release build names its version explicitly, because a binary built from
+// a clone at a tag, or from a source tarball (no .git), cannot always read
+// the tag back:
+//
+//	go build -ldflags "-X github.com/checkpoint-finalizer/finalizer/internal/version.version=v1.2.0" ./...
 package version
 
 import (
@@ -10,11 +16,16 @@ import (
 	"runtime/debug"
 )
 
+// version overrides the module version when set at link time (-ldflags
+// -X, see the package documentation); empty otherwise.
+var version string
+
 // Info is one binary's build.
 type Info struct {
-	// Version is the module version: a tag ("v0.4.0"), a pseudo-version
-	// derived from the commit, or "(devel)" when built without version
-	// control information.
+	// Version is the version the release build set (-ldflags -X), else
+	// the module version: a tag ("v0.4.0"), a pseudo-version derived from
+	// the commit, or "(devel)" when built without version control
+	// information.
 	Version string `json:"version"`
 	// Revision is the commit, with "-dirty" when the tree had changes;
 	// "unknown" when built without version control information.
@@ -24,6 +35,15 @@ type Info struct {
 
 // Read returns the running binary's build.
 func Read() Info {
+	info := readBuildInfo()
+	if version != "" {
+		info.Version = version
+	}
+	return info
+}
+
+// readBuildInfo is what the go command recorded in the binary.
+func readBuildInfo() Info {
 	info := Info{Version: "(devel)", Revision: "unknown", GoVersion: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {

@@ -38,3 +38,33 @@ func TestBinariesNameTheirCommit(t *testing.T) {
 		assert.Regexp(t, `^`+filepath.Base(pkg)+` \S+ \(`+head+`(-dirty)?, go1\.\d+`, line)
 	}
 }
+
+// A binary built from a clone checked out at a release tag prints the tag:
+// the go command stamps the module version from version control.
+func TestBinaryBuiltAtTagPrintsIt(t *testing.T) {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	require.NoError(t, err, "the tests run in a clone")
+	head := strings.TrimSpace(string(out))
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	require.NoError(t, err)
+	clone := filepath.Join(t.TempDir(), "src")
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), b)
+	}
+	git("", "clone", "--quiet", "--no-checkout", strings.TrimSpace(string(top)), clone)
+	git(clone, "checkout", "--quiet", head)
+	git(clone, "-c", "user.name=test", "-c", "user.email=test@example.com", "tag", "-a", "-m", "release", "v0.99.0")
+
+	bin := filepath.Join(t.TempDir(), "finalizer")
+	build := exec.Command("go", "build", "-buildvcs=true", "-trimpath", "-o", bin, "./client/cmd/finalizer")
+	build.Dir = clone
+	b, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	b, err = exec.Command(bin, "--version").CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.Regexp(t, `^finalizer v0\.99\.0 \(`+head+`, go1\.\d+`, strings.TrimSpace(string(b)))
+}

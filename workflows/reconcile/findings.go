@@ -11,7 +11,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
-// Metrics of the reconciler, through the SDK's metrics handler (replay-safe).
+// Metrics of the reconciler, through the SDK's metrics handler (replay-safe),
+// labelled with the run's cluster: the alerts on them are per cluster.
 const (
 	// MetricFindings counts findings by kind: dangling, orphan,
 	// orphan_kept, in_flight, tombstone, foreign, error.
@@ -23,13 +24,13 @@ const (
 
 func (r *reconciliation) finding(kind string, n int) {
 	if n > 0 {
-		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"kind": kind}).Counter(MetricFindings).Inc(int64(n))
+		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"kind": kind, "cluster": r.req.Cluster}).Counter(MetricFindings).Inc(int64(n))
 	}
 }
 
 func (r *reconciliation) action(action string, n int) {
 	if n > 0 {
-		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"action": action}).Counter(MetricActions).Inc(int64(n))
+		workflow.GetMetricsHandler(r.ctx).WithTags(map[string]string{"action": action, "cluster": r.req.Cluster}).Counter(MetricActions).Inc(int64(n))
 	}
 }
 

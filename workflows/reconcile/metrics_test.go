@@ -32,6 +32,14 @@ func TestReconcileEmitsMetrics(t *testing.T) {
 	assert.Equal(t, int64(1), m.get(reconcile.MetricActions, "action", "quarantined"))
 	assert.Equal(t, int64(1), m.get(reconcile.MetricActions, "action", "discarded"))
 	assert.Zero(t, m.get(reconcile.MetricFindings, "kind", "error"))
+	// Every increment names the run's cluster: the alerts are per cluster.
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, inc := range m.incs {
+		if inc.name == reconcile.MetricFindings || inc.name == reconcile.MetricActions {
+			assert.Equal(t, job.Cluster, inc.tags["cluster"], "%s %v", inc.name, inc.tags)
+		}
+	}
 }
 
 // capturedMetrics records every counter increment with its tags.
