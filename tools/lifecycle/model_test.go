@@ -17,14 +17,15 @@ import (
 
 var (
 	schedules = flag.Int("model.schedules", 0, "schedules to explore (0: 1500 with -short, 10000 without)")
-	seed      = flag.Uint64("model.seed", 0, "replay the one schedule of this seed (0: explore from seed 1)")
+	seed      = flag.Uint64("model.seed", 0, "replay the one schedule of this seed (0: explore from -model.first)")
+	firstSeed = flag.Uint64("model.first", 1, "the first seed explored, so that a long run can be split into ranges")
 )
 
 // TestLifecycleModel explores seeded schedules of every party's steps
 // against the real activities, store and bucket, and fails with each
 // distinct broken property's shrunk schedule.
 func TestLifecycleModel(t *testing.T) {
-	n, first := *schedules, uint64(1)
+	n, first := *schedules, *firstSeed
 	switch {
 	case *seed != 0:
 		n, first = 1, *seed
