@@ -210,6 +210,13 @@ func (s zombieStep) run(ctx context.Context, w *world) string {
 	if !ok || f.handleKey == "" {
 		return "nothing to replay"
 	}
+	if f.phase == phasePublish && f.attempts == s.attempt && f.tries == 0 {
+		// The replayed request is a try of the attempt the workflow is
+		// about to publish, lost with its worker: the workflow's next try
+		// is a retry, whose rejection cannot rule the lost one out
+		// (activities.Publish).
+		f.tries = 1
+	}
 	p := f.publication()
 	p.Reference.Attempt = s.attempt
 	before := w.entry(p.CheckpointID)
