@@ -7,11 +7,12 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
-// Leadership is the part of the HA store that claims and retires jobs.
+// Leadership is the part of the HA store that claims and retires jobs; it
+// reads the job to check a retirement's claim.
 type Leadership interface {
 	ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, owner string) error
 	Retire(ctx context.Context, job stores.JobID, epoch uint64, keep bool) error
-	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
+	jobReader
 }
 
 // ClaimInput names a leadership claim.

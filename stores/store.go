@@ -14,8 +14,9 @@ type ReferenceStore interface {
 	// fencing every older one. Claiming the standing (epoch, owner) again is
 	// Published.
 	ClaimEpoch(ctx context.Context, job JobID, epoch uint64, owner string) error
-	// Publish writes a reference, conditional on the epoch and on the
-	// checkpoint being above the job's watermark.
+	// Publish writes a reference, conditional on the epoch (and on the
+	// owner, when the publication names one) being the standing claim and
+	// on the checkpoint being above the job's watermark.
 	Publish(ctx context.Context, p Publication) error
 	// Verify reads the key linearizably; when it does not hold token it
 	// fences every attempt up to attempt and answers Absent. Any error is
