@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,8 +27,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
-	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 // Stores a test's worker runs on.
@@ -82,41 +81,11 @@ func newEnv(t *testing.T, store string) *env {
 // startWorker runs the real worker process: the README's flags, the
 // test's task queue, store and bucket.
 func (e *env) startWorker(storeFlags []string) {
-	t := e.t
-	t.Helper()
-	logFile, err := os.Create(filepath.Join(t.TempDir(), "worker.log"))
-	require.NoError(t, err)
-	metrics := freeAddr(t)
-	args := append([]string{
+	e.t.Helper()
+	workerproc.Start(e.t, workerBin, append([]string{
 		"-temporal-address=" + temporal.HostPort, "-temporal-namespace=" + temporal.Namespace, "-task-queue=" + e.taskQueue,
-		"-state-bucket=file://" + e.bucket, "-metrics-address=" + metrics,
-	}, storeFlags...)
-	cmd := exec.Command(workerBin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _, _ = cmd.Process.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = logFile.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logFile.Name())
-			t.Logf("worker log:\n%s", b)
-		}
-	})
-	// Ready once it polls: /healthz answers 200 only then.
-	require.Eventually(t, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		return worker.Healthcheck(ctx, metrics) == nil
-	}, time.Minute, 100*time.Millisecond, "worker ready")
+		"-state-bucket=file://" + e.bucket,
+	}, storeFlags...)...)
 }
 
 // driver runs one job manager program: argv before the command's own
@@ -315,14 +284,6 @@ func copyFile(t *testing.T, from, to string) {
 	b, err := os.ReadFile(from)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(to, b, 0o644))
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func randomHex(t *testing.T, n int) string {

@@ -11,13 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
@@ -67,10 +66,7 @@ func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "examples-worker-")
 	if err == nil {
 		defer os.RemoveAll(dir)
-		workerBin = filepath.Join(dir, "finalizer-worker")
-		build := exec.Command("go", "build", "-o", workerBin, "github.com/checkpoint-finalizer/finalizer/worker/cmd/finalizer-worker")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		err = build.Run()
+		workerBin, err = workerproc.Build(dir)
 	}
 	if err == nil {
 		err = ensureJQ()

@@ -1,0 +1,90 @@
+// Package workerproc runs the real finalizer-worker binary for test
+// harnesses that drive the finalizer from outside Go (shell and TypeScript
+// job managers, the Flink plugin): build it once, start one process per
+// test, wait until it polls, stop it with the test.
+package workerproc
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Build compiles finalizer-worker into dir and returns its path.
+func Build(dir string) (string, error) {
+	bin := filepath.Join(dir, "finalizer-worker")
+	build := exec.Command("go", "build", "-o", bin, "github.com/checkpoint-finalizer/finalizer/worker/cmd/finalizer-worker")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build finalizer-worker: %w", err)
+	}
+	return bin, nil
+}
+
+// Start runs bin with args (and a metrics address of its own) for the
+// test's lifetime and returns once the worker polls its task queue. The
+// process is stopped with SIGTERM (SIGKILL after 10 s) when the test ends;
+// its log is printed when the test failed.
+func Start(t testing.TB, bin string, args ...string) {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "worker.log"))
+	require.NoError(t, err)
+	metrics := FreeAddr(t)
+	cmd := exec.Command(bin, append(args, "-metrics-address="+metrics)...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _, _ = cmd.Process.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		_ = logFile.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			t.Logf("worker log:\n%s", b)
+		}
+	})
+	// Ready once it polls: /healthz answers 200 only then.
+	require.Eventually(t, func() bool { return healthy(metrics) }, time.Minute, 100*time.Millisecond, "worker ready")
+}
+
+// healthy asks the worker's /healthz as any probe would (this package sits
+// below the worker and does not link it).
+func healthy(metrics string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+metrics+"/healthz", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// FreeAddr is a loopback address nothing listens on at the moment.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
