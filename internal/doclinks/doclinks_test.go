@@ -305,3 +305,18 @@ func TestSlug(t *testing.T) {
 		assert.Equal(t, want, Slug(text), "%q", text)
 	}
 }
+
+// README.md links every page of docs/, so that a newcomer finds each one
+// from it.
+func TestReadmeLinksEveryDoc(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	linked := map[string]bool{}
+	for _, l := range parse(string(b)).links {
+		p, _, _ := strings.Cut(l.target, "#")
+		linked[path.Clean(p)] = true
+	}
+	for _, d := range documents(t)[1:] {
+		assert.True(t, linked[d], "README.md does not link %s", d)
+	}
+}
