@@ -36,7 +36,7 @@ const (
 	// onZooKeeper: through a fault proxy (a partition is how a finalization
 	// parks in Verifying, as it does when the store stops answering).
 	onZooKeeper = "zookeeper"
-	// onEmbedded: the worker's default, as README.md has a reader start it.
+	// onEmbedded: the worker's default, as docs/contract.md has a reader start it.
 	onEmbedded = "embedded"
 )
 
@@ -78,7 +78,7 @@ func newEnv(t *testing.T, store string) *env {
 	return e
 }
 
-// startWorker runs the real worker process: the README's flags, the
+// startWorker runs the real worker process: docs/contract.md's flags, the
 // test's task queue, store and bucket.
 func (e *env) startWorker(storeFlags []string) {
 	e.t.Helper()

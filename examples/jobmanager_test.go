@@ -251,7 +251,7 @@ func playJobManager(d driver) {
 	e.checkRestore(restore, req2, res.HandleKey)
 }
 
-// playLeaders runs the drivers' own loop (`run`, what README.md tells a
+// playLeaders runs the drivers' own loop (`run`, what docs/contract.md tells a
 // reader to paste, on the worker's default store) twice: a first leader on
 // a new job (without JM_OWNER: the driver makes its identity up), then a
 // new leader (JM_OWNER set) that claims the epoch above the first one's,

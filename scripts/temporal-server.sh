@@ -5,8 +5,8 @@
 # never enter the module's dependencies. The production topology
 # (scripts/topology.sh, tools/topology) runs them on PostgreSQL.
 # Cold it compiles ~700 packages beyond those the Temporal CLI shares with it
-# (492 s on 2 cores after scripts/temporal-cli.sh; README "Running in
-# production").
+# (492 s on 2 cores after scripts/temporal-cli.sh, measured 2026-12-01;
+# docs/operations.md, "Running in production").
 #
 # Idempotent: cached binaries that answer are reused. Concurrent runs (this
 # script, or tools/topology.EnsureServer from test binaries) serialize on

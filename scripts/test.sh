@@ -23,8 +23,8 @@ fi
 # kube-apiserver on 2 cores, ~8 min for the Temporal server and its SQL tool
 # once the CLI's packages are in the Go build cache; warm: instant). Done here
 # first so that their progress shows; the test harnesses would build them too
-# (tools/topologytest runs the server on PostgreSQL, see README "Running in
-# production").
+# (tools/topologytest runs the server on PostgreSQL, see
+# docs/operations.md, "Running in production").
 bash scripts/temporal-cli.sh
 bash scripts/kube-apiserver.sh
 bash scripts/temporal-server.sh

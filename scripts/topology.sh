@@ -8,7 +8,7 @@
 # (Debian's package), finalizer-worker processes on one task queue and the
 # finalizer CLI. `up` prints every address and the state directory
 # (default finalizer-data/topology); `down` stops everything `up` started.
-# See README "Running in production" and tools/topology.
+# See docs/operations.md, "Running in production", and tools/topology.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${1:-}" == up ]]; then

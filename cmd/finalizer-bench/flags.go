@@ -41,7 +41,7 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	fs.IntVar(&cfg.Parked, "parked", cfg.Parked, "finalizations parked in Verifying for the parked scenario on ZooKeeper (0: skip it)")
 	fs.DurationVar(&cfg.ParkedSettle, "parked-settle", cfg.ParkedSettle, "how long the parked finalizations sit before the measured run (their verify retries back off from 1s towards 5m)")
 	fs.IntVar(&cfg.Retain, "retain", cfg.Retain, "references the worker retains per job")
-	fs.StringVar(&temporalServer, "temporal", string(cfg.Temporal), "Temporal server to measure on: dev (the CLI's dev server on SQLite) or postgres (Temporal server on PostgreSQL 15, the production topology's; see README \"Running in production\")")
+	fs.StringVar(&temporalServer, "temporal", string(cfg.Temporal), "Temporal server to measure on: dev (the CLI's dev server on SQLite) or postgres (Temporal server on PostgreSQL 15, the production topology's; see docs/operations.md, \"Running in production\")")
 	fs.StringVar(&temporalConfig, "temporal-config", "", "extra dynamic config of the Temporal dev server, comma-separated key=value (e.g. matching.numTaskqueueReadPartitions=1)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "bound on one finalization; a slower one counts as failed")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "folder for CPU profiles of every in-process measured run: the worker's process, and the Temporal server's on -temporal postgres (go tool pprof -top FILE)")

@@ -4,8 +4,8 @@
 # recovers from the restore point the claim answers, writes each
 # checkpoint's files into the state bucket, triggers its finalization
 # idempotently and acknowledges it only once Published. Every payload is
-# built here, from README.md's "The workflow contract"; see also "Job
-# managers in other languages".
+# built here, from docs/contract.md, the workflow contract; see also its
+# "Job managers in other languages".
 #
 #   jobmanager.sh run [epoch]                  the whole loop: claim, 3 checkpoints, latest
 #   jobmanager.sh claim <epoch> <owner>        ClaimEpoch; prints the restore point

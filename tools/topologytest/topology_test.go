@@ -516,7 +516,7 @@ func retry[T any](ctx context.Context, transient *atomic.Int64, f func() (T, err
 	}
 }
 
-// command is scripts/topology.sh, the command README documents (`go run
+// command is scripts/topology.sh, the command docs/operations.md documents (`go run
 // ./cmd/finalizer-topology`, whose binary the Go build cache keeps): the
 // topology comes up, is looked at and goes down through it, each time in
 // a process of its own, as an operator runs it from a shell.

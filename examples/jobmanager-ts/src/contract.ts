@@ -1,5 +1,5 @@
-// The checkpoint finalizer's workflow contract, as README.md ("The workflow
-// contract") states it, written from the README alone: no Go code is used.
+// The checkpoint finalizer's workflow contract, as docs/contract.md states
+// it, written from that page alone: no Go code is used.
 import { createHash } from 'node:crypto';
 
 export const DEFAULT_TASK_QUEUE = 'checkpoint-finalizer';

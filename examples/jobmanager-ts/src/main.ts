@@ -2,7 +2,7 @@
 // @temporalio/client only: it claims its epoch, recovers from the restore
 // point the claim answers, writes each checkpoint's files into the state
 // bucket, triggers its finalization idempotently and acknowledges it only
-// once Published. See README.md, "Job managers in other languages".
+// once Published. See docs/contract.md, "Job managers in other languages".
 //
 //   node dist/main.js run [epoch]                 the whole loop: claim, 3 checkpoints, latest
 //   node dist/main.js claim <epoch> <owner>       ClaimEpoch; prints the restore point
