@@ -1,0 +1,179 @@
+// Package flink_test proves the Flink plugin on real Flink MiniClusters
+// (Maven runs the Java tests under src/test) against the real worker, a
+// real ZooKeeper, on which Flink's own leader election runs too, and the
+// Temporal dev server. Go is only the harness: it starts the servers and the
+// worker, runs Maven with their addresses, and reports what surefire says.
+package flink_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
+	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
+)
+
+var (
+	temporal  *devserver.Server
+	zk        *zktest.Server
+	workerBin string
+)
+
+func TestMain(m *testing.M) {
+	if realserver.Short() {
+		os.Exit(m.Run()) // the test skips in realserver.Require
+	}
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	cli, err := devserver.EnsureCLI(ctx, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flink: temporal CLI:", err)
+		return 1
+	}
+	temporal, err = devserver.StartServer(ctx, devserver.Options{
+		SearchAttributes: contract.SearchAttributes(), CLIPath: cli, Progress: os.Stderr,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flink: start temporal:", err)
+		return 1
+	}
+	defer func() { _ = temporal.Cleanup(false) }()
+	if zk, err = zktest.StartServer(); err != nil {
+		fmt.Fprintln(os.Stderr, "flink: start zookeeper:", err)
+		return 1
+	}
+	defer zk.Cleanup(false)
+	dir, err := os.MkdirTemp("", "flink-worker-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "flink:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if workerBin, err = workerproc.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "flink:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// TestPluginOnMiniClusters runs every Java test of the plugin (mvn verify:
+// its unit tests, the scenarios on MiniClusters, the shaded jar) against
+// one worker on ZooKeeper, the worker's state bucket being the directory
+// the MiniClusters write their checkpoints to.
+func TestPluginOnMiniClusters(t *testing.T) {
+	realserver.Require(t, "Temporal dev server, ZooKeeper and Flink MiniClusters")
+	suffix := randomHex(t)
+	bucket := t.TempDir()
+	taskQueue := "flink-" + suffix
+	const cluster = "c1"
+	workerproc.Start(t, workerBin,
+		"-temporal-address="+temporal.HostPort, "-temporal-namespace="+temporal.Namespace, "-task-queue="+taskQueue,
+		"-state-bucket=file://"+bucket, "-store=zookeeper", "-zookeeper-servers="+zk.Addr,
+		"-zookeeper-root=/finalizer-"+suffix,
+		// Flink's layout: state.checkpoints.dir and state.savepoints.dir of cluster c1.
+		"-clusters="+cluster+"=flink/c1/checkpoints:flink/c1/savepoints",
+		// execution.checkpointing.num-retained of the Java tests.
+		"-retain=2")
+
+	mvn := maven(t)
+	out := filepath.Join(t.TempDir(), "mvn.log")
+	log, err := os.Create(out)
+	require.NoError(t, err)
+	defer log.Close()
+	cmd := exec.Command(mvn[0], append(mvn[1:], "verify")...)
+	cmd.Dir = "."
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(),
+		"FINALIZER_IT_TEMPORAL_ADDRESS="+temporal.HostPort,
+		"FINALIZER_IT_TEMPORAL_NAMESPACE="+temporal.Namespace,
+		"FINALIZER_IT_TASK_QUEUE="+taskQueue,
+		"FINALIZER_IT_ZOOKEEPER="+zk.Addr,
+		"FINALIZER_IT_BUCKET="+bucket,
+		"FINALIZER_IT_CLUSTER="+cluster,
+	)
+	start := time.Now()
+	err = cmd.Run()
+	summary := surefire(t, out)
+	t.Logf("mvn verify: %s\n%s", time.Since(start).Round(time.Second), summary)
+	if err != nil {
+		reports, _ := filepath.Glob("target/surefire-reports/*-output.txt")
+		for _, r := range reports {
+			b, _ := os.ReadFile(r)
+			t.Logf("%s (last 8 KiB):\n%s", r, tail(b, 8<<10))
+		}
+		b, _ := os.ReadFile(out)
+		t.Fatalf("mvn verify failed: %v\n%s", err, tail(b, 16<<10))
+	}
+	require.NotRegexp(t, regexp.MustCompile(`Skipped: [1-9]`), summary, "a Java test was skipped")
+	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase"} {
+		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
+			"surefire ran %s", class)
+	}
+	jar, err := filepath.Glob("target/finalizer-flink-*.jar")
+	require.NoError(t, err)
+	require.NotEmpty(t, jar, "the shaded jar for Flink's lib/")
+}
+
+// maven is the mvn command line: Maven from Debian if missing, its
+// repository cached outside the repository (artifacts are keyed by
+// version by Maven itself), batch mode.
+func maven(t *testing.T) []string {
+	t.Helper()
+	require.NoError(t, debian.Ensure(debian.Command("mvn"), "maven"))
+	repo := filepath.Join(cachedir.Root(), "maven", "repository")
+	return []string{"mvn", "-B", "-ntp", "-Dmaven.repo.local=" + repo}
+}
+
+// surefire is what Maven printed about the tests: each class's line and
+// the totals.
+func surefire(t *testing.T, log string) string {
+	t.Helper()
+	f, err := os.Open(log)
+	require.NoError(t, err)
+	defer f.Close()
+	var b strings.Builder
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		if line := s.Text(); strings.Contains(line, "Tests run:") || strings.Contains(line, "FAIL") || strings.Contains(line, "BUILD") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func randomHex(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 4)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	return hex.EncodeToString(b)
+}

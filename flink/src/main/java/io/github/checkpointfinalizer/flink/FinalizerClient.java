@@ -1,0 +1,205 @@
+package io.github.checkpointfinalizer.flink;
+
+import io.github.checkpointfinalizer.flink.wire.ClaimRequest;
+import io.github.checkpointfinalizer.flink.wire.ContentHash;
+import io.github.checkpointfinalizer.flink.wire.FinalizeRequest;
+import io.github.checkpointfinalizer.flink.wire.FinalizeResult;
+import io.github.checkpointfinalizer.flink.wire.LatestRequest;
+import io.github.checkpointfinalizer.flink.wire.RestorePoint;
+import io.github.checkpointfinalizer.flink.wire.RetireRequest;
+
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.SearchAttributeKey;
+import io.temporal.common.SearchAttributes;
+import io.temporal.envconfig.ClientConfigProfile;
+import io.temporal.envconfig.LoadClientConfigProfileOptions;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+
+import org.apache.flink.configuration.Configuration;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The workflow contract's calls a job manager makes, on the Temporal Java SDK. It knows nothing of
+ * Flink's checkpoint classes: the store decides what to ask, this class only asks.
+ *
+ * <p>Failure semantics: a {@link RejectedException} is a definite refusal (nothing was written);
+ * any other exception, and a finalization not ended within its wait, is an unknown outcome.
+ */
+final class FinalizerClient implements AutoCloseable {
+    private static final String CLAIM = "ClaimEpoch";
+    private static final String FINALIZE = "FinalizeCheckpoint";
+    private static final String RETIRE = "RetireJob";
+    private static final String LATEST = "LatestCheckpoint";
+
+    private final WorkflowServiceStubs service;
+    private final WorkflowClient client;
+    private final String taskQueue;
+
+    private FinalizerClient(WorkflowServiceStubs service, WorkflowClient client, String taskQueue) {
+        this.service = service;
+        this.client = client;
+        this.taskQueue = taskQueue;
+    }
+
+    /**
+     * Connects as the worker does: the temporal.toml profile and TEMPORAL_* variables
+     * (temporal-envconfig), then the plugin's keys over them. The connection is lazy, so HA
+     * services come up while Temporal is away; the first call waits for it.
+     */
+    static FinalizerClient connect(Configuration conf) throws IOException {
+        LoadClientConfigProfileOptions.Builder load = LoadClientConfigProfileOptions.newBuilder();
+        conf.getOptional(FinalizerOptions.TEMPORAL_PROFILE).ifPresent(load::setConfigFileProfile);
+        ClientConfigProfile.Builder profile = ClientConfigProfile.load(load.build()).toBuilder();
+        conf.getOptional(FinalizerOptions.TEMPORAL_ADDRESS).ifPresent(profile::setAddress);
+        conf.getOptional(FinalizerOptions.TEMPORAL_NAMESPACE).ifPresent(profile::setNamespace);
+        ClientConfigProfile p = profile.build();
+        WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(p.toWorkflowServiceStubsOptions());
+        return new FinalizerClient(
+                service,
+                WorkflowClient.newInstance(service, p.toWorkflowClientOptions()),
+                conf.get(FinalizerOptions.TASK_QUEUE));
+    }
+
+    /** The job's restore point, read without claiming anything (for the epoch to claim above). */
+    RestorePoint latest(LatestRequest req, Duration timeout) throws Exception {
+        String id = req.workflowId(UUID.randomUUID().toString().replace("-", "").substring(0, 16));
+        WorkflowStub stub = client.newUntypedWorkflowStub(LATEST, options(id)
+                .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
+                .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+                .build());
+        stub.start(req);
+        return result(id, stub, timeout, RestorePoint.class);
+    }
+
+    /**
+     * Claims the epoch and returns the restore point read after the claim fenced every older
+     * epoch. A running claim of the same ID may be another owner's: wait for its end, claim anew.
+     */
+    RestorePoint claim(ClaimRequest req, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            WorkflowStub stub = client.newUntypedWorkflowStub(CLAIM, options(req.workflowId())
+                    .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
+                    .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+                    .build());
+            try {
+                stub.start(req);
+            } catch (WorkflowExecutionAlreadyStarted running) {
+                try {
+                    client.newUntypedWorkflowStub(req.workflowId(), Optional.empty(), Optional.empty())
+                            .getResult(remaining(deadline), TimeUnit.NANOSECONDS, Object.class);
+                } catch (WorkflowFailedException endedAnyway) {
+                    // Its outcome is not ours whatever it is: only its end matters.
+                }
+                continue;
+            }
+            RestorePoint rp = result(req.workflowId(), stub, Duration.ofNanos(remaining(deadline)), RestorePoint.class);
+            if (rp.state() == null || rp.state().isEmpty()) {
+                // A worker from before claims answered with the restore point: the claim has
+                // completed, so a read now is still a read after it.
+                return latest(new LatestRequest(req.cluster(), req.job()), Duration.ofNanos(remaining(deadline)));
+            }
+            return rp;
+        }
+    }
+
+    /**
+     * Triggers the finalization (or joins the one of the same identity and content) and waits up
+     * to {@code wait} for its end.
+     *
+     * @return its result, or empty when it has not ended within the wait (an unknown outcome)
+     */
+    Optional<FinalizeResult> finalize(FinalizeRequest req, Duration wait) throws Exception {
+        String id = req.workflowId();
+        String hash = ContentHash.of(req);
+        WorkflowStub stub = client.newUntypedWorkflowStub(FINALIZE, options(id)
+                // A repeated trigger joins the running one; after it ended, its outcome stands.
+                .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
+                .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+                .setMemo(Map.of("summary", req.summary(), "contentHash", hash))
+                .setStaticSummary(req.summary())
+                .setTypedSearchAttributes(SearchAttributes.newBuilder()
+                        .set(SearchAttributeKey.forKeyword("CheckpointCluster"), req.cluster())
+                        .set(SearchAttributeKey.forKeyword("CheckpointJob"), req.job())
+                        .set(SearchAttributeKey.forLong("CheckpointEpoch"), req.epoch())
+                        .set(SearchAttributeKey.forLong("CheckpointID"), req.checkpoint())
+                        .set(SearchAttributeKey.forKeyword("FinalizationPhase"), "Persisting")
+                        .set(SearchAttributeKey.forOffsetDateTime("PhaseSince"),
+                                Instant.now().atOffset(java.time.ZoneOffset.UTC))
+                        .build())
+                .build());
+        try {
+            stub.start(req);
+        } catch (WorkflowExecutionAlreadyStarted existing) {
+            stub = client.newUntypedWorkflowStub(id, Optional.empty(), Optional.of(FINALIZE));
+            Object theirs = stub.describe().getMemo("contentHash", String.class);
+            if (!hash.equals(theirs)) {
+                throw new RejectedException(id, "Rejected.ContentMismatch",
+                        "the execution of this identity finalizes other content (content hash "
+                                + theirs + ", this request's " + hash + ")");
+            }
+        }
+        try {
+            return Optional.of(result(id, stub, wait, FinalizeResult.class));
+        } catch (TimeoutException stillRunning) {
+            return Optional.empty();
+        }
+    }
+
+    /** Retires the job under the standing claim and waits for the store's answer. */
+    void retire(RetireRequest req, Duration timeout) throws Exception {
+        WorkflowStub stub = client.newUntypedWorkflowStub(RETIRE, options(req.workflowId())
+                .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+                .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+                .build());
+        stub.start(req);
+        result(req.workflowId(), stub, timeout, Object.class);
+    }
+
+    private WorkflowOptions.Builder options(String id) {
+        return WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(taskQueue);
+    }
+
+    /** The run's result; a contract rejection becomes a {@link RejectedException}. */
+    private static <T> T result(String id, WorkflowStub stub, Duration wait, Class<T> type) throws Exception {
+        try {
+            return stub.getResult(wait.toNanos(), TimeUnit.NANOSECONDS, type);
+        } catch (WorkflowFailedException failed) {
+            for (Throwable c = failed.getCause(); c != null; c = c.getCause()) {
+                if (c instanceof ApplicationFailure app && app.getType() != null && app.getType().startsWith("Rejected.")) {
+                    throw new RejectedException(id, app.getType(), app.getOriginalMessage());
+                }
+            }
+            throw failed;
+        }
+    }
+
+    private static long remaining(long deadline) throws TimeoutException {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new TimeoutException("the call's timeout passed");
+        }
+        return left;
+    }
+
+    @Override
+    public void close() {
+        service.shutdown();
+        service.awaitTermination(5, TimeUnit.SECONDS);
+    }
+}

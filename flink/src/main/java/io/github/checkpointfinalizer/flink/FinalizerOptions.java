@@ -1,0 +1,90 @@
+package io.github.checkpointfinalizer.flink;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+import java.time.Duration;
+
+/**
+ * The plugin's keys in Flink's configuration ({@code config.yaml}). Everything else the plugin
+ * needs it reads from Flink's own keys: {@code high-availability.cluster-id} for the cluster,
+ * {@code state.checkpoints.num-retained} for retention.
+ */
+public final class FinalizerOptions {
+    private FinalizerOptions() {}
+
+    /** Whose HA services elect leaders and keep job graphs, results and blobs. */
+    public static final ConfigOption<String> DELEGATE =
+            ConfigOptions.key("finalizer.high-availability.delegate")
+                    .stringType()
+                    .defaultValue("zookeeper")
+                    .withDescription(
+                            "Flink's own HA services the plugin delegates everything but completed"
+                                    + " checkpoints to: zookeeper or kubernetes, configured with"
+                                    + " Flink's usual high-availability.* keys.");
+
+    public static final ConfigOption<String> TEMPORAL_ADDRESS =
+            ConfigOptions.key("finalizer.temporal.address")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "host:port of the Temporal frontend. Unset: TEMPORAL_ADDRESS, then the"
+                                    + " temporal.toml profile, then localhost:7233.");
+
+    public static final ConfigOption<String> TEMPORAL_NAMESPACE =
+            ConfigOptions.key("finalizer.temporal.namespace")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Temporal namespace. Unset: TEMPORAL_NAMESPACE, then the profile, then default.");
+
+    public static final ConfigOption<String> TEMPORAL_PROFILE =
+            ConfigOptions.key("finalizer.temporal.profile")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Profile of the Temporal client configuration file (temporal.toml;"
+                                    + " TEMPORAL_CONFIG_FILE names another file), for TLS and API keys."
+                                    + " Unset: TEMPORAL_PROFILE, then \"default\".");
+
+    public static final ConfigOption<String> TASK_QUEUE =
+            ConfigOptions.key("finalizer.task-queue")
+                    .stringType()
+                    .defaultValue("checkpoint-finalizer")
+                    .withDescription("The task queue the finalizer's workers serve for this cluster.");
+
+    public static final ConfigOption<String> CLUSTER =
+            ConfigOptions.key("finalizer.cluster")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "The finalizer's cluster name (a DNS-1123 label). Unset:"
+                                    + " high-availability.cluster-id, which must then be such a label.");
+
+    public static final ConfigOption<String> STATE_BUCKET =
+            ConfigOptions.key("finalizer.state-bucket")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "The root of the worker's state bucket as Flink's file systems name it"
+                                    + " (s3://flink-state, file:///data/state): checkpoint paths are"
+                                    + " bucket keys below it. Required.");
+
+    public static final ConfigOption<Duration> PUBLISH_WAIT =
+            ConfigOptions.key("finalizer.publish-wait")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription(
+                            "How long completing a checkpoint waits for its finalization. A"
+                                    + " finalization still unresolved then fails the checkpoint with"
+                                    + " PossibleInconsistentStateException: Flink keeps its files, and"
+                                    + " the finalizer goes on resolving it.");
+
+    public static final ConfigOption<Duration> CALL_TIMEOUT =
+            ConfigOptions.key("finalizer.call-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(2))
+                    .withDescription(
+                            "Bound on a claim, restore-point read or retirement; past it the job"
+                                    + " manager's step fails and Flink retries it.");
+}

@@ -1,0 +1,162 @@
+package io.github.checkpointfinalizer.flink;
+
+import io.github.checkpointfinalizer.flink.wire.ClaimRequest;
+import io.github.checkpointfinalizer.flink.wire.LatestRequest;
+import io.github.checkpointfinalizer.flink.wire.RestoreCheckpoint;
+import io.github.checkpointfinalizer.flink.wire.RestorePoint;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.core.execution.RestoreMode;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
+import org.apache.flink.runtime.state.SharedStateRegistry;
+import org.apache.flink.util.FlinkException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The standing claim of one job by one JobMaster leadership: the epoch it claimed, the owner it
+ * claimed as, and what the claim's restore point says to recover from.
+ *
+ * <p>The owner is a fresh UUID per store: Flink does not pass the leader session ID to the
+ * checkpoint recovery factory, and one store lives for exactly one leadership session, so the
+ * UUID plays its part. Epochs are claimed one above the standing epoch the finalizer reports; a
+ * concurrent claimant makes the claim stale, and the claim is tried again above it.
+ */
+final class JobClaim {
+    private static final Logger LOG = LoggerFactory.getLogger(JobClaim.class);
+    private static final int CLAIM_ATTEMPTS = 10;
+
+    private final JobID jobId;
+    private final String cluster;
+    private final String owner;
+    private final FinalizerClient client;
+    private final FinalizerSettings settings;
+    private final CheckpointLoader loader;
+    private final RestoreMode restoreMode;
+    private SharedStateRegistry registry;
+    private long epoch;
+
+    private JobClaim(JobID jobId, FinalizerClient client, FinalizerSettings settings, RestoreMode restoreMode) {
+        this.jobId = jobId;
+        this.cluster = settings.cluster();
+        this.owner = "flink-" + UUID.randomUUID();
+        this.client = client;
+        this.settings = settings;
+        this.loader = new CheckpointLoader(jobId, settings);
+        this.restoreMode = restoreMode;
+    }
+
+    /** A claim whose restore point was read: the checkpoints to recover, oldest first. */
+    record Recovered(JobClaim claim, List<CompletedCheckpoint> checkpoints) {}
+
+    /** Claims a new epoch for the job and loads the checkpoint its restore point names. */
+    static Recovered claim(JobID jobId, FinalizerClient client, FinalizerSettings settings, RestoreMode restoreMode)
+            throws Exception {
+        JobClaim c = new JobClaim(jobId, client, settings, restoreMode);
+        RestorePoint rp = c.claimAbove();
+        return new Recovered(c, c.load(rp, List.of()));
+    }
+
+    /** Called once the store's registry exists (it is built from the recovered checkpoints). */
+    void registry(SharedStateRegistry registry) {
+        this.registry = registry;
+    }
+
+    SharedStateRegistry sharedStateRegistry() {
+        return registry;
+    }
+
+    /**
+     * Claims a new epoch and returns the checkpoints to restore from: the restore point, taken
+     * from {@code known} when it is one of them (its shared state is registered already), else
+     * loaded from its metadata and registered.
+     */
+    List<CompletedCheckpoint> reclaim(List<CompletedCheckpoint> known) throws Exception {
+        RestorePoint rp = claimAbove();
+        List<CompletedCheckpoint> settled = load(rp, known);
+        for (CompletedCheckpoint c : settled) {
+            if (!known.contains(c)) {
+                c.registerSharedStatesAfterRestored(registry, restoreMode);
+            }
+        }
+        return settled;
+    }
+
+    private RestorePoint claimAbove() throws Exception {
+        RejectedException last = null;
+        for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+            RestorePoint standing = client.latest(new LatestRequest(cluster, job()), settings.callTimeout());
+            long next = standing.epoch() + 1;
+            try {
+                RestorePoint rp = client.claim(new ClaimRequest(cluster, job(), next, owner), settings.callTimeout());
+                epoch = next;
+                LOG.info("Job {} claimed epoch {} as {}; restore point: {}.", jobId, next, owner, describe(rp));
+                return rp;
+            } catch (RejectedException e) {
+                if (!e.staleEpoch()) {
+                    throw new FlinkException("job " + jobId + ": the finalizer refused the claim of epoch " + next, e);
+                }
+                last = e; // another leader claimed in between: claim above it
+            }
+        }
+        throw new FlinkException("job " + jobId + ": " + CLAIM_ATTEMPTS + " claims in a row were overtaken", last);
+    }
+
+    private List<CompletedCheckpoint> load(RestorePoint rp, List<CompletedCheckpoint> known) throws Exception {
+        switch (rp.state()) {
+            case RestorePoint.NONE:
+                return new ArrayList<>();
+            case RestorePoint.RESOLVED:
+                RestoreCheckpoint latest = rp.latest();
+                for (CompletedCheckpoint c : known) {
+                    if (c.getCheckpointID() == latest.checkpoint()
+                            && settings.bucket().path(latest.metadataKey()).getParent().equals(
+                                    CheckpointLoader.directory(c))) {
+                        return new ArrayList<>(List.of(c));
+                    }
+                }
+                return new ArrayList<>(List.of(loader.load(latest)));
+            default:
+                // Keep the state and surface it: an operator decides between the newest reference
+                // and its fallback (docs/runbook.md), never this plugin.
+                throw new FlinkException("job " + jobId + ": the newest published checkpoint "
+                        + (rp.latest() == null ? "?" : rp.latest().checkpoint()) + " does not resolve ("
+                        + rp.dangling() + ")" + (rp.fallback() == null ? "" : "; checkpoint "
+                        + rp.fallback().checkpoint() + " does") + ": an operator decides, see the runbook");
+        }
+    }
+
+    private static String describe(RestorePoint rp) {
+        return rp.latest() == null ? rp.state() : rp.state() + " checkpoint " + rp.latest().checkpoint();
+    }
+
+    String cluster() {
+        return cluster;
+    }
+
+    /** The job's name in the contract: Flink's job ID as 32 hex digits. */
+    String job() {
+        return jobId.toHexString();
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    String owner() {
+        return owner;
+    }
+
+    FinalizerClient client() {
+        return client;
+    }
+
+    StateBucket bucket() {
+        return settings.bucket();
+    }
+}

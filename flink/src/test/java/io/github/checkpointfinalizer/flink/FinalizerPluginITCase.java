@@ -1,0 +1,224 @@
+package io.github.checkpointfinalizer.flink;
+
+import io.github.checkpointfinalizer.flink.wire.FinalizeResult;
+import io.github.checkpointfinalizer.flink.wire.LatestRequest;
+import io.github.checkpointfinalizer.flink.wire.Phase;
+import io.github.checkpointfinalizer.flink.wire.RestorePoint;
+
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.client.WorkflowExecutionMetadata;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The plugin on real MiniClusters, configured only through Flink configuration, against the real
+ * worker on ZooKeeper (on which Flink's own leader election runs too) and the Temporal dev server.
+ */
+class FinalizerPluginITCase {
+    private static final int RETAINED = 2;
+    private static final Duration INTERVAL = Duration.ofMillis(200);
+    private static ItEnvironment env;
+    private static WorkflowServiceStubs service;
+    private static WorkflowClient temporal;
+
+    @BeforeAll
+    static void connect() {
+        env = ItEnvironment.fromEnv();
+        service = WorkflowServiceStubs.newServiceStubs(
+                WorkflowServiceStubsOptions.newBuilder().setTarget(env.temporalAddress()).build());
+        temporal = WorkflowClient.newInstance(service,
+                WorkflowClientOptions.newBuilder().setNamespace(env.namespace()).build());
+    }
+
+    @AfterAll
+    static void close() {
+        if (service != null) {
+            service.shutdownNow();
+        }
+    }
+
+    /** Scenario 1: every completed checkpoint is published through the finalizer; retention keeps N. */
+    @Test
+    void normalRun() throws Exception {
+        String run = "normal-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(3000, 0);
+        CheckingJob.RUNS.put(run, r);
+        JobID jobId = new JobID();
+        try (MiniCluster cluster = start("/" + run)) {
+            cluster.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
+            await("5 checkpoints published", Duration.ofMinutes(2), () -> r.published.get() >= 5);
+
+            // Retention while the job runs: never more directories than N retained, the one
+            // being written and the one being finalized.
+            int most = 0;
+            for (int i = 0; i < 30; i++) {
+                most = Math.max(most, env.checkpointDirectories(jobId.toHexString()).size());
+                Thread.sleep(100);
+            }
+            assertTrue(most <= RETAINED + 2, "checkpoint directories seen at once: " + most);
+
+            await("every element emitted", Duration.ofMinutes(2), () -> r.emitted.get() >= r.elements);
+            int notified = r.published.get();
+            RestorePoint rp = latest(jobId);
+            assertEquals(RestorePoint.RESOLVED, rp.state(), "the store's restore point: " + rp);
+            assertTrue(rp.latest().checkpoint() >= notified, "restore point " + rp.latest().checkpoint()
+                    + " is at least the " + notified + "th notified checkpoint");
+            assertTrue(env.checkpointDirectories(jobId.toHexString()).contains(rp.latest().checkpoint()),
+                    "the restore point's directory exists");
+
+            r.released = true;
+            JobResult result = cluster.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertTrue(result.isSuccess(), "the job finished: " + result.getSerializedThrowable());
+        }
+        assertNull(r.outputProblem(), "exactly-once output");
+        Map<Phase, Integer> phases = finalizations(jobId);
+        assertEquals(Map.of(Phase.Published, phases.getOrDefault(Phase.Published, 0)), phases,
+                "every finalization of the job ended Published");
+        assertTrue(phases.get(Phase.Published) >= r.published.get(), "each notified checkpoint was Published: " + phases
+                + " for " + r.published.get() + " notified");
+        assertTrue(retired(jobId), "the finished job was retired");
+    }
+
+    /** Scenario 2: a task failure restores from the finalizer's latest checkpoint; output exact. */
+    @Test
+    void taskFailover() throws Exception {
+        String run = "task-failover-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(3000, 3);
+        CheckingJob.RUNS.put(run, r);
+        JobID jobId = new JobID();
+        try (MiniCluster cluster = start("/" + run)) {
+            cluster.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
+            await("every element emitted after the injected failure", Duration.ofMinutes(2),
+                    () -> r.failed.get() && r.emitted.get() >= r.elements);
+            r.released = true;
+            JobResult result = cluster.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertTrue(result.isSuccess(), "the job finished: " + result.getSerializedThrowable());
+        }
+        assertTrue(r.failed.get(), "the failure was injected");
+        assertNull(r.outputProblem(), "exactly-once output across the task failover");
+    }
+
+    /**
+     * Scenario 3: the first cluster stops abruptly mid-run; a second with the same HA configuration
+     * recovers the job from Flink's job graph store and its state from the finalizer's restore
+     * point, under a new epoch.
+     */
+    @Test
+    void jobManagerFailover() throws Exception {
+        String run = "jm-failover-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(4000, 0);
+        CheckingJob.RUNS.put(run, r);
+        JobID jobId = new JobID();
+        MiniCluster first = start("/" + run);
+        try {
+            first.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
+            await("3 checkpoints published", Duration.ofMinutes(2), () -> r.published.get() >= 3);
+        } finally {
+            // Not a cancellation: the job stays in the job graph store, as after a crash.
+            first.closeAsyncWithoutCleaningHighAvailabilityData().get(1, TimeUnit.MINUTES);
+        }
+        long before = latest(jobId).epoch();
+        assertFalse(r.emitted.get() >= r.elements, "the first cluster stopped mid-run");
+        try (MiniCluster second = start("/" + run)) {
+            await("the second cluster's leader claimed above epoch " + before, Duration.ofMinutes(2),
+                    () -> latestQuietly(jobId).epoch() > before);
+            await("every element emitted on the second cluster", Duration.ofMinutes(2),
+                    () -> r.emitted.get() >= r.elements);
+            r.released = true;
+            JobResult result = second.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertTrue(result.isSuccess(), "the job finished: " + result.getSerializedThrowable());
+        }
+        assertNull(r.outputProblem(), "exactly-once output across the job manager failover");
+        Map<Long, Long> byEpoch = epochsOfFinalizations(jobId);
+        assertTrue(byEpoch.keySet().size() >= 2, "checkpoints finalized under both leaders' epochs: " + byEpoch);
+    }
+
+    private MiniCluster start(String haRoot) throws Exception {
+        Configuration conf = env.flinkConfiguration(haRoot, RETAINED);
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).withRandomPorts().build());
+        cluster.start();
+        return cluster;
+    }
+
+    private RestorePoint latest(JobID jobId) throws Exception {
+        try (FinalizerClient c = FinalizerClient.connect(env.flinkConfiguration("/unused", RETAINED))) {
+            return c.latest(new LatestRequest(env.cluster(), jobId.toHexString()), Duration.ofMinutes(1));
+        }
+    }
+
+    private RestorePoint latestQuietly(JobID jobId) {
+        try {
+            return latest(jobId);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private List<WorkflowExecutionMetadata> executions(String type, JobID jobId) {
+        return temporal.listExecutions("WorkflowType = '" + type + "' AND CheckpointJob = '" + jobId.toHexString() + "'")
+                .collect(Collectors.toList());
+    }
+
+    /** How the job's finalizations ended, by phase (every one must have ended). */
+    private Map<Phase, Integer> finalizations(JobID jobId) throws Exception {
+        Map<Phase, Integer> phases = new TreeMap<>();
+        for (WorkflowExecutionMetadata m : executions("FinalizeCheckpoint", jobId)) {
+            FinalizeResult res = temporal.newUntypedWorkflowStub(m.getExecution().getWorkflowId())
+                    .getResult(30, TimeUnit.SECONDS, FinalizeResult.class);
+            phases.merge(res.phase(), 1, Integer::sum);
+        }
+        return phases;
+    }
+
+    private Map<Long, Long> epochsOfFinalizations(JobID jobId) {
+        Map<Long, Long> byEpoch = new TreeMap<>();
+        for (WorkflowExecutionMetadata m : executions("FinalizeCheckpoint", jobId)) {
+            String[] id = m.getExecution().getWorkflowId().split("/");
+            byEpoch.merge(Long.parseLong(id[3]), 1L, Long::sum);
+        }
+        return byEpoch;
+    }
+
+    private boolean retired(JobID jobId) {
+        List<String> ids = new ArrayList<>();
+        temporal.listExecutions("WorkflowType = 'RetireJob'").forEach(m -> ids.add(m.getExecution().getWorkflowId()));
+        return ids.stream().anyMatch(id -> id.startsWith("retire/" + env.cluster() + "/" + jobId.toHexString() + "/"));
+    }
+
+    private static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting until " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
