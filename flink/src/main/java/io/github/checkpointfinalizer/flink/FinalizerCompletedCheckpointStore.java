@@ -5,7 +5,6 @@ import io.github.checkpointfinalizer.flink.wire.FinalizeResult;
 import io.github.checkpointfinalizer.flink.wire.RetireRequest;
 
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.AbstractCompleteCheckpointStore;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
@@ -68,7 +67,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             CompletedCheckpoint checkpoint, CheckpointsCleaner checkpointsCleaner, Runnable postCleanup)
             throws Exception {
         boolean savepoint = checkpoint.getProperties().isSavepoint();
-        FinalizeRequest req = request(checkpoint);
+        FinalizeRequest req = claim.request(checkpoint);
         Optional<FinalizeResult> result;
         try {
             result = claim.client().finalize(req, settings.publishWait());
@@ -99,28 +98,6 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
                 // Abandoned (an operator decides) or a phase this plugin does not know: keep the files.
                 throw possiblyPublished(checkpoint, req, req.workflowId() + " ended " + r.phase() + ": " + r.reason(), null);
         }
-    }
-
-    /** The contract's request for a checkpoint Flink has just written. */
-    private FinalizeRequest request(CompletedCheckpoint checkpoint) throws Exception {
-        Path dir = new Path(checkpoint.getExternalPointer());
-        Path metadata = dir.getName().equals("_metadata") ? dir : new Path(dir, "_metadata");
-        boolean savepoint = checkpoint.getProperties().isSavepoint();
-        String prefix = null;
-        if (!savepoint) {
-            prefix = claim.bucket().key(metadata.getParent()) + "/";
-        }
-        return new FinalizeRequest(
-                claim.cluster(),
-                claim.job(),
-                claim.epoch(),
-                claim.owner(),
-                checkpoint.getCheckpointID(),
-                claim.bucket().key(metadata),
-                StateBucket.sha256(metadata),
-                prefix,
-                savepoint,
-                0);
     }
 
     /** Drops what retention keeps no more, as Flink's own stores do: the oldest first, never the

@@ -1,12 +1,16 @@
 package io.github.checkpointfinalizer.flink;
 
 import io.github.checkpointfinalizer.flink.wire.ClaimRequest;
+import io.github.checkpointfinalizer.flink.wire.FinalizeRequest;
+import io.github.checkpointfinalizer.flink.wire.FinalizeResult;
 import io.github.checkpointfinalizer.flink.wire.LatestRequest;
+import io.github.checkpointfinalizer.flink.wire.Phase;
 import io.github.checkpointfinalizer.flink.wire.RestoreCheckpoint;
 import io.github.checkpointfinalizer.flink.wire.RestorePoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.RestoreMode;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.util.FlinkException;
@@ -52,14 +56,14 @@ final class JobClaim {
     }
 
     /** A claim whose restore point was read: the checkpoints to recover, oldest first. */
-    record Recovered(JobClaim claim, List<CompletedCheckpoint> checkpoints) {}
+    record Recovered(JobClaim claim, RestorePoint restorePoint, List<CompletedCheckpoint> checkpoints) {}
 
     /** Claims a new epoch for the job and loads the checkpoint its restore point names. */
     static Recovered claim(JobID jobId, FinalizerClient client, FinalizerSettings settings, RestoreMode restoreMode)
             throws Exception {
         JobClaim c = new JobClaim(jobId, client, settings, restoreMode);
         RestorePoint rp = c.claimAbove();
-        return new Recovered(c, c.load(rp, List.of()));
+        return new Recovered(c, rp, c.load(rp, List.of()));
     }
 
     /** Called once the store's registry exists (it is built from the recovered checkpoints). */
@@ -129,6 +133,32 @@ final class JobClaim {
                         + rp.dangling() + ")" + (rp.fallback() == null ? "" : "; checkpoint "
                         + rp.fallback().checkpoint() + " does") + ": an operator decides, see the runbook");
         }
+    }
+
+    /** The contract's request for a checkpoint Flink has written, under this claim. */
+    FinalizeRequest request(CompletedCheckpoint checkpoint) throws Exception {
+        Path metadata = new Path(CheckpointLoader.directory(checkpoint), "_metadata");
+        boolean savepoint = checkpoint.getProperties().isSavepoint();
+        return new FinalizeRequest(cluster, job(), epoch, owner, checkpoint.getCheckpointID(),
+                bucket().key(metadata), StateBucket.sha256(metadata),
+                savepoint ? null : bucket().key(metadata.getParent()) + "/", savepoint, 0);
+    }
+
+    /**
+     * Publishes a checkpoint this claim did not take (the newest of Flink's own HA store, on a
+     * job's first recovery with the plugin), so that the finalizer owns it from now on.
+     */
+    void adopt(CompletedCheckpoint checkpoint) throws Exception {
+        FinalizeRequest req = request(checkpoint);
+        FinalizeResult r = client.finalize(req, settings.callTimeout()).orElseThrow(() -> new FlinkException(
+                "job " + jobId + ": adopting checkpoint " + checkpoint.getCheckpointID() + " of Flink's HA store did not end within "
+                        + settings.callTimeout() + " (" + req.workflowId() + "); its files are kept, Flink retries"));
+        if (r.phase() != Phase.Published) {
+            throw new FlinkException("job " + jobId + ": adopting checkpoint " + checkpoint.getCheckpointID()
+                    + " of Flink's HA store ended " + r.phase() + ": " + r.reason() + " (" + req.workflowId() + ")");
+        }
+        LOG.info("Job {}: checkpoint {} of Flink's own HA store is now the finalizer's ({}).", jobId,
+                checkpoint.getCheckpointID(), req.workflowId());
     }
 
     private static String describe(RestorePoint rp) {

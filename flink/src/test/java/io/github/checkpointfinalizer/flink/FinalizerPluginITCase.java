@@ -13,6 +13,7 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -74,14 +75,24 @@ class FinalizerPluginITCase {
             cluster.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
             await("5 checkpoints published", Duration.ofMinutes(2), () -> r.published.get() >= 5);
 
-            // Retention while the job runs: never more directories than N retained, the one
-            // being written and the one being finalized.
+            // Retention while the job runs: the finalizer deletes what it subsumes. Every
+            // directory of now is gone once 2N+2 newer checkpoints were published, and there are
+            // never many at once (retention runs beside the checkpoints, not in their path).
+            String job = jobId.toHexString();
+            List<Long> now = env.checkpointDirectories(job);
+            long newest = now.isEmpty() ? 0 : now.get(now.size() - 1);
+            await("2N+2 checkpoints above " + now, Duration.ofMinutes(1),
+                    () -> latestQuietly(jobId).latest().checkpoint() > newest + 2 * RETAINED + 2);
+            await("the directories of " + now + " deleted", Duration.ofSeconds(30), () -> {
+                List<Long> later = dirs(job);
+                return now.stream().noneMatch(later::contains);
+            });
             int most = 0;
-            for (int i = 0; i < 30; i++) {
-                most = Math.max(most, env.checkpointDirectories(jobId.toHexString()).size());
+            for (int i = 0; i < 20; i++) {
+                most = Math.max(most, dirs(job).size());
                 Thread.sleep(100);
             }
-            assertTrue(most <= RETAINED + 2, "checkpoint directories seen at once: " + most);
+            assertTrue(most <= 3 * RETAINED + 2, "checkpoint directories seen at once: " + most);
 
             await("every element emitted", Duration.ofMinutes(2), () -> r.emitted.get() >= r.elements);
             int notified = r.published.get();
@@ -159,8 +170,47 @@ class FinalizerPluginITCase {
         assertTrue(byEpoch.keySet().size() >= 2, "checkpoints finalized under both leaders' epochs: " + byEpoch);
     }
 
+    /**
+     * Scenario 7: a job that ran on Flink's stock ZooKeeper HA switches to the plugin: the first
+     * recovery with the plugin reads Flink's newest completed checkpoint from the old store,
+     * the finalizer adopts it, and the job continues from it; output exact.
+     */
+    @Test
+    void migrationFromFlinksZooKeeperHa() throws Exception {
+        String run = "migration-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(4000, 0);
+        CheckingJob.RUNS.put(run, r);
+        JobID jobId = new JobID();
+        Configuration stock = env.flinkConfiguration("/" + run, RETAINED);
+        stock.set(HighAvailabilityOptions.HA_MODE, "zookeeper");
+        MiniCluster first = start(stock);
+        try {
+            first.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
+            await("3 checkpoints completed on stock ZooKeeper HA", Duration.ofMinutes(2), () -> r.published.get() >= 3);
+        } finally {
+            first.closeAsyncWithoutCleaningHighAvailabilityData().get(1, TimeUnit.MINUTES);
+        }
+        int completedOnStock = r.published.get();
+        assertEquals(RestorePoint.NONE, latest(jobId).state(), "the finalizer knew nothing of the job");
+        assertFalse(r.emitted.get() >= r.elements, "the stock cluster stopped mid-run");
+        try (MiniCluster second = start("/" + run)) {
+            await("every element emitted with the plugin", Duration.ofMinutes(2), () -> r.emitted.get() >= r.elements);
+            r.released = true;
+            JobResult result = second.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertTrue(result.isSuccess(), "the job finished: " + result.getSerializedThrowable());
+        }
+        assertNull(r.outputProblem(), "exactly-once output across the switch to the plugin");
+        long adopted = executions("FinalizeCheckpoint", jobId).stream()
+                .mapToLong(m -> Long.parseLong(m.getExecution().getWorkflowId().split("/")[4])).min().orElseThrow();
+        assertTrue(adopted >= completedOnStock, "the first checkpoint the finalizer published, " + adopted
+                + ", is the stock store's newest (at least the " + completedOnStock + "th)");
+    }
+
     private MiniCluster start(String haRoot) throws Exception {
-        Configuration conf = env.flinkConfiguration(haRoot, RETAINED);
+        return start(env.flinkConfiguration(haRoot, RETAINED));
+    }
+
+    private MiniCluster start(Configuration conf) throws Exception {
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).withRandomPorts().build());
         cluster.start();
@@ -176,6 +226,14 @@ class FinalizerPluginITCase {
     private RestorePoint latestQuietly(JobID jobId) {
         try {
             return latest(jobId);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private List<Long> dirs(String job) {
+        try {
+            return env.checkpointDirectories(job);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
