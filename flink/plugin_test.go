@@ -87,14 +87,8 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	bucket := t.TempDir()
 	taskQueue := "flink-" + suffix
 	const cluster = "c1"
-	workerproc.Start(t, workerBin,
-		"-temporal-address="+temporal.HostPort, "-temporal-namespace="+temporal.Namespace, "-task-queue="+taskQueue,
-		"-state-bucket=file://"+bucket, "-store=zookeeper", "-zookeeper-servers="+zk.Addr,
-		"-zookeeper-root=/finalizer-"+suffix,
-		// Flink's layout: state.checkpoints.dir and state.savepoints.dir of cluster c1.
-		"-clusters="+cluster+"=flink/c1/checkpoints:flink/c1/savepoints",
-		// execution.checkpointing.num-retained of the Java tests.
-		"-retain=2")
+	startWorker(t, taskQueue, bucket, cluster, zk.Addr, "/finalizer-"+suffix)
+	faults := startFaultWorld(t, suffix, bucket)
 
 	mvn := maven(t)
 	out := filepath.Join(t.TempDir(), "mvn.log")
@@ -112,6 +106,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 		"FINALIZER_IT_BUCKET="+bucket,
 		"FINALIZER_IT_CLUSTER="+cluster,
 	)
+	cmd.Env = append(cmd.Env, faults.env()...)
 	start := time.Now()
 	err = cmd.Run()
 	summary := surefire(t, out)
@@ -125,14 +120,36 @@ func TestPluginOnMiniClusters(t *testing.T) {
 		b, _ := os.ReadFile(out)
 		t.Fatalf("mvn verify failed: %v\n%s", err, tail(b, 16<<10))
 	}
+	for file, title := range map[string]string{
+		"target/side-by-side.md":       "scenario 4, ambiguous writes side by side",
+		"target/completion-latency.md": "a checkpoint's completion, sink snapshot to notification",
+	} {
+		if table, err := os.ReadFile(file); err == nil {
+			t.Logf("%s:\n%s", title, table)
+		}
+	}
 	require.NotRegexp(t, regexp.MustCompile(`Skipped: [1-9]`), summary, "a Java test was skipped")
-	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase"} {
+	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "SideBySideITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
 	}
 	jar, err := filepath.Glob("target/finalizer-flink-*.jar")
 	require.NoError(t, err)
 	require.NotEmpty(t, jar, "the shaded jar for Flink's lib/")
+}
+
+// startWorker runs a worker on ZooKeeper serving cluster with Flink's
+// layout (state.checkpoints.dir and state.savepoints.dir of the cluster
+// under flink/<cluster>/) and the Java tests' retention.
+func startWorker(t *testing.T, taskQueue, bucket, cluster, zookeeper, root string, extra ...string) {
+	t.Helper()
+	workerproc.Start(t, workerBin, append([]string{
+		"-temporal-address=" + temporal.HostPort, "-temporal-namespace=" + temporal.Namespace, "-task-queue=" + taskQueue,
+		"-state-bucket=file://" + bucket, "-store=zookeeper", "-zookeeper-servers=" + zookeeper, "-zookeeper-root=" + root,
+		"-clusters=" + cluster + "=flink/" + cluster + "/checkpoints:flink/" + cluster + "/savepoints",
+		// execution.checkpointing.num-retained of the Java tests.
+		"-retain=2",
+	}, extra...)...)
 }
 
 // maven is the mvn command line: Maven from Debian if missing, its

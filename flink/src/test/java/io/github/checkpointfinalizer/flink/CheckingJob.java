@@ -52,6 +52,10 @@ final class CheckingJob {
         final AtomicBoolean failed = new AtomicBoolean();
         final AtomicInteger published = new AtomicInteger();
         final AtomicInteger emitted = new AtomicInteger();
+        /** How often the source was restored (each failover restores it once). */
+        final AtomicInteger restores = new AtomicInteger();
+        /** From the sink's snapshot of a checkpoint to Flink's notification that it completed, in ms. */
+        final List<Long> completionMillis = java.util.Collections.synchronizedList(new ArrayList<>());
         /** Committed records by the checkpoint that committed them (a commit is idempotent). */
         final Map<Long, List<Tuple2<Integer, Long>>> committed = new ConcurrentHashMap<>();
 
@@ -156,6 +160,9 @@ final class CheckingJob {
             for (Long n : offset.get()) {
                 next = n;
             }
+            if (context.isRestored()) {
+                RUNS.get(run).restores.incrementAndGet();
+            }
         }
     }
 
@@ -198,6 +205,7 @@ final class CheckingJob {
         private transient List<Tuple2<Integer, Long>> pending;
         private transient TreeMap<Long, List<Tuple2<Integer, Long>>> staged;
         private transient ListState<Tuple2<Long, List<Tuple2<Integer, Long>>>> state;
+        private transient Map<Long, Long> snapshotNanos;
 
         CommittingSink(String run) {
             this.run = run;
@@ -210,6 +218,7 @@ final class CheckingJob {
 
         @Override
         public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            snapshotNanos.put(context.getCheckpointId(), System.nanoTime());
             staged.put(context.getCheckpointId(), pending);
             pending = new ArrayList<>();
             List<Tuple2<Long, List<Tuple2<Integer, Long>>>> all = new ArrayList<>();
@@ -221,6 +230,10 @@ final class CheckingJob {
         public void notifyCheckpointComplete(long checkpointId) {
             Run r = RUNS.get(run);
             r.published.incrementAndGet();
+            Long at = snapshotNanos.remove(checkpointId);
+            if (at != null) {
+                r.completionMillis.add((System.nanoTime() - at) / 1_000_000);
+            }
             commitUpTo(checkpointId);
         }
 
@@ -228,6 +241,7 @@ final class CheckingJob {
         public void initializeState(FunctionInitializationContext context) throws Exception {
             pending = new ArrayList<>();
             staged = new TreeMap<>();
+            snapshotNanos = new ConcurrentHashMap<>();
             state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("staged",
                     org.apache.flink.api.common.typeinfo.TypeInformation.of(
                             new org.apache.flink.api.common.typeinfo.TypeHint<Tuple2<Long, List<Tuple2<Integer, Long>>>>() {})));

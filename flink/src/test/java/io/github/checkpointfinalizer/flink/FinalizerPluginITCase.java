@@ -41,29 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The plugin on real MiniClusters, configured only through Flink configuration, against the real
  * worker on ZooKeeper (on which Flink's own leader election runs too) and the Temporal dev server.
  */
-class FinalizerPluginITCase {
-    private static final int RETAINED = 2;
-    private static final Duration INTERVAL = Duration.ofMillis(200);
-    private static ItEnvironment env;
-    private static WorkflowServiceStubs service;
-    private static WorkflowClient temporal;
-
-    @BeforeAll
-    static void connect() {
-        env = ItEnvironment.fromEnv();
-        service = WorkflowServiceStubs.newServiceStubs(
-                WorkflowServiceStubsOptions.newBuilder().setTarget(env.temporalAddress()).build());
-        temporal = WorkflowClient.newInstance(service,
-                WorkflowClientOptions.newBuilder().setNamespace(env.namespace()).build());
-    }
-
-    @AfterAll
-    static void close() {
-        if (service != null) {
-            service.shutdownNow();
-        }
-    }
-
+class FinalizerPluginITCase extends ItBase {
     /** Scenario 1: every completed checkpoint is published through the finalizer; retention keeps N. */
     @Test
     void normalRun() throws Exception {
@@ -206,39 +184,6 @@ class FinalizerPluginITCase {
                 + ", is the stock store's newest (at least the " + completedOnStock + "th)");
     }
 
-    private MiniCluster start(String haRoot) throws Exception {
-        return start(env.flinkConfiguration(haRoot, RETAINED));
-    }
-
-    private MiniCluster start(Configuration conf) throws Exception {
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).withRandomPorts().build());
-        cluster.start();
-        return cluster;
-    }
-
-    private RestorePoint latest(JobID jobId) throws Exception {
-        try (FinalizerClient c = FinalizerClient.connect(env.flinkConfiguration("/unused", RETAINED))) {
-            return c.latest(new LatestRequest(env.cluster(), jobId.toHexString()), Duration.ofMinutes(1));
-        }
-    }
-
-    private RestorePoint latestQuietly(JobID jobId) {
-        try {
-            return latest(jobId);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private List<Long> dirs(String job) {
-        try {
-            return env.checkpointDirectories(job);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     private List<WorkflowExecutionMetadata> executions(String type, JobID jobId) {
         return temporal.listExecutions("WorkflowType = '" + type + "' AND CheckpointJob = '" + jobId.toHexString() + "'")
                 .collect(Collectors.toList());
@@ -270,13 +215,4 @@ class FinalizerPluginITCase {
         return ids.stream().anyMatch(id -> id.startsWith("retire/" + env.cluster() + "/" + jobId.toHexString() + "/"));
     }
 
-    private static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting until " + what);
-            }
-            Thread.sleep(50);
-        }
-    }
 }

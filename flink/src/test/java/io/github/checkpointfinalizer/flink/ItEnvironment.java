@@ -34,13 +34,18 @@ record ItEnvironment(String temporalAddress, String namespace, String taskQueue,
 
     /** Flink's configuration of a cluster using the plugin: only configuration, as a user sets it. */
     Configuration flinkConfiguration(String haRoot, int retained) {
+        return flinkConfiguration(haRoot, retained, cluster, taskQueue);
+    }
+
+    /** The same for a given cluster and the worker of a task queue that serves it. */
+    Configuration flinkConfiguration(String haRoot, int retained, String cluster, String taskQueue) {
         Configuration c = new Configuration();
         c.set(HighAvailabilityOptions.HA_MODE, FinalizerHaServicesFactory.class.getName());
         c.set(HighAvailabilityOptions.HA_ZOOKEEPER_QUORUM, zookeeper);
         c.set(HighAvailabilityOptions.HA_ZOOKEEPER_ROOT, haRoot);
         c.set(HighAvailabilityOptions.HA_CLUSTER_ID, cluster);
         c.set(HighAvailabilityOptions.HA_STORAGE_PATH, uri("flink/" + cluster + "/ha"));
-        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, uri(checkpointsKey()));
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, uri(checkpointsKey(cluster)));
         c.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, uri("flink/" + cluster + "/savepoints"));
         c.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, retained);
         c.set(FinalizerOptions.TEMPORAL_ADDRESS, temporalAddress);
@@ -50,8 +55,8 @@ record ItEnvironment(String temporalAddress, String namespace, String taskQueue,
         return c;
     }
 
-    /** The bucket key of the cluster's state.checkpoints.dir. */
-    String checkpointsKey() {
+    /** The bucket key of a cluster's state.checkpoints.dir. */
+    static String checkpointsKey(String cluster) {
         return "flink/" + cluster + "/checkpoints";
     }
 
@@ -61,7 +66,12 @@ record ItEnvironment(String temporalAddress, String namespace, String taskQueue,
 
     /** The job's chk-N directories in the bucket now, by N. */
     List<Long> checkpointDirectories(String job) throws Exception {
-        Path dir = bucket.resolve(checkpointsKey()).resolve(job);
+        return checkpointDirectories(cluster, job);
+    }
+
+    /** A job's chk-N directories of a cluster in the bucket now, by N. */
+    List<Long> checkpointDirectories(String cluster, String job) throws Exception {
+        Path dir = bucket.resolve(checkpointsKey(cluster)).resolve(job);
         if (!Files.isDirectory(dir)) {
             return List.of();
         }

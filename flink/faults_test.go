@@ -1,0 +1,112 @@
+package flink_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
+)
+
+// faultWorld is what the side-by-side scenario needs beside the plain
+// worker: a second worker reaching ZooKeeper through a fault proxy (ours:
+// the faults hit the finalizer's writes), a second proxy for a Flink
+// cluster on stock ZooKeeper HA (theirs: the faults hit Flink's writes),
+// and an HTTP endpoint through which the Java test arms the faults and
+// reads the worker's store, which only Go knows how to read.
+type faultWorld struct {
+	taskQueue string
+	cluster   string
+	// workerProxy stands between the second worker and ZooKeeper,
+	// flinkProxy between the stock Flink cluster and ZooKeeper.
+	workerProxy, flinkProxy *zkfault.Proxy
+	store                   *zookeeper.Store
+	control                 string
+}
+
+// faultClusters is the cluster the faulted worker serves; the stock Flink
+// cluster of the scenario takes the next name, which no worker serves.
+const faultCluster = "c2"
+
+func startFaultWorld(t *testing.T, suffix, bucket string) *faultWorld {
+	t.Helper()
+	w := &faultWorld{taskQueue: "flink-faults-" + suffix, cluster: faultCluster}
+	var err error
+	w.workerProxy, err = zkfault.Start(zk.Addr)
+	require.NoError(t, err)
+	t.Cleanup(w.workerProxy.Close)
+	w.flinkProxy, err = zkfault.Start(zk.Addr)
+	require.NoError(t, err)
+	t.Cleanup(w.flinkProxy.Close)
+	root := "/finalizer-faults-" + suffix
+	startWorker(t, w.taskQueue, bucket, w.cluster, w.workerProxy.Addr, root,
+		// A short session: a partitioned call is Unknown within seconds.
+		"-zookeeper-session-timeout=4s")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w.store, err = zookeeper.Open(ctx, zookeeper.Config{Servers: []string{zk.Addr}, Root: root, SessionTimeout: 10 * time.Second},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.store.Close() })
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &http.Server{Handler: w.routes(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	w.control = "http://" + ln.Addr().String()
+	return w
+}
+
+func (w *faultWorld) routes() http.Handler {
+	mux := http.NewServeMux()
+	// POST /fault?proxy=worker|flink&fault=drop-write-reply|partition|heal
+	mux.HandleFunc("POST /fault", func(rw http.ResponseWriter, r *http.Request) {
+		p := map[string]*zkfault.Proxy{"worker": w.workerProxy, "flink": w.flinkProxy}[r.URL.Query().Get("proxy")]
+		f, known := map[string]zkfault.Fault{
+			"drop-write-reply": zkfault.DropWriteReply, "partition": zkfault.Partition, "heal": zkfault.None,
+		}[r.URL.Query().Get("fault")]
+		if p == nil || !known {
+			http.Error(rw, "proxy must be worker or flink, fault drop-write-reply, partition or heal", http.StatusBadRequest)
+			return
+		}
+		p.Inject(f)
+	})
+	// GET /references?job=<hex>: the checkpoint IDs the faulted worker's
+	// store references for the job, read linearizably.
+	mux.HandleFunc("GET /references", func(rw http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+		defer cancel()
+		entries, err := w.store.List(ctx, stores.JobID{Cluster: w.cluster, Job: r.URL.Query().Get("job")})
+		if err != nil {
+			http.Error(rw, fmt.Sprintf("list: %v", err), http.StatusInternalServerError)
+			return
+		}
+		ids := make([]uint64, 0, len(entries))
+		for _, e := range entries {
+			ids = append(ids, e.Checkpoint)
+		}
+		_ = json.NewEncoder(rw).Encode(ids)
+	})
+	return mux
+}
+
+// env is what the Java test reads to reach the fault world.
+func (w *faultWorld) env() []string {
+	return []string{
+		"FINALIZER_IT_FAULT_TASK_QUEUE=" + w.taskQueue,
+		"FINALIZER_IT_FAULT_CLUSTER=" + w.cluster,
+		"FINALIZER_IT_FAULT_CONTROL=" + w.control,
+		"FINALIZER_IT_FLINK_ZOOKEEPER_PROXY=" + w.flinkProxy.Addr,
+	}
+}

@@ -1,0 +1,95 @@
+package io.github.checkpointfinalizer.flink;
+
+import io.github.checkpointfinalizer.flink.wire.LatestRequest;
+import io.github.checkpointfinalizer.flink.wire.RestorePoint;
+
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.client.WorkflowExecutionMetadata;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+/** What the plugin's scenarios share: the harness's servers, MiniClusters, Temporal and waiting. */
+abstract class ItBase {
+    static final int RETAINED = 2;
+    static final Duration INTERVAL = Duration.ofMillis(200);
+    static ItEnvironment env;
+    static WorkflowServiceStubs service;
+    static WorkflowClient temporal;
+
+    @BeforeAll
+    static void connect() {
+        env = ItEnvironment.fromEnv();
+        service = WorkflowServiceStubs.newServiceStubs(
+                WorkflowServiceStubsOptions.newBuilder().setTarget(env.temporalAddress()).build());
+        temporal = WorkflowClient.newInstance(service,
+                WorkflowClientOptions.newBuilder().setNamespace(env.namespace()).build());
+    }
+
+    @AfterAll
+    static void close() {
+        if (service != null) {
+            service.shutdownNow();
+        }
+    }
+
+    MiniCluster start(String haRoot) throws Exception {
+        return start(env.flinkConfiguration(haRoot, RETAINED));
+    }
+
+    MiniCluster start(Configuration conf) throws Exception {
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).withRandomPorts().build());
+        cluster.start();
+        return cluster;
+    }
+
+    RestorePoint latest(JobID jobId) throws Exception {
+        try (FinalizerClient c = FinalizerClient.connect(env.flinkConfiguration("/unused", RETAINED))) {
+            return c.latest(new LatestRequest(env.cluster(), jobId.toHexString()), Duration.ofMinutes(1));
+        }
+    }
+
+    RestorePoint latestQuietly(JobID jobId) {
+        try {
+            return latest(jobId);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    List<Long> dirs(String job) {
+        try {
+            return env.checkpointDirectories(job);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    List<WorkflowExecutionMetadata> executions(String query) {
+        return temporal.listExecutions(query).collect(Collectors.toList());
+    }
+
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting until " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
