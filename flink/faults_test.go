@@ -26,21 +26,24 @@ import (
 // reads the worker's store, which only Go knows how to read.
 type faultWorld struct {
 	taskQueue string
-	cluster   string
 	// workerProxy stands between the second worker and ZooKeeper,
 	// flinkProxy between the stock Flink cluster and ZooKeeper.
 	workerProxy, flinkProxy *zkfault.Proxy
-	store                   *zookeeper.Store
-	control                 string
+	// stores are the workers' stores by name: "main" (the plain worker's)
+	// and "faults" (the faulted one's), read directly, not through a proxy.
+	stores  map[string]*zookeeper.Store
+	cluster map[string]string
+	control string
 }
 
-// faultClusters is the cluster the faulted worker serves; the stock Flink
+// faultCluster is the cluster the faulted worker serves; the stock Flink
 // cluster of the scenario takes the next name, which no worker serves.
 const faultCluster = "c2"
 
-func startFaultWorld(t *testing.T, suffix, bucket string) *faultWorld {
+func startFaultWorld(t *testing.T, suffix, bucket, mainCluster, mainRoot string) *faultWorld {
 	t.Helper()
-	w := &faultWorld{taskQueue: "flink-faults-" + suffix, cluster: faultCluster}
+	w := &faultWorld{taskQueue: "flink-faults-" + suffix, stores: map[string]*zookeeper.Store{},
+		cluster: map[string]string{"main": mainCluster, "faults": faultCluster}}
 	var err error
 	w.workerProxy, err = zkfault.Start(zk.Addr)
 	require.NoError(t, err)
@@ -49,15 +52,18 @@ func startFaultWorld(t *testing.T, suffix, bucket string) *faultWorld {
 	require.NoError(t, err)
 	t.Cleanup(w.flinkProxy.Close)
 	root := "/finalizer-faults-" + suffix
-	startWorker(t, w.taskQueue, bucket, w.cluster, w.workerProxy.Addr, root,
+	startWorker(t, w.taskQueue, bucket, faultCluster, w.workerProxy.Addr, root,
 		// A short session: a partitioned call is Unknown within seconds.
 		"-zookeeper-session-timeout=4s")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	w.store, err = zookeeper.Open(ctx, zookeeper.Config{Servers: []string{zk.Addr}, Root: root, SessionTimeout: 10 * time.Second},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = w.store.Close() })
+	for name, root := range map[string]string{"main": mainRoot, "faults": root} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		store, err := zookeeper.Open(ctx, zookeeper.Config{Servers: []string{zk.Addr}, Root: root, SessionTimeout: 10 * time.Second},
+			slog.New(slog.NewTextHandler(io.Discard, nil)))
+		cancel()
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = store.Close() })
+		w.stores[name] = store
+	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -82,12 +88,18 @@ func (w *faultWorld) routes() http.Handler {
 		}
 		p.Inject(f)
 	})
-	// GET /references?job=<hex>: the checkpoint IDs the faulted worker's
-	// store references for the job, read linearizably.
+	// GET /references?store=main|faults&job=<hex>: the checkpoint IDs a
+	// worker's store references for the job, read linearizably.
 	mux.HandleFunc("GET /references", func(rw http.ResponseWriter, r *http.Request) {
+		name := r.URL.Query().Get("store")
+		store := w.stores[name]
+		if store == nil {
+			http.Error(rw, "store must be main or faults", http.StatusBadRequest)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 		defer cancel()
-		entries, err := w.store.List(ctx, stores.JobID{Cluster: w.cluster, Job: r.URL.Query().Get("job")})
+		entries, err := store.List(ctx, stores.JobID{Cluster: w.cluster[name], Job: r.URL.Query().Get("job")})
 		if err != nil {
 			http.Error(rw, fmt.Sprintf("list: %v", err), http.StatusInternalServerError)
 			return
@@ -105,7 +117,7 @@ func (w *faultWorld) routes() http.Handler {
 func (w *faultWorld) env() []string {
 	return []string{
 		"FINALIZER_IT_FAULT_TASK_QUEUE=" + w.taskQueue,
-		"FINALIZER_IT_FAULT_CLUSTER=" + w.cluster,
+		"FINALIZER_IT_FAULT_CLUSTER=" + faultCluster,
 		"FINALIZER_IT_FAULT_CONTROL=" + w.control,
 		"FINALIZER_IT_FLINK_ZOOKEEPER_PROXY=" + w.flinkProxy.Addr,
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,6 +31,10 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
+// javaTests narrows the Java tests to run (surefire's -Dtest), for work on
+// one scenario; the full run takes them all and checks that each ran.
+var javaTests = flag.String("flink.test", "", "run only these Java tests (surefire's -Dtest pattern)")
+
 var (
 	temporal  *devserver.Server
 	zk        *zktest.Server
@@ -37,6 +42,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	if realserver.Short() {
 		os.Exit(m.Run()) // the test skips in realserver.Require
 	}
@@ -88,14 +94,18 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	taskQueue := "flink-" + suffix
 	const cluster = "c1"
 	startWorker(t, taskQueue, bucket, cluster, zk.Addr, "/finalizer-"+suffix)
-	faults := startFaultWorld(t, suffix, bucket)
+	faults := startFaultWorld(t, suffix, bucket, cluster, "/finalizer-"+suffix)
 
 	mvn := maven(t)
 	out := filepath.Join(t.TempDir(), "mvn.log")
 	log, err := os.Create(out)
 	require.NoError(t, err)
 	defer log.Close()
-	cmd := exec.Command(mvn[0], append(mvn[1:], "verify")...)
+	args := append(mvn[1:], "clean", "verify")
+	if *javaTests != "" {
+		args = append(args, "-Dtest="+*javaTests, "-Dsurefire.failIfNoSpecifiedTests=false")
+	}
+	cmd := exec.Command(mvn[0], args...)
 	cmd.Dir = "."
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(),
@@ -123,13 +133,17 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	for file, title := range map[string]string{
 		"target/side-by-side.md":       "scenario 4, ambiguous writes side by side",
 		"target/completion-latency.md": "a checkpoint's completion, sink snapshot to notification",
+		"target/incremental.md":        "scenario 6, incremental RocksDB shared files after a recovery",
 	} {
 		if table, err := os.ReadFile(file); err == nil {
 			t.Logf("%s:\n%s", title, table)
 		}
 	}
 	require.NotRegexp(t, regexp.MustCompile(`Skipped: [1-9]`), summary, "a Java test was skipped")
-	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "SideBySideITCase"} {
+	if *javaTests != "" {
+		return
+	}
+	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "SideBySideITCase", "IncrementalRocksDbITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
 	}

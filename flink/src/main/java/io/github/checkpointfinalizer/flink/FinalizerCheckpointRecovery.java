@@ -55,7 +55,8 @@ final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
                 checkpoints = new ArrayList<>(List.of(flinks.get()));
             }
         }
-        SharedStateRegistry registry = sharedStateRegistryFactory.create(ioExecutor, checkpoints, restoreMode);
+        SharedStateRegistry registry = sharedStateRegistryFactory.create(
+                ioExecutor, checkpoints, JobClaim.ownership(checkpoints, restoreMode));
         recovered.claim().registry(registry);
         return new FinalizerCompletedCheckpointStore(
                 recovered.claim(), settings, maxNumberOfCheckpointsToRetain, checkpoints);

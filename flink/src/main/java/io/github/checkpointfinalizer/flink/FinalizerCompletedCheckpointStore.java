@@ -8,6 +8,13 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.checkpoint.AbstractCompleteCheckpointStore;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StateUtil;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.persistence.PossibleInconsistentStateException;
 import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -50,6 +57,12 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     private final int maxRetained;
     /** Published checkpoints, oldest first; the last is the restore point. */
     private final Deque<CompletedCheckpoint> retained;
+    /**
+     * Subsumed checkpoints whose state outside their directory (RocksDB's private files, which
+     * it writes into shared/) waits for the finalizer to delete the directory: that happens only
+     * after the reference is gone, so deleting the rest then never takes state a reference needs.
+     */
+    private final List<CompletedCheckpoint> subsumedPending = new ArrayList<>();
     /** Checkpoints whose finalization's outcome is unknown, until the next claim settles them. */
     private final List<CompletedCheckpoint> inDoubt = new ArrayList<>();
 
@@ -66,8 +79,16 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     public synchronized CompletedCheckpoint addCheckpointAndSubsumeOldestOne(
             CompletedCheckpoint checkpoint, CheckpointsCleaner checkpointsCleaner, Runnable postCleanup)
             throws Exception {
-        boolean savepoint = checkpoint.getProperties().isSavepoint();
-        FinalizeRequest req = claim.request(checkpoint);
+        FinalizeRequest req;
+        try {
+            req = claim.request(checkpoint);
+        } catch (Exception e) {
+            // Nothing was triggered; still, never let Flink delete what it may not own (a -s
+            // savepoint outside the bucket, an unreadable metadata file).
+            throw new PossibleInconsistentStateException("checkpoint " + checkpoint.getCheckpointID() + " of job "
+                    + claim.job() + " was not finalized: " + e.getMessage() + "; its files are kept", e);
+        }
+        boolean savepoint = req.savepoint();
         Optional<FinalizeResult> result;
         try {
             result = claim.client().finalize(req, settings.publishWait());
@@ -89,6 +110,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
                 CompletedCheckpoint subsumed = subsume();
                 // Shared state below the oldest retained checkpoint: Flink's registry deletes it.
                 unregisterUnusedState(retained);
+                discardOutsideDirectories();
                 postCleanup.run();
                 return subsumed;
             case Discarded:
@@ -118,12 +140,52 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             CompletedCheckpoint c = it.next();
             if (c != latest && c != latestCheckpoint) {
                 it.remove();
+                subsumedPending.add(c);
                 if (subsumed == null || c.getCheckpointID() > subsumed.getCheckpointID()) {
                     subsumed = c;
                 }
             }
         }
         return subsumed;
+    }
+
+    /**
+     * Deletes the private state of subsumed checkpoints whose directory the finalizer has
+     * deleted: what lies inside the directory is gone already, what lies outside (RocksDB's
+     * MANIFEST, OPTIONS and CURRENT, its private files, in shared/) goes now. Shared files stay the
+     * registry's. A savepoint's state is never deleted; a failure is logged and the files stay.
+     */
+    private void discardOutsideDirectories() {
+        for (Iterator<CompletedCheckpoint> it = subsumedPending.iterator(); it.hasNext(); ) {
+            CompletedCheckpoint c = it.next();
+            if (c.getProperties().isSavepoint() || c.getProperties().isUnclaimed()) {
+                it.remove();
+                continue;
+            }
+            Path metadata = new Path(CheckpointLoader.directory(c), "_metadata");
+            try {
+                if (metadata.getFileSystem().exists(metadata)) {
+                    continue; // still the finalizer's to decide
+                }
+                it.remove();
+                List<StreamStateHandle> outside = new ArrayList<>();
+                for (OperatorState op : c.getOperatorStates().values()) {
+                    for (OperatorSubtaskState st : op.getStates()) {
+                        for (KeyedStateHandle k : st.getManagedKeyedState()) {
+                            if (k instanceof IncrementalRemoteKeyedStateHandle inc) {
+                                // Never its shared state: that is the registry's.
+                                inc.getPrivateState().forEach(h -> outside.add(h.getHandle()));
+                            }
+                        }
+                    }
+                }
+                StateUtil.bestEffortDiscardAllStateObjects(outside);
+            } catch (Exception e) {
+                it.remove();
+                LOG.warn("Checkpoint {} of job {}: deleting its state outside {} failed; those files stay.",
+                        c.getCheckpointID(), claim.job(), metadata.getParent(), e);
+            }
+        }
     }
 
     private Exception definite(CompletedCheckpoint checkpoint, boolean savepoint, String why, Exception cause) {

@@ -85,10 +85,22 @@ final class JobClaim {
         List<CompletedCheckpoint> settled = load(rp, known);
         for (CompletedCheckpoint c : settled) {
             if (!known.contains(c)) {
-                c.registerSharedStatesAfterRestored(registry, restoreMode);
+                c.registerSharedStatesAfterRestored(registry, ownership(List.of(c), restoreMode));
             }
         }
         return settled;
+    }
+
+    /**
+     * How recovered checkpoints' shared state is owned. A checkpoint the finalizer published as
+     * a checkpoint lies in this job's own directory and is this job's: CLAIM, so its shared files
+     * go once no newer checkpoint uses them. Anything published as a savepoint (a -s snapshot,
+     * another job's checkpoint) keeps the mode the job was started with: under NO_CLAIM, Flink
+     * then never deletes its files.
+     */
+    static RestoreMode ownership(List<CompletedCheckpoint> recovered, RestoreMode started) {
+        boolean own = recovered.stream().noneMatch(c -> c.getProperties().isSavepoint());
+        return own ? RestoreMode.CLAIM : started;
     }
 
     private RestorePoint claimAbove() throws Exception {
@@ -135,13 +147,23 @@ final class JobClaim {
         }
     }
 
-    /** The contract's request for a checkpoint Flink has written, under this claim. */
+    /**
+     * The contract's request for a checkpoint Flink has written, under this claim. Only a
+     * checkpoint in this job's own {@code chk-<N>/} is sent as a checkpoint, whose directory the
+     * finalizer may delete; anything else Flink hands the store (a {@code -s} savepoint, a
+     * retained checkpoint restored without claiming it, one of another job's directories) goes as
+     * a savepoint, whose files nobody deletes.
+     */
     FinalizeRequest request(CompletedCheckpoint checkpoint) throws Exception {
-        Path metadata = new Path(CheckpointLoader.directory(checkpoint), "_metadata");
-        boolean savepoint = checkpoint.getProperties().isSavepoint();
+        Path dir = CheckpointLoader.directory(checkpoint);
+        Path metadata = new Path(dir, "_metadata");
+        boolean own = !checkpoint.getProperties().isSavepoint()
+                && !checkpoint.getProperties().isUnclaimed()
+                && dir.getName().equals("chk-" + checkpoint.getCheckpointID())
+                && dir.getParent() != null && dir.getParent().getName().equals(job());
         return new FinalizeRequest(cluster, job(), epoch, owner, checkpoint.getCheckpointID(),
                 bucket().key(metadata), StateBucket.sha256(metadata),
-                savepoint ? null : bucket().key(metadata.getParent()) + "/", savepoint, 0);
+                own ? bucket().key(dir) + "/" : null, !own, 0);
     }
 
     /**

@@ -100,7 +100,12 @@ final class CheckingJob {
 
     /** The job graph of a run, with a fixed job ID (a recovering cluster finds it by that ID). */
     static JobGraph graph(String run, JobID jobId, Duration checkpointInterval) {
-        Configuration conf = new Configuration();
+        return graph(run, jobId, checkpointInterval, new Configuration());
+    }
+
+    /** The same with the job's own configuration (its state backend, for one). */
+    static JobGraph graph(String run, JobID jobId, Duration checkpointInterval, Configuration job) {
+        Configuration conf = new Configuration(job);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1000);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));

@@ -30,9 +30,13 @@ record FaultWorld(String taskQueue, String cluster, String control, String flink
                 .POST(HttpRequest.BodyPublishers.noBody()).build());
     }
 
-    /** The checkpoint IDs the faulted worker's store references for the job. */
-    List<Long> references(String job) throws Exception {
-        String body = send(HttpRequest.newBuilder(URI.create(control + "/references?job=" + job)).GET().build());
+    static final String MAIN_STORE = "main";
+    static final String FAULTED_STORE = "faults";
+
+    /** The checkpoint IDs a worker's store (MAIN_STORE or FAULTED_STORE) references for the job. */
+    List<Long> references(String store, String job) throws Exception {
+        String body = send(HttpRequest.newBuilder(URI.create(control + "/references?store=" + store + "&job=" + job))
+                .GET().build());
         List<Long> ids = new ArrayList<>();
         for (String n : body.replaceAll("[\\[\\]\\s]", "").split(",")) {
             if (!n.isEmpty()) {

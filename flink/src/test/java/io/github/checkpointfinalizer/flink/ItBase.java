@@ -10,7 +10,15 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.RestoreMode;
+import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
+import org.apache.flink.runtime.highavailability.HighAvailabilityServices;
+import org.apache.flink.runtime.highavailability.HighAvailabilityServicesUtils;
+import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 
@@ -18,7 +26,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
@@ -90,6 +101,25 @@ abstract class ItBase {
                 throw new AssertionError("timed out after " + timeout + " waiting until " + what);
             }
             Thread.sleep(50);
+        }
+    }
+
+    /** What Flink's stock store references for the job, read through Flink's own classes as a recovering JobMaster would. */
+    static List<Long> flinksReferences(Configuration conf, JobID jobId) throws Exception {
+        ExecutorService io = Executors.newSingleThreadExecutor();
+        HighAvailabilityServices ha = HighAvailabilityServicesUtils.createAvailableOrEmbeddedServices(conf, io, e -> { });
+        try {
+            CompletedCheckpointStore store = ha.getCheckpointRecoveryFactory().createRecoveredCompletedCheckpointStore(
+                    jobId, 100, SharedStateRegistry.DEFAULT_FACTORY, io, RestoreMode.NO_CLAIM);
+            List<Long> ids = new ArrayList<>();
+            for (CompletedCheckpoint c : store.getAllCheckpoints()) {
+                ids.add(c.getCheckpointID());
+            }
+            store.shutdown(JobStatus.SUSPENDED, new CheckpointsCleaner());
+            return ids;
+        } finally {
+            ha.close();
+            io.shutdownNow();
         }
     }
 }

@@ -3,16 +3,8 @@ package io.github.checkpointfinalizer.flink;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HighAvailabilityOptions;
-import org.apache.flink.core.execution.RestoreMode;
-import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
-import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
-import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
-import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.runtime.highavailability.HighAvailabilityServices;
-import org.apache.flink.runtime.highavailability.HighAvailabilityServicesUtils;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 
 import org.junit.jupiter.api.Test;
 
@@ -22,8 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,7 +49,7 @@ class SideBySideITCase extends ItBase {
         Configuration plugin = env.flinkConfiguration(root + "-plugin", RETAINED, faults.cluster(), faults.taskQueue());
         plugin.set(FinalizerOptions.PUBLISH_WAIT, Duration.ofSeconds(2));
         Outcome ours = run("plugin (faults worker-ZooKeeper)", plugin, faults.cluster(), faults, FaultWorld.WORKER,
-                job -> faults.references(job.toHexString()));
+                job -> faults.references(FaultWorld.FAULTED_STORE, job.toHexString()));
 
         String stockCluster = "c3";
         Configuration stock = env.flinkConfiguration(root + "-stock", RETAINED, stockCluster, "unused");
@@ -192,24 +182,5 @@ class SideBySideITCase extends ItBase {
         List<Long> later = env.checkpointDirectories(cluster, job);
         first.retainAll(later);
         return first.size();
-    }
-
-    /** What Flink's stock store references for the job, read through Flink's own classes as a recovering JobMaster would. */
-    private static List<Long> flinksReferences(Configuration conf, JobID jobId) throws Exception {
-        ExecutorService io = Executors.newSingleThreadExecutor();
-        HighAvailabilityServices ha = HighAvailabilityServicesUtils.createAvailableOrEmbeddedServices(conf, io, e -> { });
-        try {
-            CompletedCheckpointStore store = ha.getCheckpointRecoveryFactory().createRecoveredCompletedCheckpointStore(
-                    jobId, 100, SharedStateRegistry.DEFAULT_FACTORY, io, RestoreMode.NO_CLAIM);
-            List<Long> ids = new ArrayList<>();
-            for (CompletedCheckpoint c : store.getAllCheckpoints()) {
-                ids.add(c.getCheckpointID());
-            }
-            store.shutdown(JobStatus.SUSPENDED, new CheckpointsCleaner());
-            return ids;
-        } finally {
-            ha.close();
-            io.shutdownNow();
-        }
     }
 }
