@@ -39,7 +39,7 @@ store:
 			kinds: []string{"PodDisruptionBudget", "ServiceMonitor", "PrometheusRule"}, yaml: bucket + `
 store: {kind: zookeeper, zookeeper: {servers: ["zk:2181"]}}
 serviceMonitor: {enabled: true, labels: {release: prometheus}}
-prometheusRule: {enabled: true}
+prometheusRule: {enabled: true, labels: {release: prometheus}}
 `},
 		// Temporal Cloud: an API key from a Secret turns TLS on.
 		{name: "kubernetes+temporal-cloud", store: worker.StoreKubernetes,
