@@ -19,3 +19,6 @@ if [[ ! -x "$BIN" ]]; then
   GOFLAGS= GOBIN="$DIR" go install "honnef.co/go/tools/cmd/staticcheck@$VERSION"
 fi
 "$BIN" ./...
+# The nested test-only modules (scripts/test.sh lists them), each from its
+# own directory: staticcheck checks one module at a time.
+(cd deploy/helm/chart-test && "$BIN" ./...)

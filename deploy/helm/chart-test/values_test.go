@@ -34,6 +34,7 @@ store:
   zookeeper:
     servers: [zk-0.zk:2181, zk-1.zk:2181, zk-2.zk:2182]
     digest: {user: finalizer, passwordSecret: {name: zk-digest}}
+config: {FINALIZER_RECONCILE_MIN_GRACE: 30m}
 `},
 		{name: "zookeeper+monitoring", store: worker.StoreZooKeeper,
 			kinds: []string{"PodDisruptionBudget", "ServiceMonitor", "PrometheusRule"}, yaml: bucket + `
