@@ -21,4 +21,4 @@ fi
 "$BIN" ./...
 # The nested test-only modules (scripts/test.sh lists them), each from its
 # own directory: staticcheck checks one module at a time.
-(cd deploy/helm/chart-test && "$BIN" ./...)
+for m in deploy/helm/chart-test tools/ociimage; do (cd "$m" && "$BIN" ./...); done

@@ -8,10 +8,10 @@ unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
-# Nested modules: test-only code with dependencies of its own (Helm's SDK,
+# Nested modules: test and release code with dependencies of its own (Helm's SDK,
 # go-containerregistry) kept out of the finalizer module's go.mod. Each is
 # vetted, checked, tidy and tested like the main module.
-nested=(deploy/helm/chart-test)
+nested=(deploy/helm/chart-test tools/ociimage)
 go vet ./...
 for m in "${nested[@]}"; do (cd "$m" && go vet ./...); done
 bash scripts/staticcheck.sh
