@@ -1,9 +1,12 @@
 package chartpkg
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 )
@@ -12,7 +15,7 @@ import (
 // template, the schema, the alert rules and the docs, and loads back.
 func TestPackage(t *testing.T) {
 	out := t.TempDir()
-	path, err := Package("../../finalizer", "v1.2.3", out)
+	path, err := Package("../../finalizer", "v1.2.3", out, mtime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,44 @@ func TestPackage(t *testing.T) {
 }
 
 func TestPackageRefusesBadVersion(t *testing.T) {
-	if _, err := Package("../../finalizer", "1.2", t.TempDir()); err == nil || !strings.Contains(err.Error(), "SemVer") {
+	if _, err := Package("../../finalizer", "1.2", t.TempDir(), mtime); err == nil || !strings.Contains(err.Error(), "SemVer") {
 		t.Errorf("version 1.2: %v", err)
+	}
+}
+
+var mtime = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+// The same chart and time give the same archive, byte for byte, even
+// from a checkout whose files have other timestamps, so a release's
+// SHA256SUMS can be checked by rebuilding it.
+func TestPackageIsReproducible(t *testing.T) {
+	touched := t.TempDir()
+	if err := os.CopyFS(touched, os.DirFS("../../finalizer")); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	err := filepath.WalkDir(touched, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, later, later)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]byte
+	for _, dir := range []string{"../../finalizer", touched} {
+		path, err := Package(dir, "v1.2.3", t.TempDir(), mtime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b)
+	}
+	if !bytes.Equal(got[0], got[1]) {
+		t.Error("packages of the same chart from two checkouts differ")
 	}
 }
