@@ -50,6 +50,10 @@ func TestManifestsFitTheWorker(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, cfg.Validate(), "the worker accepts the configuration")
 			assert.Equal(t, v.store, cfg.Store.Kind)
+			if _, ok := env["TEMPORAL_CONFIG_FILE"]; ok {
+				assert.Equal(t, "temporal.prod.example:7233", cfg.Temporal.Address, "the profile's address")
+				assert.Equal(t, "prod", cfg.Temporal.Namespace, "the profile's namespace")
+			}
 
 			// The bucket is shared with the job managers: an object store,
 			// never the pod's own disk or memory.
@@ -106,6 +110,8 @@ func workerEnvNames(t *testing.T) map[string]bool {
 	require.True(t, names[worker.EnvName("shutdown-grace")], "usage lists the variables")
 	// The Go runtime's memory limit and the container limit it is made of.
 	names["GOMEMLIMIT"], names["CONTAINER_MEMORY_LIMIT_MIB"] = true, true
+	// Where Temporal's client configuration file is (components/temporal-profile).
+	names["TEMPORAL_CONFIG_FILE"] = true
 	return names
 }
 
@@ -182,6 +188,13 @@ func resourceField(t *testing.T, c corev1.Container, ref corev1.ResourceFieldSel
 	return strconv.FormatInt((limit.Value()+div-1)/div, 10)
 }
 
+// profileTOML is the temporal.toml the test mounts: the profile the
+// profile variant names.
+const profileTOML = `[profile.prod]
+address = "temporal.prod.example:7233"
+namespace = "prod"
+`
+
 // secretMounts maps the mount path of each mounted Secret to a directory
 // holding the keys a kubernetes.io/tls Secret with a CA has.
 func secretMounts(t *testing.T, pod corev1.PodSpec, c corev1.Container) map[string]string {
@@ -195,8 +208,17 @@ func secretMounts(t *testing.T, pod corev1.PodSpec, c corev1.Container) map[stri
 		assert.True(t, m.ReadOnly, "volume %s read-only", m.Name)
 		certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("temporal.test", nil, nil)
 		require.NoError(t, err)
+		files := map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": certPEM}
+		if len(vol.Secret.Items) > 0 {
+			// A temporal.toml: the profile the profile variant names.
+			files = map[string][]byte{}
+			for _, it := range vol.Secret.Items {
+				require.Equal(t, ".toml", filepath.Ext(it.Path), "volume %s: only temporal.toml is picked by items", m.Name)
+				files[it.Path] = []byte(profileTOML)
+			}
+		}
 		dir := t.TempDir()
-		for name, b := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": certPEM} {
+		for name, b := range files {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o600))
 		}
 		out[strings.TrimSuffix(m.MountPath, "/")] = dir
