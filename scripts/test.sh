@@ -8,10 +8,11 @@ unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
-# Nested modules: test and release code with dependencies of its own (Helm's SDK,
-# go-containerregistry) kept out of the finalizer module's go.mod. Each is
-# vetted, checked, tidy and tested like the main module.
-nested=(deploy/helm/chart-test tools/ociimage)
+# Nested modules (every go.mod below the root: deploy/helm/chart-test,
+# tools/ociimage): test and release code whose dependencies (Helm's SDK,
+# go-containerregistry) stay out of the finalizer module's go.mod. Each is
+# vetted, staticchecked, kept tidy and tested like the main module.
+mapfile -t nested < <(git ls-files '*/go.mod' | xargs -r -n1 dirname)
 go vet ./...
 for m in "${nested[@]}"; do (cd "$m" && go vet ./...); done
 bash scripts/staticcheck.sh
