@@ -8,5 +8,6 @@
 // real kube-apiserver the finalizer module's harness starts
 // (internal/kubetest), checked against the worker it configures, and
 // compared with the kustomize base (deploy/kubernetes) so that both deploy
-// the same worker.
+// the same worker. Package chartpkg (cmd/package-chart) packages the chart
+// for scripts/release.sh with the same SDK.
 package charttest
