@@ -5,7 +5,7 @@
 #   finalizer-<tag>-<os>-<arch>.tar.gz          finalizer-worker and finalizer (static)
 #   finalizer-worker-image-<tag>-<os>-<arch>.oci.tar   the image (OCI archive, tools/ociimage)
 #   finalizer-<version>.tgz                      the Helm chart (deploy/helm/finalizer)
-#   checkpoint-finalizer-flink-*.jar             the Flink plugin, when flink/pom.xml exists
+#   finalizer-flink-*.jar                        the Flink plugin (shaded), when flink/pom.xml exists
 #   SHA256SUMS                                   sha256 of every file above
 #
 #   bash scripts/release.sh v1.2.0
@@ -27,7 +27,8 @@
 #   DIST             output root (default dist, ignored by git)
 #   ALLOW_DIRTY=1    build from a tree with uncommitted changes (not a release)
 #   FINALIZER_CACHE  cache root (default $HOME/.cache/checkpoint-finalizer);
-#                    Maven's repository is kept under it
+#                    Maven's repository is $FINALIZER_CACHE/maven/repository, as the
+#                    flink tests keep it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -101,7 +102,7 @@ log "chart"
 # The Flink plugin (a Maven project), when the tree has it.
 if [[ -f flink/pom.xml ]]; then
   log "Flink plugin (mvn)"
-  mvn -B -q -f flink/pom.xml -Dmaven.repo.local="$CACHE/maven" -Dproject.build.outputTimestamp="$SOURCE_DATE_EPOCH" \
+  mvn -B -q -ntp -Dstyle.color=never -f flink/pom.xml -Dmaven.repo.local="$CACHE/maven/repository" -Dproject.build.outputTimestamp="$SOURCE_DATE_EPOCH" \
     package -DskipTests
   for jar in flink/target/*.jar; do
     case "$jar" in *-sources.jar|*-javadoc.jar|*/original-*.jar) continue ;; esac
