@@ -19,3 +19,8 @@ if [[ ! -x "$BIN" ]]; then
   GOFLAGS= GOBIN="$DIR" go install "honnef.co/go/tools/cmd/staticcheck@$VERSION"
 fi
 "$BIN" ./...
+# The nested modules (every go.mod below the root), each from its own
+# directory: staticcheck checks one module at a time.
+git ls-files '*/go.mod' | xargs -r -n1 dirname | while read -r m; do
+  (cd "$m" && "$BIN" ./...)
+done

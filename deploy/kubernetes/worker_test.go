@@ -50,6 +50,10 @@ func TestManifestsFitTheWorker(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, cfg.Validate(), "the worker accepts the configuration")
 			assert.Equal(t, v.store, cfg.Store.Kind)
+			if _, ok := env["TEMPORAL_CONFIG_FILE"]; ok {
+				assert.Equal(t, "temporal.prod.example:7233", cfg.Temporal.Address, "the profile's address")
+				assert.Equal(t, "prod", cfg.Temporal.Namespace, "the profile's namespace")
+			}
 
 			// The bucket is shared with the job managers: an object store,
 			// never the pod's own disk or memory.
@@ -67,7 +71,7 @@ func TestManifestsFitTheWorker(t *testing.T) {
 			host, _, err := net.SplitHostPort(cfg.MetricsAddress)
 			require.NoError(t, err)
 			assert.Contains(t, []string{"", "0.0.0.0", "::"}, host, "the kubelet reaches the metrics address on the pod IP")
-			for probe, want := range map[*corev1.Probe]string{c.ReadinessProbe: "/readyz", c.LivenessProbe: "/livez"} {
+			for probe, want := range map[*corev1.Probe]string{c.StartupProbe: "/livez", c.ReadinessProbe: "/readyz", c.LivenessProbe: "/livez"} {
 				require.NotNil(t, probe, want)
 				require.NotNil(t, probe.HTTPGet, want)
 				assert.Equal(t, want, probe.HTTPGet.Path)
@@ -80,6 +84,7 @@ func TestManifestsFitTheWorker(t *testing.T) {
 				"terminationGracePeriodSeconds above FINALIZER_SHUTDOWN_GRACE %s", cfg.ShutdownGrace)
 
 			checkSecurity(t, pod, c, uid, gid)
+			checkMemoryLimit(t, c, env)
 			assert.NotEmpty(t, c.Resources.Requests, "requests")
 			assert.NotEmpty(t, c.Resources.Limits, "limits")
 			require.NotNil(t, pod.AutomountServiceAccountToken)
@@ -103,6 +108,10 @@ func workerEnvNames(t *testing.T) map[string]bool {
 		names[n] = true
 	}
 	require.True(t, names[worker.EnvName("shutdown-grace")], "usage lists the variables")
+	// The Go runtime's memory limit and the container limit it is made of.
+	names["GOMEMLIMIT"], names["CONTAINER_MEMORY_LIMIT_MIB"] = true, true
+	// Where Temporal's client configuration file is (components/temporal-profile).
+	names["TEMPORAL_CONFIG_FILE"] = true
 	return names
 }
 
@@ -133,12 +142,14 @@ func containerEnv(t *testing.T, objs []*unstructured.Unstructured, pod corev1.Po
 	for _, e := range c.Env {
 		assert.True(t, known[e.Name], "env %s is a variable the worker reads", e.Name)
 		switch {
+		case e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil:
+			env[e.Name] = resourceField(t, c, *e.ValueFrom.ResourceFieldRef)
 		case e.ValueFrom != nil:
-			require.NotNil(t, e.ValueFrom.SecretKeyRef, "env %s: only Secret references", e.Name)
+			require.NotNil(t, e.ValueFrom.SecretKeyRef, "env %s: only Secret and resource references", e.Name)
 			env[e.Name] = "from-secret-" + e.ValueFrom.SecretKeyRef.Name
 		default:
 			assert.NotContains(t, secretSettings, e.Name, "a secret as a literal")
-			env[e.Name] = e.Value
+			env[e.Name] = expand(e.Value, env)
 		}
 	}
 	for k, v := range env {
@@ -153,6 +164,37 @@ func containerEnv(t *testing.T, objs []*unstructured.Unstructured, pod corev1.Po
 	return env
 }
 
+// expand replaces $(VAR) by a variable defined before, as the kubelet
+// does (an undefined one stays as written).
+func expand(v string, env map[string]string) string {
+	return regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`).ReplaceAllStringFunc(v, func(m string) string {
+		if val, ok := env[m[2:len(m)-1]]; ok {
+			return val
+		}
+		return m
+	})
+}
+
+// resourceField is the kubelet's value of a resourceFieldRef: the
+// container's quantity divided by the divisor, rounded up.
+func resourceField(t *testing.T, c corev1.Container, ref corev1.ResourceFieldSelector) string {
+	t.Helper()
+	require.Equal(t, c.Name, ref.ContainerName, "resourceFieldRef names its own container")
+	require.Equal(t, "limits.memory", ref.Resource, "only the memory limit is read")
+	limit, ok := c.Resources.Limits[corev1.ResourceMemory]
+	require.True(t, ok, "a memory limit for %s to read", ref.Resource)
+	div := ref.Divisor.Value()
+	require.Positive(t, div)
+	return strconv.FormatInt((limit.Value()+div-1)/div, 10)
+}
+
+// profileTOML is the temporal.toml the test mounts: the profile the
+// profile variant names.
+const profileTOML = `[profile.prod]
+address = "temporal.prod.example:7233"
+namespace = "prod"
+`
+
 // secretMounts maps the mount path of each mounted Secret to a directory
 // holding the keys a kubernetes.io/tls Secret with a CA has.
 func secretMounts(t *testing.T, pod corev1.PodSpec, c corev1.Container) map[string]string {
@@ -166,8 +208,17 @@ func secretMounts(t *testing.T, pod corev1.PodSpec, c corev1.Container) map[stri
 		assert.True(t, m.ReadOnly, "volume %s read-only", m.Name)
 		certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("temporal.test", nil, nil)
 		require.NoError(t, err)
+		files := map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": certPEM}
+		if len(vol.Secret.Items) > 0 {
+			// A temporal.toml: the profile the profile variant names.
+			files = map[string][]byte{}
+			for _, it := range vol.Secret.Items {
+				require.Equal(t, ".toml", filepath.Ext(it.Path), "volume %s: only temporal.toml is picked by items", m.Name)
+				files[it.Path] = []byte(profileTOML)
+			}
+		}
 		dir := t.TempDir()
-		for name, b := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": certPEM} {
+		for name, b := range files {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o600))
 		}
 		out[strings.TrimSuffix(m.MountPath, "/")] = dir
@@ -339,4 +390,18 @@ func port(t *testing.T, hostPort string) int32 {
 	n, err := strconv.ParseInt(p, 10, 32)
 	require.NoError(t, err, hostPort)
 	return int32(n)
+}
+
+// checkMemoryLimit: GOMEMLIMIT as the kubelet resolves it lies between
+// 90% and 100% of the container's memory limit. (deploy/helm/chart-test
+// also starts a Go process with it, which proves the runtime accepts it.)
+func checkMemoryLimit(t *testing.T, c corev1.Container, env map[string]string) {
+	t.Helper()
+	v, ok := env["GOMEMLIMIT"]
+	require.True(t, ok, "GOMEMLIMIT is set")
+	got, err := strconv.ParseInt(v, 10, 64)
+	require.NoError(t, err, "GOMEMLIMIT=%s is a byte count", v)
+	limit := c.Resources.Limits[corev1.ResourceMemory]
+	ratio := float64(got) / float64(limit.Value())
+	assert.True(t, ratio > 0.9 && ratio < 1, "GOMEMLIMIT=%s is %.3f of the %s limit", v, ratio, limit.String())
 }

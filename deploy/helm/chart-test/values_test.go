@@ -1,0 +1,82 @@
+package charttest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/checkpoint-finalizer/finalizer/worker"
+)
+
+// valueSet is one way an operator installs the chart: values as a -f file
+// would give them (YAML, so numbers are float64 as in Helm).
+type valueSet struct {
+	name  string
+	store worker.StoreKind
+	yaml  string
+	// kinds the release must contain beyond the ones every release has.
+	kinds []string
+}
+
+// bucket is an object store both the job managers and the worker reach.
+const bucket = "stateBucket: s3://flink-checkpoints?region=eu-west-1\n"
+
+func valueSets() []valueSet {
+	return []valueSet{
+		{name: "embedded", store: worker.StoreEmbedded, kinds: []string{"PersistentVolumeClaim"}, yaml: bucket + `
+replicas: 1
+store: {kind: embedded}
+`},
+		{name: "zookeeper", store: worker.StoreZooKeeper, kinds: []string{"PodDisruptionBudget"}, yaml: bucket + `
+store:
+  kind: zookeeper
+  zookeeper:
+    servers: [zk-0.zk:2181, zk-1.zk:2181, zk-2.zk:2182]
+    digest: {user: finalizer, passwordSecret: {name: zk-digest}}
+config: {FINALIZER_RECONCILE_MIN_GRACE: 30m}
+`},
+		{name: "zookeeper+monitoring", store: worker.StoreZooKeeper,
+			kinds: []string{"PodDisruptionBudget", "ServiceMonitor", "PrometheusRule"}, yaml: bucket + `
+store: {kind: zookeeper, zookeeper: {servers: ["zk:2181"]}}
+serviceMonitor: {enabled: true, labels: {release: prometheus}}
+prometheusRule: {enabled: true, labels: {release: prometheus}}
+`},
+		// Temporal Cloud: an API key from a Secret turns TLS on.
+		{name: "kubernetes+temporal-cloud", store: worker.StoreKubernetes,
+			kinds: []string{"Role", "RoleBinding", "PodDisruptionBudget"}, yaml: bucket + `
+store: {kind: kubernetes}
+temporal:
+  address: finalizer.a1b2c.tmprl.cloud:7233
+  namespace: finalizer.a1b2c
+  apiKeySecret: {name: temporal-cloud}
+`},
+		{name: "kubernetes+mtls+store-namespace", store: worker.StoreKubernetes,
+			kinds: []string{"Role", "RoleBinding", "PodDisruptionBudget"}, yaml: bucket + `
+replicas: 3
+store: {kind: kubernetes, kubernetes: {namespace: ` + storeNamespace + `}}
+temporal:
+  tls: {secretName: temporal-tls, serverName: temporal.internal}
+`},
+		// The connection from a temporal.toml profile only.
+		{name: "zookeeper+temporal-profile", store: worker.StoreZooKeeper, kinds: []string{"PodDisruptionBudget"}, yaml: bucket + `
+store: {kind: zookeeper, zookeeper: {servers: ["zk:2181"]}}
+temporal:
+  address: ""
+  namespace: ""
+  profile: {name: prod, secretName: temporal-config}
+`},
+	}
+}
+
+func (s valueSet) values(t *testing.T) map[string]any {
+	t.Helper()
+	return parseValues(t, s.yaml)
+}
+
+func parseValues(t *testing.T, y string) map[string]any {
+	t.Helper()
+	vals := map[string]any{}
+	require.NoError(t, yaml.Unmarshal([]byte(y), &vals))
+	return vals
+}

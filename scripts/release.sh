@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# release.sh: builds a release's artifacts for a tag, without a container
+# engine, into dist/<tag>/:
+#
+#   finalizer-<tag>-<os>-<arch>.tar.gz          finalizer-worker and finalizer (static)
+#   finalizer-worker-image-<tag>-<os>-<arch>.oci.tar   the image (OCI archive, tools/ociimage)
+#   finalizer-<version>.tgz                      the Helm chart (deploy/helm/finalizer)
+#   finalizer-flink-*.jar                        the Flink plugin (shaded), when flink/pom.xml exists
+#   SHA256SUMS                                   sha256 of every file above
+#
+#   bash scripts/release.sh v1.2.0
+#
+# The binaries say the tag (`--version`); the image's tag and its
+# org.opencontainers.image.version label, and the chart's version and
+# appVersion, are the tag without its "v" (Helm versions are SemVer), so the
+# chart names exactly this release's image. Timestamps come from the
+# commit (SOURCE_DATE_EPOCH): building the same commit again gives the same
+# image digest and the same checksums.
+#
+# Load the image where there is an engine, or push it without one:
+#   docker load -i finalizer-worker-image-v1.2.0-linux-amd64.oci.tar
+#   skopeo copy oci-archive:finalizer-worker-image-v1.2.0-linux-amd64.oci.tar:1.2.0 \
+#     docker://registry.example.com/checkpoint-finalizer/worker:1.2.0
+#
+# Environment:
+#   PLATFORMS        GOOS/GOARCH list (default "linux/amd64 linux/arm64")
+#   DIST             output root (default dist, ignored by git)
+#   ALLOW_DIRTY=1    build from a tree with uncommitted changes (not a release)
+#   FINALIZER_CACHE  cache root (default $HOME/.cache/checkpoint-finalizer);
+#                    Maven's repository is $FINALIZER_CACHE/maven/repository, as the
+#                    flink tests keep it
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+TAG="${1:-}"
+if [[ ! "$TAG" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
+  echo "usage: scripts/release.sh vMAJOR.MINOR.PATCH[-PRERELEASE]" >&2; exit 2
+fi
+VERSION="${TAG#v}"
+PLATFORMS="${PLATFORMS:-linux/amd64 linux/arm64}"
+CACHE="${FINALIZER_CACHE:-$HOME/.cache/checkpoint-finalizer}"
+OUT="$ROOT/${DIST:-dist}/$TAG"
+
+log() { printf '[release.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# A release is a commit: the revision label and the binaries' build info
+# must name what was built.
+if [[ -n "$(git status --porcelain)" && "${ALLOW_DIRTY:-}" != 1 ]]; then
+  echo "release.sh: the tree has uncommitted changes (ALLOW_DIRTY=1 to build anyway)" >&2; exit 1
+fi
+REVISION=$(git rev-parse HEAD)
+if tagged=$(git rev-parse -q --verify "refs/tags/$TAG^{commit}"); then
+  if [[ "$tagged" != "$REVISION" ]]; then
+    echo "release.sh: tag $TAG is $tagged, not HEAD $REVISION" >&2; exit 1
+  fi
+else
+  log "tag $TAG does not exist yet: building HEAD $REVISION for it"
+fi
+export SOURCE_DATE_EPOCH
+SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# A tar.gz whose bytes depend only on its files: sorted names, the
+# commit's time, root owner, no gzip timestamp.
+reproducible_tgz() {
+  local dest="$1" dir="$2"
+  tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
+    -C "$dir" -cf - . | gzip -n -9 > "$dest"
+}
+
+LDFLAGS="-s -w -X github.com/checkpoint-finalizer/finalizer/internal/version.version=$TAG"
+for platform in $PLATFORMS; do
+  os="${platform%/*}" arch="${platform#*/}"
+  bin="$WORK/bin/$os-$arch"
+  mkdir -p "$bin"
+  log "binaries for $os/$arch"
+  # Static (bbolt, go-zookeeper and client-go are pure Go): they run on
+  # the image's empty base and on any Linux.
+  for pkg in ./worker/cmd/finalizer-worker ./client/cmd/finalizer; do
+    CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" GOFLAGS= \
+      go build -trimpath -ldflags "$LDFLAGS" -o "$bin/$(basename "$pkg")" "$pkg"
+  done
+  cp LICENSE "$bin/"
+  reproducible_tgz "$OUT/finalizer-$TAG-$os-$arch.tar.gz" "$bin"
+
+  log "image for $os/$arch"
+  (cd tools/ociimage && GOFLAGS= go run ./cmd/finalizer-image \
+    -worker "$bin/finalizer-worker" -cli "$bin/finalizer" \
+    -version "$VERSION" -revision "$REVISION" -tag "$VERSION" -platform "$os/$arch" \
+    -o "$OUT/finalizer-worker-image-$TAG-$os-$arch.oci.tar") > "$WORK/digest-$os-$arch"
+  log "image digest $(cat "$WORK/digest-$os-$arch")"
+done
+
+log "chart"
+(cd deploy/helm/chart-test && GOFLAGS= go run ./cmd/package-chart -chart ../finalizer -version "$TAG" -o "$OUT") >/dev/null
+
+# The Flink plugin (a Maven project), when the tree has it.
+if [[ -f flink/pom.xml ]]; then
+  log "Flink plugin (mvn)"
+  mvn -B -q -ntp -Dstyle.color=never -f flink/pom.xml -Dmaven.repo.local="$CACHE/maven/repository" -Dproject.build.outputTimestamp="$SOURCE_DATE_EPOCH" \
+    package -DskipTests
+  for jar in flink/target/*.jar; do
+    case "$jar" in *-sources.jar|*-javadoc.jar|*/original-*.jar) continue ;; esac
+    cp "$jar" "$OUT/"
+  done
+fi
+
+(cd "$OUT" && sha256sum -- * > SHA256SUMS)
+log "dist/$TAG:"
+(cd "$OUT" && ls -l && cat SHA256SUMS) >&2
