@@ -94,13 +94,21 @@ abstract class ItBase {
         return temporal.listExecutions(query).collect(Collectors.toList());
     }
 
-    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+    /** Whether the condition held within the timeout. */
+    static boolean within(Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting until " + what);
+                return false;
             }
             Thread.sleep(50);
+        }
+        return true;
+    }
+
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        if (!within(timeout, condition)) {
+            throw new AssertionError("timed out after " + timeout + " waiting until " + what);
         }
     }
 
