@@ -152,6 +152,30 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	require.NotEmpty(t, jar, "the shaded jar for Flink's lib/")
 }
 
+// TestPluginBuildsForFlink2 builds the plugin against Flink 2.x (the
+// flink2 profile: RecoveryClaimMode, the execution plan store): a jar for
+// Flink 2's lib/, compiled, not run (the MiniCluster scenarios are written
+// for 1.20's APIs).
+func TestPluginBuildsForFlink2(t *testing.T) {
+	realserver.Require(t, "Maven Central's Flink 2.x artifacts")
+	mvn := maven(t)
+	cmd := exec.Command(mvn[0], append(mvn[1:], "-q", "-P", "flink2", "clean", "package")...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "mvn -P flink2 package:\n%s", tail(out, 16<<10))
+	jars, err := filepath.Glob("target-flink2/finalizer-flink-*-flink2.jar")
+	require.NoError(t, err)
+	require.Len(t, jars, 1, "the Flink 2 jar")
+	list, err := exec.Command("jar", "tf", jars[0]).Output()
+	require.NoError(t, err)
+	for _, class := range []string{
+		"io/github/checkpointfinalizer/flink/FinalizerHaServicesFactory.class",
+		"io/github/checkpointfinalizer/flink/FinalizerCheckpointRecovery.class",
+		"io/github/checkpointfinalizer/flink/shaded/io/grpc/ManagedChannel.class",
+	} {
+		require.Contains(t, string(list), class)
+	}
+}
+
 // startWorker runs a worker on ZooKeeper serving cluster with Flink's
 // layout (state.checkpoints.dir and state.savepoints.dir of the cluster
 // under flink/<cluster>/) and the Java tests' retention.

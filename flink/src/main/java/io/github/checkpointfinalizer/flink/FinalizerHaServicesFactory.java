@@ -42,7 +42,7 @@ public final class FinalizerHaServicesFactory implements HighAvailabilityService
                         + " (task queue {}, state bucket {}); {} HA services do the rest.",
                 settings.cluster(), configuration.get(FinalizerOptions.TASK_QUEUE), settings.bucket(),
                 configuration.get(FinalizerOptions.DELEGATE));
-        return new FinalizerHaServices(delegate, client, settings);
+        return FinalizerHaServices.of(delegate, client, settings);
     }
 
     /** Clients only find the REST endpoint's leader: the delegate's client services do that. */

@@ -9,7 +9,6 @@ import io.github.checkpointfinalizer.flink.wire.RestoreCheckpoint;
 import io.github.checkpointfinalizer.flink.wire.RestorePoint;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.state.SharedStateRegistry;
@@ -41,27 +40,27 @@ final class JobClaim {
     private final FinalizerClient client;
     private final FinalizerSettings settings;
     private final CheckpointLoader loader;
-    private final RestoreMode restoreMode;
+    private final SharedStateOwnership ownership;
     private SharedStateRegistry registry;
     private long epoch;
 
-    private JobClaim(JobID jobId, FinalizerClient client, FinalizerSettings settings, RestoreMode restoreMode) {
+    private JobClaim(JobID jobId, FinalizerClient client, FinalizerSettings settings, SharedStateOwnership ownership) {
         this.jobId = jobId;
         this.cluster = settings.cluster();
         this.owner = "flink-" + UUID.randomUUID();
         this.client = client;
         this.settings = settings;
         this.loader = new CheckpointLoader(jobId, settings);
-        this.restoreMode = restoreMode;
+        this.ownership = ownership;
     }
 
     /** A claim whose restore point was read: the checkpoints to recover, oldest first. */
     record Recovered(JobClaim claim, RestorePoint restorePoint, List<CompletedCheckpoint> checkpoints) {}
 
     /** Claims a new epoch for the job and loads the checkpoint its restore point names. */
-    static Recovered claim(JobID jobId, FinalizerClient client, FinalizerSettings settings, RestoreMode restoreMode)
+    static Recovered claim(JobID jobId, FinalizerClient client, FinalizerSettings settings, SharedStateOwnership ownership)
             throws Exception {
-        JobClaim c = new JobClaim(jobId, client, settings, restoreMode);
+        JobClaim c = new JobClaim(jobId, client, settings, ownership);
         RestorePoint rp = c.claimAbove();
         return new Recovered(c, rp, c.load(rp, List.of()));
     }
@@ -85,22 +84,10 @@ final class JobClaim {
         List<CompletedCheckpoint> settled = load(rp, known);
         for (CompletedCheckpoint c : settled) {
             if (!known.contains(c)) {
-                c.registerSharedStatesAfterRestored(registry, ownership(List.of(c), restoreMode));
+                ownership.register(c, registry);
             }
         }
         return settled;
-    }
-
-    /**
-     * How recovered checkpoints' shared state is owned. A checkpoint the finalizer published as
-     * a checkpoint lies in this job's own directory and is this job's: CLAIM, so its shared files
-     * go once no newer checkpoint uses them. Anything published as a savepoint (a -s snapshot,
-     * another job's checkpoint) keeps the mode the job was started with: under NO_CLAIM, Flink
-     * then never deletes its files.
-     */
-    static RestoreMode ownership(List<CompletedCheckpoint> recovered, RestoreMode started) {
-        boolean own = recovered.stream().noneMatch(c -> c.getProperties().isSavepoint());
-        return own ? RestoreMode.CLAIM : started;
     }
 
     private RestorePoint claimAbove() throws Exception {

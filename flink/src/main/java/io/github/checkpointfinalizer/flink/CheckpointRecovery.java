@@ -4,14 +4,10 @@ import io.github.checkpointfinalizer.flink.wire.RestorePoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.core.execution.RestoreMode;
-import org.apache.flink.runtime.checkpoint.CheckpointIDCounter;
-import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
 import org.apache.flink.runtime.state.SharedStateRegistry;
-import org.apache.flink.runtime.state.SharedStateRegistryFactory;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,17 +15,16 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 
 /**
- * Flink's checkpoint recovery with the completed-checkpoint store replaced: the checkpoint ID
- * counter stays the delegate's (ZooKeeper's or Kubernetes'), so IDs keep rising across
- * failovers exactly as they do without the plugin.
+ * What recovering a job's completed-checkpoint store does, whatever Flink's version: claim a new
+ * epoch, recover the finalizer's restore point (or adopt Flink's own store's newest checkpoint),
+ * and build the store. The per-version {@code FinalizerCheckpointRecovery} adapts Flink's
+ * interface to it.
  */
-final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
-    private final CheckpointRecoveryFactory delegate;
+final class CheckpointRecovery {
     private final FinalizerClient client;
     private final FinalizerSettings settings;
 
-    FinalizerCheckpointRecovery(CheckpointRecoveryFactory delegate, FinalizerClient client, FinalizerSettings settings) {
-        this.delegate = delegate;
+    CheckpointRecovery(FinalizerClient client, FinalizerSettings settings) {
         this.client = client;
         this.settings = settings;
     }
@@ -38,25 +33,19 @@ final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
      * Called once per JobMaster leadership, before the job's execution graph exists: claims a new
      * epoch and recovers the finalizer's restore point.
      */
-    @Override
-    public CompletedCheckpointStore createRecoveredCompletedCheckpointStore(
-            JobID jobId,
-            int maxNumberOfCheckpointsToRetain,
-            SharedStateRegistryFactory sharedStateRegistryFactory,
-            Executor ioExecutor,
-            RestoreMode restoreMode)
+    CompletedCheckpointStore create(
+            JobID jobId, int maxNumberOfCheckpointsToRetain, SharedStateOwnership ownership, Executor ioExecutor)
             throws Exception {
-        JobClaim.Recovered recovered = JobClaim.claim(jobId, client, settings, restoreMode);
+        JobClaim.Recovered recovered = JobClaim.claim(jobId, client, settings, ownership);
         List<CompletedCheckpoint> checkpoints = recovered.checkpoints();
         if (RestorePoint.NONE.equals(recovered.restorePoint().state())) {
-            Optional<CompletedCheckpoint> flinks = latestOfFlinksStore(jobId, ioExecutor, restoreMode);
+            Optional<CompletedCheckpoint> flinks = latestOfFlinksStore(ownership, jobId, ioExecutor);
             if (flinks.isPresent()) {
                 recovered.claim().adopt(flinks.get());
                 checkpoints = new ArrayList<>(List.of(flinks.get()));
             }
         }
-        SharedStateRegistry registry = sharedStateRegistryFactory.create(
-                ioExecutor, checkpoints, JobClaim.ownership(checkpoints, restoreMode));
+        SharedStateRegistry registry = ownership.registry(ioExecutor, checkpoints);
         recovered.claim().registry(registry);
         return new FinalizerCompletedCheckpointStore(
                 recovered.claim(), settings, maxNumberOfCheckpointsToRetain, checkpoints);
@@ -67,19 +56,13 @@ final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
      * without the plugin), read through Flink's own classes. The delegate's store is only read:
      * suspending it releases its locks and deletes nothing; its entries are never read again.
      */
-    private Optional<CompletedCheckpoint> latestOfFlinksStore(JobID jobId, Executor ioExecutor, RestoreMode restoreMode)
-            throws Exception {
-        CompletedCheckpointStore flinks = delegate.createRecoveredCompletedCheckpointStore(
-                jobId, 1, SharedStateRegistry.DEFAULT_FACTORY, ioExecutor, restoreMode);
+    private static Optional<CompletedCheckpoint> latestOfFlinksStore(
+            SharedStateOwnership ownership, JobID jobId, Executor ioExecutor) throws Exception {
+        CompletedCheckpointStore flinks = ownership.flinksStore(jobId, ioExecutor);
         try {
             return Optional.ofNullable(flinks.getLatestCheckpoint());
         } finally {
             flinks.shutdown(JobStatus.SUSPENDED, new CheckpointsCleaner());
         }
-    }
-
-    @Override
-    public CheckpointIDCounter createCheckpointIDCounter(JobID jobId) throws Exception {
-        return delegate.createCheckpointIDCounter(jobId);
     }
 }
