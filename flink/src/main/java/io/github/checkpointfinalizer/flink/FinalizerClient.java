@@ -101,7 +101,7 @@ final class FinalizerClient implements AutoCloseable {
                 stub.start(req);
             } catch (WorkflowExecutionAlreadyStarted running) {
                 try {
-                    client.newUntypedWorkflowStub(req.workflowId(), Optional.empty(), Optional.empty())
+                    client.newUntypedWorkflowStub(req.workflowId())
                             .getResult(remaining(deadline), TimeUnit.NANOSECONDS, Object.class);
                 } catch (WorkflowFailedException endedAnyway) {
                     // Its outcome is not ours whatever it is: only its end matters.
@@ -146,7 +146,7 @@ final class FinalizerClient implements AutoCloseable {
         try {
             stub.start(req);
         } catch (WorkflowExecutionAlreadyStarted existing) {
-            stub = client.newUntypedWorkflowStub(id, Optional.empty(), Optional.of(FINALIZE));
+            stub = client.newUntypedWorkflowStub(id);
             Object theirs = stub.describe().getMemo("contentHash", String.class);
             if (!hash.equals(theirs)) {
                 throw new RejectedException(id, "Rejected.ContentMismatch",
