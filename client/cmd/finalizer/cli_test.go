@@ -130,6 +130,23 @@ func TestRefusalsExit4(t *testing.T) {
 	assert.NotNil(t, e.Entry(1).Tombstone)
 }
 
+// A savepoint may leave --exclusive-prefix out, as the contract allows
+// (its data is never discarded): the finalization runs and publishes.
+func TestFinalizeSavepointWithoutExclusivePrefix(t *testing.T) {
+	t.Parallel()
+	e := e2e.Start(t, e2e.Options{})
+	env := envFor(t, e)
+	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1").code)
+
+	req := e.Checkpoint(1, 1)
+	args := finalizeArgs(req, "--savepoint", "--wait")
+	i := slices.Index(args, "--exclusive-prefix")
+	args = slices.Delete(args, i, i+2)
+	o := runTool(t, env, args...)
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, req.WorkflowID()+" Published")
+}
+
 func TestListStuck(t *testing.T) {
 	t.Parallel()
 	e := e2e.Start(t, e2e.Options{})
@@ -174,6 +191,7 @@ func TestUsageErrors(t *testing.T) {
 		{"retire without owner", append([]string{"retire"}, ok...), "finalizer: retire: missing --owner"},
 		{"finalize without owner", slices.Delete(slices.Clone(fin), 7, 9), "finalizer: finalize: missing --owner"},
 		{"bad cluster", []string{"claim", "--cluster", "C_1", "--job", "j1", "--epoch", "1", "--owner", "o"}, "invalid cluster"},
+		{"checkpoint without exclusive prefix", slices.Delete(slices.Clone(fin), 15, 17), "invalid exclusivePrefix: must not be empty"},
 		{"bad digest", append(append([]string{}, fin...), "--metadata-sha256", "xyz"), "invalid metadata"},
 		{"unknown flag", []string{"list", "--stuck", "--since", "1m"}, "flag provided but not defined: -since"},
 		{"list without stuck", []string{"list"}, "--stuck is required"},

@@ -9,6 +9,7 @@
 //	finalize  --cluster C --job J --epoch E --checkpoint N
 //	          --metadata-key K --metadata-sha256 H --exclusive-prefix P
 //	          [--savepoint] [--max-attempts N] [--wait] [--progress-interval 500ms]
+//	          (a --savepoint may leave --exclusive-prefix out)
 //	status    --cluster C --job J --epoch E --checkpoint N
 //	list      --stuck [--older-than 5m]
 //	retire    --cluster C --job J --epoch E
