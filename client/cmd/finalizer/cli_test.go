@@ -166,8 +166,10 @@ func TestStatusNotFound(t *testing.T) {
 	t.Parallel()
 	e := e2e.Start(t, e2e.Options{})
 	o := runTool(t, envFor(t, e), "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
-	assert.Equal(t, exitError, o.code)
+	// Not 1, "repeat": repeating finds nothing more.
+	assert.Equal(t, exitNotFound, o.code)
 	assert.Contains(t, o.stderr, client.ErrNotFound.Error())
+	assert.Contains(t, runTool(t, nil, "--help").stdout, "5 not found", "the help documents the exit code")
 }
 
 // Flag validation: refused before anything connects (the address is a
