@@ -5,6 +5,7 @@
 //	finalizer-worker healthcheck [flags]  exit 0 if a local worker polls
 //	finalizer-worker version              print the build (also --version)
 //	finalizer-worker -h                   list flags and environment variables
+//	finalizer-worker help                 the same
 //
 // Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration
 // (flags, environment, a namespace that does not exist or one without the
@@ -36,6 +37,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		if err := version.Print(stdout, "finalizer-worker"); err != nil {
 			return 1
 		}
+		return 0
+	}
+	// help is the command-style spelling of -h, as the other commands
+	// (healthcheck, version) are words.
+	if len(args) > 0 && args[0] == "help" {
+		worker.Usage(stdout)
 		return 0
 	}
 	if len(args) > 0 && args[0] == "healthcheck" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
+	"github.com/checkpoint-finalizer/finalizer/worker"
 	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
@@ -64,6 +65,18 @@ func TestBadValuesReportedWithEveryOtherProblem(t *testing.T) {
 		assert.Contains(t, o.stderr, want)
 	}
 	assert.Empty(t, o.stdout)
+}
+
+// help is -h by another name: the same usage on stdout, exit 0.
+func TestHelpCommand(t *testing.T) {
+	var usage bytes.Buffer
+	worker.Usage(&usage)
+	for _, args := range [][]string{{"-h"}, {"help"}} {
+		o := runWorker(t, nil, args...)
+		assert.Equal(t, 0, o.code, args)
+		assert.Equal(t, usage.String(), o.stdout, args)
+		assert.Empty(t, o.stderr, args)
+	}
 }
 
 // A namespace that does not exist, on a real server: exit 2, as for any
