@@ -207,6 +207,14 @@ func TestUsageErrors(t *testing.T) {
 		{"renamed flag", []string{"--address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
 		{"renamed flag after the command", []string{"list", "--stuck", "--tls-ca-file", "x"}, "--tls-ca-file was renamed --temporal-tls-ca-file"},
 		{"negative timeout", []string{"list", "--stuck", "--timeout", "-1s"}, "--timeout must not be negative"},
+		{"bad grace", []string{"reconcile", "--cluster", "c1", "--grace", "1x"},
+			`reconcile: --grace: must be a duration such as 90s, 15m or 1h (got "1x")`},
+		{"bad older-than", []string{"list", "--stuck", "--older-than", "soon"},
+			`list: --older-than: must be a duration such as 90s, 15m or 1h (got "soon")`},
+		{"bad progress interval", append(append([]string{}, fin...), "--progress-interval", "1x"),
+			`finalize: --progress-interval: must be a duration such as 90s, 15m or 1h (got "1x")`},
+		{"bad timeout before the command", []string{"--timeout", "5", "list", "--stuck"},
+			`finalizer: --timeout: must be a duration such as 90s, 15m or 1h (got "5")`},
 		{"zero progress interval", append(append([]string{}, fin...), "--progress-interval", "0s"), "--progress-interval must be positive"},
 	}
 	env := map[string]string{envAddress: "127.0.0.1:1"}
