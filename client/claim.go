@@ -27,7 +27,7 @@ const (
 // ClaimEpoch claims the job's epoch for req.Owner, waits for the store's
 // answer and returns the job's restore point: the newest published
 // reference, read after the claim fenced every older epoch, and whether it
-// resolves (see workflows.RestorePoint). A newer epoch, or the same epoch
+// resolves (see contract.RestorePoint). A newer epoch, or the same epoch
 // held by another owner, fails with a *RejectedError matching
 // ErrStaleEpoch. Claiming the epoch the owner already holds succeeds, so a
 // caller that lost the answer claims again.

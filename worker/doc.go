@@ -1,7 +1,7 @@
 // Package worker is the checkpoint finalizer's worker process as a library:
 // configuration, wiring of the stores to the Temporal workflows and
-// activities, metrics and graceful shutdown. cmd/finalizer-worker is a thin
-// main over it; the dev mode and the tests run it in-process.
+// activities, metrics and graceful shutdown. worker/cmd/finalizer-worker is
+// a thin main over it; the dev mode and the tests run it in-process.
 //
 // # Contract
 //
