@@ -1,6 +1,10 @@
 // Package activities holds the Temporal activities of the checkpoint
-// finalizer. They are thin and idempotent: each calls one store operation
-// and translates its outcome into a Temporal error, and nothing else.
+// finalizer. They are thin and idempotent: most call one store operation
+// and translate its outcome into a Temporal error, and nothing else. The
+// deletes (Discard, RemoveCheckpoints) run the guard instead: read the
+// handle, fence the checkpoint's key, read the key again, then delete, in
+// one activity so that nothing comes between the read and the delete;
+// RestorePoint reads the job and its newest references.
 //
 //   - Published (nil) is success.
 //   - Rejected is a non-retryable application error whose type names the

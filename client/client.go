@@ -10,9 +10,9 @@ import (
 )
 
 // Options configure a Client. The zero value works with a worker on
-// workflows.DefaultTaskQueue.
+// contract.DefaultTaskQueue.
 type Options struct {
-	// TaskQueue the finalizer's workers poll. Empty: workflows.DefaultTaskQueue.
+	// TaskQueue the finalizer's workers poll. Empty: contract.DefaultTaskQueue.
 	TaskQueue string
 	// EagerStart asks the server to hand a new finalization's first
 	// workflow task straight back to a worker in this process, saving a

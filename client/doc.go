@@ -1,5 +1,5 @@
 // Package client is the Go API a job manager calls to finalize checkpoints
-// through the finalizer's Temporal workflows (see package workflows for the
+// through the finalizer's Temporal workflows (see package contract for the
 // contract callers in other languages follow).
 //
 // The calls, in the order a job manager makes them:
@@ -13,7 +13,7 @@
 //     execution, running or completed, and never starts a second one; a call
 //     with different content for the same identity fails with
 //     ErrContentMismatch. Wait for the result and acknowledge the checkpoint
-//     to sinks only when its Phase is workflows.Published. WaitProgress
+//     to sinks only when its Phase is contract.Published. WaitProgress
 //     also reports phase changes (the command-line tool's --wait); Status
 //     answers the workflow's "status" query. A caller that only knows the
 //     identity uses Client.Attach or Client.Status.
@@ -23,7 +23,7 @@
 //   - Retire, before a job's checkpoint ID space restarts.
 //
 // Connection holds the dial settings (address, namespace, TLS, API key) the
-// command-line tool (cmd/finalizer) takes from flags and the worker's
+// command-line tool (client/cmd/finalizer) takes from flags and the worker's
 // environment variables.
 //
 // Failure semantics. Three kinds of error mean that nothing happened: a

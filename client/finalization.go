@@ -39,7 +39,7 @@ func identity(cluster, job string, epoch, checkpoint uint64) contract.FinalizeRe
 
 // Wait blocks until the finalization ends and returns its result.
 // Acknowledge the checkpoint only when the result's Phase is
-// workflows.Published. An error (ctx done, connection lost) says nothing
+// contract.Published. An error (ctx done, connection lost) says nothing
 // about the finalization, which runs on: wait again.
 func (f *Finalization) Wait(ctx context.Context) (contract.FinalizeResult, error) {
 	var res contract.FinalizeResult

@@ -23,7 +23,7 @@ const MinReconcileInterval = time.Minute
 // still going when the next is due makes that one skip), and a run missed
 // while Temporal was down is not caught up beyond one interval. It reports
 // whether it created the schedule. Its ID is
-// workflows.ReconcileScheduleID(req.Cluster).
+// contract.ReconcileScheduleID(req.Cluster).
 func (c *Client) ScheduleReconcile(ctx context.Context, req contract.ReconcileRequest, interval time.Duration) (created bool, err error) {
 	if err := req.Validate(); err != nil {
 		return false, invalidRequest("schedule reconcile", err)

@@ -83,14 +83,20 @@ func TestSecretsHaveNoFlag(t *testing.T) {
 }
 
 func TestParseErrorsNameTheirSource(t *testing.T) {
+	// The flag and its variable, as Validate names them: whichever the
+	// value came from, the reader finds both.
 	_, err := LoadConfig(nil, env(map[string]string{"FINALIZER_RETAIN": "three"}))
 	inv := invalidErr(t, err)
-	assert.Equal(t, "FINALIZER_RETAIN", inv.Field)
-	assert.Contains(t, inv.Rule, `"three" is not an integer`)
+	assert.Equal(t, "-retain / FINALIZER_RETAIN", inv.Field)
+	assert.Equal(t, `must be an integer (got "three")`, inv.Rule)
 
 	_, err = LoadConfig([]string{"-shutdown-grace=soon"}, env(nil))
 	inv = invalidErr(t, err)
-	assert.Equal(t, "-shutdown-grace", inv.Field)
+	assert.Equal(t, "-shutdown-grace / FINALIZER_SHUTDOWN_GRACE", inv.Field)
+	assert.Equal(t, `must be a duration such as 90s, 15m or 1h (got "soon")`, inv.Rule)
+
+	_, err = LoadConfig(nil, env(map[string]string{"FINALIZER_OTLP_INSECURE": "maybe"}))
+	assert.ErrorContains(t, err, `invalid -otlp-insecure / FINALIZER_OTLP_INSECURE: must be true or false (got "maybe")`)
 
 	_, err = LoadConfig([]string{"stray"}, env(nil))
 	assert.ErrorContains(t, err, `unexpected argument "stray"`)

@@ -1,7 +1,7 @@
 // Package worker is the checkpoint finalizer's worker process as a library:
 // configuration, wiring of the stores to the Temporal workflows and
-// activities, metrics and graceful shutdown. cmd/finalizer-worker is a thin
-// main over it; the dev mode and the tests run it in-process.
+// activities, metrics and graceful shutdown. worker/cmd/finalizer-worker is
+// a thin main over it; the dev mode and the tests run it in-process.
 //
 // # Contract
 //
@@ -13,7 +13,9 @@
 //   - Config.Validate checks everything that can be checked without the
 //     network, including that TLS and secret files load. A bad setting is a
 //     *stores.InvalidError (errors.Is(err, stores.ErrInvalid)) naming the flag
-//     and its environment variable and the rule broken.
+//     and its environment variable and the rule broken. LoadValidConfig
+//     is both, a value that does not parse reported with every other
+//     problem.
 //   - Run validates first and returns such an error before it opens or dials
 //     anything. Then it opens the HA reference store and the blob state
 //     store, dials Temporal, registers the workflows and activities on the

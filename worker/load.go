@@ -17,10 +17,44 @@ import (
 // default and FINALIZER_: Temporal's own configuration, a temporal.toml
 // profile with TEMPORAL_* over it (client.LoadTemporalConfig). It checks
 // that each value parses and that the profile loads, reporting every
-// problem at once; call Validate for the rules. -h or -help returns
-// flag.ErrHelp (print Usage).
+// problem at once; call Validate for the rules, or LoadValidConfig for
+// both. -h or -help returns flag.ErrHelp (print Usage).
 func LoadConfig(args []string, getenv func(string) string) (Config, error) {
-	cfg := DefaultConfig()
+	cfg, problems, err := load(args, getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	if len(problems) > 0 {
+		return Config{}, errors.Join(problems...)
+	}
+	return cfg, nil
+}
+
+// LoadValidConfig is LoadConfig then Validate, with the problems of both
+// reported at once: a value that does not parse must not hide the rules
+// the others break, or each start would show one more problem. For the
+// rules, a value that does not parse counts as left at its default.
+func LoadValidConfig(args []string, getenv func(string) string) (Config, error) {
+	cfg, problems, err := load(args, getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		problems = append(problems, err)
+	}
+	if len(problems) > 0 {
+		return Config{}, errors.Join(problems...)
+	}
+	return cfg, nil
+}
+
+// load is LoadConfig's work: the configuration with every value that
+// parsed, and a *stores.InvalidError for each one that did not (naming
+// its flag and variable, as Validate does) or a profile that does not
+// load. err is a command line that cannot be read (then nothing else is)
+// or flag.ErrHelp.
+func load(args []string, getenv func(string) string) (cfg Config, problems []error, err error) {
+	cfg = DefaultConfig()
 	fs := flag.NewFlagSet("finalizer-worker", flag.ContinueOnError)
 	// The caller decides what to print; flag would print usage on any error.
 	fs.SetOutput(io.Discard)
@@ -35,41 +69,35 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return Config{}, err
+			return Config{}, nil, err
 		}
-		return Config{}, &stores.InvalidError{Field: "command line", Rule: err.Error()}
+		return Config{}, nil, &stores.InvalidError{Field: "command line", Rule: err.Error()}
 	}
 	if fs.NArg() > 0 {
-		return Config{}, &stores.InvalidError{Field: "command line", Rule: fmt.Sprintf("unexpected argument %q (settings are -flag=value)", fs.Arg(0))}
+		return Config{}, nil, &stores.InvalidError{Field: "command line", Rule: fmt.Sprintf("unexpected argument %q (settings are -flag=value)", fs.Arg(0))}
 	}
 	// The connection's fields start empty, so that what the flags and
 	// variables set can go over Temporal's configuration, and that over
 	// the defaults.
 	defaults := cfg.Temporal.connection()
 	cfg.Temporal.setConnection(client.Connection{})
-	var errs []error
 	for _, s := range settings {
-		var from, value string
+		value := getenv(EnvName(s.name))
 		if r := raw[s.name]; r != nil && r.set {
-			from, value = "-"+s.name, r.value
-		} else if e := getenv(EnvName(s.name)); e != "" {
-			from, value = EnvName(s.name), e
-		} else {
+			value = r.value
+		} else if value == "" {
 			continue
 		}
 		if err := s.set(&cfg, value); err != nil {
-			errs = append(errs, &stores.InvalidError{Field: from, Rule: err.Error()})
+			problems = append(problems, &stores.InvalidError{Field: s.source(), Rule: err.Error()})
 		}
 	}
 	temporal, err := client.LoadTemporalConfig(cfg.Temporal.Profile, getenv)
 	if err != nil {
-		errs = append(errs, &stores.InvalidError{Field: "Temporal configuration", Rule: err.Error()})
-	}
-	if len(errs) > 0 {
-		return Config{}, errors.Join(errs...)
+		problems = append(problems, &stores.InvalidError{Field: "Temporal configuration", Rule: err.Error()})
 	}
 	cfg.Temporal.setConnection(cfg.Temporal.connection().Over(temporal.Over(defaults)))
-	return cfg, nil
+	return cfg, problems, nil
 }
 
 // rawValue keeps a flag's text and whether it was given, so that parsing

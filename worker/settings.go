@@ -84,7 +84,7 @@ func integer(name, usage string, f func(*Config) *int) setting {
 		set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%q is not an integer", v)
+				return fmt.Errorf("must be an integer (got %q)", v)
 			}
 			*f(c) = n
 			return nil
@@ -97,7 +97,7 @@ func duration(name, usage string, f func(*Config) *time.Duration) setting {
 		set: func(c *Config, v string) error {
 			d, err := time.ParseDuration(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%q is not a duration like 30s or 2m", v)
+				return fmt.Errorf("must be a duration such as 90s, 15m or 1h (got %q)", v)
 			}
 			*f(c) = d
 			return nil
@@ -110,7 +110,7 @@ func boolean(name, usage string, f func(*Config) *bool) setting {
 		set: func(c *Config, v string) error {
 			b, err := strconv.ParseBool(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%q is not true or false", v)
+				return fmt.Errorf("must be true or false (got %q)", v)
 			}
 			*f(c) = b
 			return nil

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
@@ -64,7 +66,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, top)
 		}
-		return flagError("", err)
+		return flagError("", top, err)
 	}
 	if top.NArg() == 0 {
 		return usagef("no command given (see 'finalizer --help')")
@@ -90,7 +92,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		if errors.Is(err, flag.ErrHelp) {
 			commandUsage(stdout, name, cmd, fs)
 		}
-		return flagError(name, err)
+		return flagError(name, fs, err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", name, fs.Arg(0))
@@ -126,9 +128,12 @@ func newFlagSet(name string) *flag.FlagSet {
 
 // flagError: help asked for (printed already), or a flag the parser
 // refused, named with where to find the usage.
-func flagError(name string, err error) error {
+func flagError(name string, fs *flag.FlagSet, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
+	}
+	if msg, ok := durationError(fs, err); ok {
+		err = errors.New(msg)
 	}
 	for old, now := range renamed {
 		if strings.HasSuffix(err.Error(), "flag provided but not defined: -"+old) {
@@ -139,6 +144,31 @@ func flagError(name string, err error) error {
 		return usagef("%v (see 'finalizer --help')", err)
 	}
 	return usagef("%s: %v (see 'finalizer %s --help')", name, err, name)
+}
+
+// badValue is how package flag reports a value its flag refused.
+var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([^:]+): `)
+
+// durationError rewrites package flag's refusal of a duration flag's value,
+// which says only "parse error", into the flag (as the tool spells it)
+// and the form it expects.
+func durationError(fs *flag.FlagSet, err error) (string, bool) {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	f := fs.Lookup(m[2])
+	if f == nil {
+		return "", false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "", false
+	}
+	if _, ok := g.Get().(time.Duration); !ok {
+		return "", false
+	}
+	return fmt.Sprintf("--%s: must be a duration such as 90s, 15m or 1h (got %q)", m[2], m[1]), true
 }
 
 func commandNames() []string {

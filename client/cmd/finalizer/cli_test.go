@@ -130,6 +130,23 @@ func TestRefusalsExit4(t *testing.T) {
 	assert.NotNil(t, e.Entry(1).Tombstone)
 }
 
+// A savepoint may leave --exclusive-prefix out, as the contract allows
+// (its data is never discarded): the finalization runs and publishes.
+func TestFinalizeSavepointWithoutExclusivePrefix(t *testing.T) {
+	t.Parallel()
+	e := e2e.Start(t, e2e.Options{})
+	env := envFor(t, e)
+	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1").code)
+
+	req := e.Checkpoint(1, 1)
+	args := finalizeArgs(req, "--savepoint", "--wait")
+	i := slices.Index(args, "--exclusive-prefix")
+	args = slices.Delete(args, i, i+2)
+	o := runTool(t, env, args...)
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, req.WorkflowID()+" Published")
+}
+
 func TestListStuck(t *testing.T) {
 	t.Parallel()
 	e := e2e.Start(t, e2e.Options{})
@@ -149,8 +166,10 @@ func TestStatusNotFound(t *testing.T) {
 	t.Parallel()
 	e := e2e.Start(t, e2e.Options{})
 	o := runTool(t, envFor(t, e), "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
-	assert.Equal(t, exitError, o.code)
+	// Not 1, "repeat": repeating finds nothing more.
+	assert.Equal(t, exitNotFound, o.code)
 	assert.Contains(t, o.stderr, client.ErrNotFound.Error())
+	assert.Contains(t, runTool(t, nil, "--help").stdout, "5 not found", "the help documents the exit code")
 }
 
 // Flag validation: refused before anything connects (the address is a
@@ -174,6 +193,7 @@ func TestUsageErrors(t *testing.T) {
 		{"retire without owner", append([]string{"retire"}, ok...), "finalizer: retire: missing --owner"},
 		{"finalize without owner", slices.Delete(slices.Clone(fin), 7, 9), "finalizer: finalize: missing --owner"},
 		{"bad cluster", []string{"claim", "--cluster", "C_1", "--job", "j1", "--epoch", "1", "--owner", "o"}, "invalid cluster"},
+		{"checkpoint without exclusive prefix", slices.Delete(slices.Clone(fin), 15, 17), "invalid exclusivePrefix: must not be empty"},
 		{"bad digest", append(append([]string{}, fin...), "--metadata-sha256", "xyz"), "invalid metadata"},
 		{"unknown flag", []string{"list", "--stuck", "--since", "1m"}, "flag provided but not defined: -since"},
 		{"list without stuck", []string{"list"}, "--stuck is required"},
@@ -187,6 +207,14 @@ func TestUsageErrors(t *testing.T) {
 		{"renamed flag", []string{"--address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
 		{"renamed flag after the command", []string{"list", "--stuck", "--tls-ca-file", "x"}, "--tls-ca-file was renamed --temporal-tls-ca-file"},
 		{"negative timeout", []string{"list", "--stuck", "--timeout", "-1s"}, "--timeout must not be negative"},
+		{"bad grace", []string{"reconcile", "--cluster", "c1", "--grace", "1x"},
+			`reconcile: --grace: must be a duration such as 90s, 15m or 1h (got "1x")`},
+		{"bad older-than", []string{"list", "--stuck", "--older-than", "soon"},
+			`list: --older-than: must be a duration such as 90s, 15m or 1h (got "soon")`},
+		{"bad progress interval", append(append([]string{}, fin...), "--progress-interval", "1x"),
+			`finalize: --progress-interval: must be a duration such as 90s, 15m or 1h (got "1x")`},
+		{"bad timeout before the command", []string{"--timeout", "5", "list", "--stuck"},
+			`finalizer: --timeout: must be a duration such as 90s, 15m or 1h (got "5")`},
 		{"zero progress interval", append(append([]string{}, fin...), "--progress-interval", "0s"), "--progress-interval must be positive"},
 	}
 	env := map[string]string{envAddress: "127.0.0.1:1"}

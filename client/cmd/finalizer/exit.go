@@ -14,6 +14,9 @@ const (
 	exitUsage        = 2
 	exitNotPublished = 3
 	exitRefused      = 4
+	// exitNotFound: no execution of that identity; not exitError, whose
+	// advice is to repeat the command, which finds nothing more.
+	exitNotFound = 5
 )
 
 // usageError is a command line the tool refuses before connecting.
@@ -39,6 +42,8 @@ func exitCode(err error) int {
 		return exitNotPublished
 	case errors.Is(err, client.ErrRejected), errors.Is(err, client.ErrContentMismatch):
 		return exitRefused
+	case errors.Is(err, client.ErrNotFound):
+		return exitNotFound
 	default:
 		return exitError
 	}

@@ -27,15 +27,17 @@ func finalizeCommand() command {
 		interval time.Duration
 	)
 	return command{
-		summary:  "trigger a checkpoint's finalization (idempotent); --wait for its outcome",
-		required: []string{"cluster", "job", "epoch", "owner", "checkpoint", "metadata-key", "metadata-sha256", "exclusive-prefix"},
+		summary: "trigger a checkpoint's finalization (idempotent); --wait for its outcome",
+		// Not --exclusive-prefix: a savepoint may leave it out, and for a
+		// checkpoint the contract's own validation refuses it missing.
+		required: []string{"cluster", "job", "epoch", "owner", "checkpoint", "metadata-key", "metadata-sha256"},
 		example:  "finalizer finalize --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --owner jm-4 --checkpoint 42 --metadata-key prod-eu/0a1b2c3d4e5f60718293a4b5c6d7e8f9/chk-42/_metadata --metadata-sha256 <64 hex> --exclusive-prefix prod-eu/0a1b2c3d4e5f60718293a4b5c6d7e8f9/chk-42/ --wait",
 		flags: func(fs *flag.FlagSet) func() error {
 			id.register(fs, true)
 			fs.StringVar(&req.Owner, "owner", "", "the epoch's claimant, as the claim named it")
 			fs.StringVar(&req.MetadataKey, "metadata-key", "", "bucket key of the checkpoint's metadata file")
 			fs.StringVar(&req.MetadataSHA256, "metadata-sha256", "", "hex SHA-256 of the metadata file")
-			fs.StringVar(&req.ExclusivePrefix, "exclusive-prefix", "", "bucket prefix of the data only this checkpoint owns (\".../chk-<id>/\")")
+			fs.StringVar(&req.ExclusivePrefix, "exclusive-prefix", "", "bucket prefix of the data only this checkpoint owns (\".../chk-<id>/\"); required unless --savepoint")
 			fs.BoolVar(&req.Savepoint, "savepoint", false, "a savepoint: its data is never discarded")
 			fs.UintVar(&attempts, "max-attempts", 0, fmt.Sprintf("publish attempts before a fenced absent discards (0: %d)", contract.DefaultMaxPublishAttempts))
 			fs.BoolVar(&wait, "wait", false, "wait for the outcome, showing progress on stderr; exit 0 only if Published")

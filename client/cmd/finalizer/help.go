@@ -20,7 +20,8 @@ func usage(w io.Writer, top *flag.FlagSet) {
 	fmt.Fprintln(w, "the flag, $FINALIZER_*, $TEMPORAL_*, the temporal.toml profile, the default")
 	printFlags(w, top, nil)
 	fmt.Fprintln(w, "\nexit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,")
-	fmt.Fprintln(w, "3 ended but not Published, 4 refused (stale epoch, retired, different content)")
+	fmt.Fprintln(w, "3 ended but not Published, 4 refused (stale epoch, retired, different content),")
+	fmt.Fprintln(w, "5 not found (status: no finalization of that identity)")
 }
 
 // commandUsage is one command's help: what it does, an example, its own

@@ -9,6 +9,7 @@
 //	finalize  --cluster C --job J --epoch E --checkpoint N
 //	          --metadata-key K --metadata-sha256 H --exclusive-prefix P
 //	          [--savepoint] [--max-attempts N] [--wait] [--progress-interval 500ms]
+//	          (a --savepoint may leave --exclusive-prefix out)
 //	status    --cluster C --job J --epoch E --checkpoint N
 //	list      --stuck [--older-than 5m]
 //	retire    --cluster C --job J --epoch E
@@ -40,8 +41,10 @@
 // 2 usage or an invalid request (nothing was sent); 3 the finalization ended
 // but not Published (Discarded, Abandoned, Failed: do not acknowledge the
 // checkpoint); 4 refused (stale epoch, retired job, different content for the
-// same identity). reconcile exits 0 once the run finished, findings or not,
-// and 1 when some item could not be settled (the report lists it).
+// same identity); 5 not found (status of an identity no finalization has:
+// repeating finds nothing more). reconcile exits 0 once the run finished,
+// findings or not, and 1 when some item could not be settled (the report
+// lists it).
 package main
 
 import (
