@@ -16,6 +16,8 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.util.FlinkException;
 
 import java.io.DataInputStream;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -35,17 +37,21 @@ final class CheckpointLoader {
 
     CompletedCheckpoint load(RestoreCheckpoint rc) throws Exception {
         Path metadata = settings.bucket().path(rc.metadataKey());
-        String digest = StateBucket.sha256(metadata);
-        if (!digest.equals(rc.metadataSha256())) {
-            throw new FlinkException("checkpoint " + rc.checkpoint() + ": " + metadata + " has SHA-256 " + digest
-                    + ", its reference says " + rc.metadataSha256() + ": not restoring from it");
-        }
         String pointer = metadata.getParent().toString();
         FsCompletedCheckpointStorageLocation location =
                 AbstractFsCheckpointStorageAccess.resolveCheckpointPointer(pointer);
+        // One read: the digest is taken while Flink parses, and the parse counts only if it matches.
+        MessageDigest sha = StateBucket.sha256();
         CheckpointMetadata md;
-        try (DataInputStream in = new DataInputStream(location.getMetadataHandle().openInputStream())) {
+        try (DigestInputStream digesting = new DigestInputStream(location.getMetadataHandle().openInputStream(), sha);
+                DataInputStream in = new DataInputStream(digesting)) {
             md = Checkpoints.loadCheckpointMetadata(in, CheckpointLoader.class.getClassLoader(), pointer);
+            in.transferTo(java.io.OutputStream.nullOutputStream());
+        }
+        String digest = StateBucket.hex(sha);
+        if (!digest.equals(rc.metadataSha256())) {
+            throw new FlinkException("checkpoint " + rc.checkpoint() + ": " + metadata + " has SHA-256 " + digest
+                    + ", its reference says " + rc.metadataSha256() + ": not restoring from it");
         }
         Map<OperatorID, OperatorState> operators = new HashMap<>();
         for (OperatorState op : md.getOperatorStates()) {

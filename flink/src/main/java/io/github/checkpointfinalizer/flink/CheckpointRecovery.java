@@ -46,9 +46,8 @@ final class CheckpointRecovery {
             }
         }
         SharedStateRegistry registry = ownership.registry(ioExecutor, checkpoints);
-        recovered.claim().registry(registry);
         return new FinalizerCompletedCheckpointStore(
-                recovered.claim(), settings, maxNumberOfCheckpointsToRetain, checkpoints);
+                recovered.claim(), registry, settings, maxNumberOfCheckpointsToRetain, checkpoints, ioExecutor);
     }
 
     /**

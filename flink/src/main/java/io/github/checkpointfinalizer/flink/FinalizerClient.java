@@ -38,7 +38,8 @@ import java.util.concurrent.TimeoutException;
  * Flink's checkpoint classes: the store decides what to ask, this class only asks.
  *
  * <p>Failure semantics: a {@link RejectedException} is a definite refusal (nothing was written);
- * any other exception, and a finalization not ended within its wait, is an unknown outcome.
+ * any other exception (a run of the same identity with other content included), and a finalization
+ * not ended within its wait, is an unknown outcome.
  */
 final class FinalizerClient implements AutoCloseable {
     private static final String CLAIM = "ClaimEpoch";
@@ -149,9 +150,10 @@ final class FinalizerClient implements AutoCloseable {
             stub = client.newUntypedWorkflowStub(id);
             Object theirs = stub.describe().getMemo("contentHash", String.class);
             if (!hash.equals(theirs)) {
-                throw new RejectedException(id, "Rejected.ContentMismatch",
-                        "the execution of this identity finalizes other content (content hash "
-                                + theirs + ", this request's " + hash + ")");
+                // Not a refusal of this checkpoint: another request holds its identity (and its
+                // token), and what that one publishes may point anywhere. Unknown, so its files stay.
+                throw new IllegalStateException(id + ": the execution of this identity finalizes other content"
+                        + " (content hash " + theirs + ", this request's " + hash + ")");
             }
         }
         try {

@@ -12,6 +12,7 @@ import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.state.StateUtil;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.core.fs.Path;
@@ -28,6 +29,7 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * A job's completed checkpoints, finalized through the checkpoint finalizer. One instance lives
@@ -55,6 +57,8 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     private final JobClaim claim;
     private final FinalizerSettings settings;
     private final int maxRetained;
+    /** Where the private files of subsumed checkpoints are deleted: never under the coordinator's lock. */
+    private final Executor ioExecutor;
     /** Published checkpoints, oldest first; the last is the restore point. */
     private final Deque<CompletedCheckpoint> retained;
     /**
@@ -67,9 +71,15 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     private final List<CompletedCheckpoint> inDoubt = new ArrayList<>();
 
     FinalizerCompletedCheckpointStore(
-            JobClaim claim, FinalizerSettings settings, int maxRetained, List<CompletedCheckpoint> recovered) {
-        super(claim.sharedStateRegistry());
+            JobClaim claim,
+            SharedStateRegistry registry,
+            FinalizerSettings settings,
+            int maxRetained,
+            List<CompletedCheckpoint> recovered,
+            Executor ioExecutor) {
+        super(registry);
         this.claim = claim;
+        this.ioExecutor = ioExecutor;
         this.settings = settings;
         this.maxRetained = Math.max(1, maxRetained);
         this.retained = new ArrayDeque<>(recovered);
@@ -110,7 +120,9 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
                 CompletedCheckpoint subsumed = subsume();
                 // Shared state below the oldest retained checkpoint: Flink's registry deletes it.
                 unregisterUnusedState(retained);
-                discardOutsideDirectories();
+                if (!subsumedPending.isEmpty()) {
+                    ioExecutor.execute(this::discardOutsideDirectories);
+                }
                 postCleanup.run();
                 return subsumed;
             case Discarded:
@@ -156,36 +168,46 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
      * registry's. A savepoint's state is never deleted; a failure is logged and the files stay.
      */
     private void discardOutsideDirectories() {
-        for (Iterator<CompletedCheckpoint> it = subsumedPending.iterator(); it.hasNext(); ) {
-            CompletedCheckpoint c = it.next();
-            if (c.getProperties().isSavepoint() || c.getProperties().isUnclaimed()) {
-                it.remove();
-                continue;
-            }
-            Path metadata = new Path(CheckpointLoader.directory(c), "_metadata");
-            try {
-                if (metadata.getFileSystem().exists(metadata)) {
-                    continue; // still the finalizer's to decide
+        List<CompletedCheckpoint> candidates;
+        synchronized (this) {
+            candidates = new ArrayList<>(subsumedPending);
+        }
+        for (CompletedCheckpoint c : candidates) {
+            if (discardOutsideDirectory(c)) {
+                synchronized (this) {
+                    subsumedPending.remove(c);
                 }
-                it.remove();
-                List<StreamStateHandle> outside = new ArrayList<>();
-                for (OperatorState op : c.getOperatorStates().values()) {
-                    for (OperatorSubtaskState st : op.getStates()) {
-                        for (KeyedStateHandle k : st.getManagedKeyedState()) {
-                            if (k instanceof IncrementalRemoteKeyedStateHandle inc) {
-                                // Never its shared state: that is the registry's.
-                                inc.getPrivateState().forEach(h -> outside.add(h.getHandle()));
-                            }
+            }
+        }
+    }
+
+    /** Whether the checkpoint needs no more of this: its private files are gone or are not ours. */
+    private boolean discardOutsideDirectory(CompletedCheckpoint c) {
+        if (c.getProperties().isSavepoint() || c.getProperties().isUnclaimed()) {
+            return true;
+        }
+        Path metadata = new Path(CheckpointLoader.directory(c), "_metadata");
+        try {
+            if (metadata.getFileSystem().exists(metadata)) {
+                return false; // still the finalizer's to decide
+            }
+            List<StreamStateHandle> outside = new ArrayList<>();
+            for (OperatorState op : c.getOperatorStates().values()) {
+                for (OperatorSubtaskState st : op.getStates()) {
+                    for (KeyedStateHandle k : st.getManagedKeyedState()) {
+                        if (k instanceof IncrementalRemoteKeyedStateHandle inc) {
+                            // Never its shared state: that is the registry's.
+                            inc.getPrivateState().forEach(h -> outside.add(h.getHandle()));
                         }
                     }
                 }
-                StateUtil.bestEffortDiscardAllStateObjects(outside);
-            } catch (Exception e) {
-                it.remove();
-                LOG.warn("Checkpoint {} of job {}: deleting its state outside {} failed; those files stay.",
-                        c.getCheckpointID(), claim.job(), metadata.getParent(), e);
             }
+            StateUtil.bestEffortDiscardAllStateObjects(outside);
+        } catch (Exception e) {
+            LOG.warn("Checkpoint {} of job {}: deleting its state outside {} failed; those files stay.",
+                    c.getCheckpointID(), claim.job(), metadata.getParent(), e);
         }
+        return true;
     }
 
     private Exception definite(CompletedCheckpoint checkpoint, boolean savepoint, String why, Exception cause) {
@@ -217,7 +239,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             try {
                 List<CompletedCheckpoint> known = new ArrayList<>(retained);
                 known.addAll(inDoubt);
-                List<CompletedCheckpoint> settled = claim.reclaim(known);
+                List<CompletedCheckpoint> settled = claim.reclaim(known, getSharedStateRegistry());
                 retained.clear();
                 retained.addAll(settled);
                 inDoubt.clear();

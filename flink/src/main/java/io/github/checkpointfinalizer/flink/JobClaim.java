@@ -41,7 +41,6 @@ final class JobClaim {
     private final FinalizerSettings settings;
     private final CheckpointLoader loader;
     private final SharedStateOwnership ownership;
-    private SharedStateRegistry registry;
     private long epoch;
 
     private JobClaim(JobID jobId, FinalizerClient client, FinalizerSettings settings, SharedStateOwnership ownership) {
@@ -65,21 +64,12 @@ final class JobClaim {
         return new Recovered(c, rp, c.load(rp, List.of()));
     }
 
-    /** Called once the store's registry exists (it is built from the recovered checkpoints). */
-    void registry(SharedStateRegistry registry) {
-        this.registry = registry;
-    }
-
-    SharedStateRegistry sharedStateRegistry() {
-        return registry;
-    }
-
     /**
      * Claims a new epoch and returns the checkpoints to restore from: the restore point, taken
      * from {@code known} when it is one of them (its shared state is registered already), else
      * loaded from its metadata and registered.
      */
-    List<CompletedCheckpoint> reclaim(List<CompletedCheckpoint> known) throws Exception {
+    List<CompletedCheckpoint> reclaim(List<CompletedCheckpoint> known, SharedStateRegistry registry) throws Exception {
         RestorePoint rp = claimAbove();
         List<CompletedCheckpoint> settled = load(rp, known);
         for (CompletedCheckpoint c : settled) {

@@ -63,16 +63,24 @@ final class StateBucket {
 
     /** The lowercase hex SHA-256 of the file's bytes (the contract's metadataSha256). */
     static String sha256(Path file) throws IOException {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        MessageDigest sha = sha256();
         try (FSDataInputStream in = file.getFileSystem().open(file);
                 DigestInputStream digest = new DigestInputStream(in, sha)) {
             digest.transferTo(java.io.OutputStream.nullOutputStream());
         }
+        return hex(sha);
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    /** The digest so far, as the contract writes it: lowercase hex. */
+    static String hex(MessageDigest sha) {
         return HexFormat.of().formatHex(sha.digest());
     }
 
