@@ -36,7 +36,7 @@ func (a *Activities) RestorePoint(ctx context.Context, in RestoreInput) (contrac
 	if err != nil {
 		return contract.RestorePoint{}, Translate(fmt.Errorf("restore point of %s: %w", in.JobID, err))
 	}
-	rp := contract.RestorePoint{Cluster: in.Cluster, Job: in.Job, Epoch: job.Epoch, State: contract.RestoreNone}
+	rp := contract.RestorePoint{Cluster: in.Cluster, Job: in.Job, Epoch: job.Epoch, Watermark: job.Watermark, State: contract.RestoreNone}
 	for i := len(refs) - 1; i >= 0; i-- {
 		c, problem, err := a.restoreCheckpoint(ctx, in.JobID, refs[i])
 		if err != nil {

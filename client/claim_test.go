@@ -101,6 +101,15 @@ func TestRetire(t *testing.T) {
 	entry := env.Entry(1)
 	require.NotNil(t, entry.Tombstone, "the reference is tombstoned")
 	assert.Equal(t, stores.ReasonRetained, entry.Tombstone.Reason, "retained by default")
-	_, err = c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
-	assert.ErrorIs(t, err, client.ErrRetired)
+	_, err = c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 2, Owner: jobmanager.Owner(2)})
+	assert.ErrorIs(t, err, client.ErrRetired, "the retired epoch claims nothing again")
+
+	// A resubmission under the same job ID claims above at once: nothing to
+	// restore (the retained checkpoint is the operator's, restored with -s),
+	// and the retained state stays where it is.
+	rp, err := c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 3, Owner: "jm"})
+	require.NoError(t, err)
+	assert.Equal(t, contract.RestoreNone, rp.State)
+	assert.Equal(t, uint64(1), rp.Watermark, "its checkpoint IDs go above the retired ones")
+	assert.Equal(t, stores.ReasonRetained, env.Entry(1).Tombstone.Reason)
 }

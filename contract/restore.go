@@ -29,8 +29,13 @@ type RestorePoint struct {
 	Job     string `json:"job"`
 	// Epoch is the job's standing epoch when the references were read
 	// (0 when never claimed).
-	Epoch uint64       `json:"epoch"`
-	State RestoreState `json:"state"`
+	Epoch uint64 `json:"epoch"`
+	// Watermark is the job's subsumption watermark when the references
+	// were read: no checkpoint at or below it is ever published again, so a
+	// job manager takes its checkpoint IDs above it (a job resubmitted
+	// under its ID from scratch, whose old incarnation published up to it).
+	Watermark uint64       `json:"watermark,omitempty"`
+	State     RestoreState `json:"state"`
 	// Latest is the newest published reference (State resolved or dangling).
 	Latest *RestoreCheckpoint `json:"latest,omitempty"`
 	// Dangling is why Latest does not resolve: one of the Problem constants.

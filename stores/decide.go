@@ -76,10 +76,25 @@ func DecideClaimant(job JobState, epoch uint64, owner string) error {
 // nil when the claim already stands. A forgotten job's ID is claimed again
 // only above its last epoch, so nothing prepared by the old incarnation
 // passes the new one's epoch checks.
-func DecideClaim(job JobState, epoch uint64, owner string) (*JobState, error) {
+//
+// A claim above a retired job's epoch is a resubmission under the same job
+// ID (Flink's application mode): it starts a new incarnation at once, the
+// retired epochs forgotten, as collection would forget them later. Its
+// watermark rises over every key the job holds (entries; read only for a
+// retired job): the old incarnation's tombstones, fences a verify wrote
+// after the retirement included, are then never in the new incarnation's
+// way, each still answers its own token's verify, and collection takes
+// them like any other.
+func DecideClaim(job JobState, entries []Entry, epoch uint64, owner string) (*JobState, error) {
 	switch {
+	case job.Retired && epoch <= job.Epoch:
+		return nil, fmt.Errorf("claim epoch %d: retired at epoch %d: %w", epoch, job.Epoch, ErrRetired)
 	case job.Retired:
-		return nil, fmt.Errorf("claim epoch %d: %w", epoch, ErrRetired)
+		next := JobState{Epoch: epoch, Owner: owner, Watermark: job.Watermark, ForgottenEpoch: job.Epoch}
+		for _, e := range entries {
+			next.Watermark = max(next.Watermark, e.Checkpoint)
+		}
+		return &next, nil
 	case epoch == job.Epoch && owner == job.Owner:
 		return nil, nil
 	case epoch <= job.Epoch:

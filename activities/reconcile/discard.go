@@ -46,7 +46,8 @@ type OrphanResult struct {
 // checkpoint's directory (I2). A checkpoint its job's retirement removed
 // goes only after the grace since the retirement, and never when the
 // retirement retained it; state of a forgotten incarnation of a reused job
-// ID is never touched (its checkpoint directories are the new one's too).
+// ID is never touched (its checkpoint directories are the new one's too)
+// unless its key still holds its own retirement's tombstone.
 // Never a savepoint, never shared files, never a handle inside the grace.
 // A failed fence deletes nothing.
 func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanResult, error) {
@@ -65,7 +66,17 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 		return OrphanResult{}, activities.Translate(err)
 	}
 	if in.Epoch <= job.ForgottenEpoch {
-		return OrphanResult{Kept: KeepPreviousIncarnation}, nil
+		// The new incarnation's directories, unless the key still holds
+		// this token's own retirement tombstone (a resubmission claimed
+		// before collection): nobody can publish that key again, so the
+		// retirement's choice holds, and the guard decides on that key.
+		e, err := a.References.Read(ctx, in.CheckpointID)
+		if err != nil {
+			return OrphanResult{}, activities.Translate(err)
+		}
+		if retirement(e, contract.Token(in.CheckpointID, in.Epoch)) == nil {
+			return OrphanResult{Kept: KeepPreviousIncarnation}, nil
+		}
 	}
 	cutoff := a.cutoff(in.RetiredBefore, a.Floors.Grace)
 	// Before any fence too: a handle inside the grace may be a

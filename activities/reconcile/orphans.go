@@ -127,7 +127,9 @@ func keepReason(h blobstate.Handle, hi blobstate.HandleInfo, e stores.Entry, job
 		return KeepSavepoint
 	case hi.ModTime.IsZero():
 		return KeepAgeUnknown
-	case h.Epoch <= job.ForgottenEpoch:
+	case h.Epoch <= job.ForgottenEpoch && retirement(e, contract.Token(h.CheckpointID, h.Epoch)) == nil:
+		// The new incarnation's directories, unless the key still holds
+		// the retirement's own tombstone (DiscardOrphan).
 		return KeepPreviousIncarnation
 	case job.Owner == "" && !job.Retired && e.Absent():
 		return KeepUnknownJob

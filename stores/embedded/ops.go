@@ -20,7 +20,13 @@ func (s *Store) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, 
 		if err != nil {
 			return err
 		}
-		next, err := stores.DecideClaim(cur, epoch, owner)
+		var all []stores.Entry
+		if cur.Retired {
+			if all, err = entries(tx, job); err != nil {
+				return err
+			}
+		}
+		next, err := stores.DecideClaim(cur, all, epoch, owner)
 		if err != nil || next == nil {
 			return err
 		}

@@ -19,7 +19,14 @@ func (s *Store) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, 
 	}
 	op := fmt.Sprintf("claim epoch %d of %s", epoch, job)
 	return s.mutate(ctx, op, job, serverFits, func(snap *snapshot) (*change, error) {
-		next, err := stores.DecideClaim(snap.state, epoch, owner)
+		var entries []stores.Entry
+		if snap.state.Retired {
+			var err error
+			if entries, err = snap.entries(); err != nil {
+				return nil, decodeFailure(op, err)
+			}
+		}
+		next, err := stores.DecideClaim(snap.state, entries, epoch, owner)
 		if err != nil || next == nil {
 			return nil, err
 		}

@@ -32,6 +32,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"Subsume", testSubsume},
 		{"RetireAndCollect", testRetireAndCollect},
 		{"RetireRetained", testRetireRetained},
+		{"ResubmitAfterRetire", testResubmitAfterRetire},
 		{"CollectKeepsFencesAboveWatermark", testCollectKeepsFencesAboveWatermark},
 		{"ConcurrentPublishers", testConcurrentPublishers},
 		{"ConcurrentVerifyAndPublish", testConcurrentVerifyAndPublish},

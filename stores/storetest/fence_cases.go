@@ -126,7 +126,7 @@ func testRetireAndCollect(t *testing.T, h Harness) {
 	assert.Equal(t, stores.ReasonRetired, read(t, s, 2).Tombstone.Reason)
 	assert.Equal(t, stores.Present, verify(t, s, 2, "two", 1), "a retired reference was published")
 	requireRejected(t, s.Publish(ctx(t), publication(3, 1, "three", 1)), stores.ErrRetired)
-	requireRejected(t, s.ClaimEpoch(ctx(t), testJob, 9, "jm-9"), stores.ErrRetired)
+	requireRejected(t, s.ClaimEpoch(ctx(t), testJob, 1, "jm-1"), stores.ErrRetired)
 	// A verify after the retirement, above its watermark, writes a fence...
 	assert.Equal(t, stores.Absent, verify(t, s, 5, "five", 1))
 
@@ -179,6 +179,44 @@ func testRetireRetained(t *testing.T, h Harness) {
 	require.NoError(t, err)
 	assert.Equal(t, stores.JobState{Epoch: 7, ForgottenEpoch: 7}, st, "a retired job without keys is forgotten")
 	require.NoError(t, s.ClaimEpoch(ctx(t), empty, 8, "jm-8"))
+}
+
+// A job resubmitted under its ID right after its retirement (Flink's
+// application mode, a cancel and a new submission) claims above the retired
+// epoch at once: a new incarnation, publishing only above every key the old
+// one left (a fence written after the retirement included), while the old
+// incarnation's tombstones stay, answer its verifies and are collected like
+// any other at or below the watermark.
+func testResubmitAfterRetire(t *testing.T, h Harness) {
+	s := h.Open(t)
+	claim(t, s, 1)
+	publish(t, s, publication(1, 1, "one", 1))
+	publish(t, s, publication(2, 1, "two", 1))
+	require.NoError(t, s.Retire(ctx(t), testJob, 1, true))
+	assert.Equal(t, stores.Absent, verify(t, s, 4, "four", 1), "a verify after the retirement fences above its watermark")
+
+	claim(t, s, 2)
+	claim(t, s, 2) // a retried claim finds its own write
+	st, err := s.ReadJob(ctx(t), testJob)
+	require.NoError(t, err)
+	assert.Equal(t, stores.JobState{Epoch: 2, Owner: "jm-2", Watermark: 4, ForgottenEpoch: 1}, st,
+		"a new incarnation above the retired one, its watermark over every key left")
+	requireRejected(t, s.ClaimEpoch(ctx(t), testJob, 1, "jm-1"), stores.ErrStaleEpoch)
+	assert.Equal(t, stores.ReasonRetained, read(t, s, 2).Tombstone.Reason, "the retained state stays the operator's")
+	assert.Equal(t, stores.Present, verify(t, s, 2, "two", 1), "an old verify still learns it published")
+	assert.Equal(t, stores.ReasonRetained, read(t, s, 2).Tombstone.Reason)
+
+	requireRejected(t, s.Publish(ctx(t), publication(5, 1, "zombie", 1)), stores.ErrStaleEpoch)
+	requireRejected(t, s.Publish(ctx(t), publication(4, 2, "again", 1)), stores.ErrBelowWatermark)
+	publish(t, s, publication(5, 2, "five", 1))
+
+	n, err := s.CollectTombstones(ctx(t), testJob, now().Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, 3, n, "the old incarnation's tombstones go once old, at or below the watermark")
+	assert.NotNil(t, read(t, s, 5).Reference)
+	st, err = s.ReadJob(ctx(t), testJob)
+	require.NoError(t, err)
+	assert.Equal(t, stores.JobState{Epoch: 2, Owner: "jm-2", Watermark: 4, ForgottenEpoch: 1}, st, "the running incarnation is not forgotten")
 }
 
 func testCollectKeepsFencesAboveWatermark(t *testing.T, h Harness) {

@@ -107,11 +107,16 @@ func (w *workload) learn(c call, a answer) {
 	case c.Kind == opRetire && a.Rejection == "":
 		// Read what the retirement left: the watermark (a publish that
 		// raced it must be below it) and the keys fresh publishes go to
-		// (none may still be published), then collect and claim the ID
-		// again: each retirement starts a fresh life.
+		// (none may still be published), then claim the ID again: each
+		// retirement starts a fresh life, half the time at once (a
+		// resubmission, the old tombstones still there), else once
+		// collection has forgotten the job.
 		w.next = append(w.next, call{Kind: opReadJob, Job: c.Job})
 		for n := uint64(modelKeys/2 + 1); n <= modelKeys; n++ {
 			w.next = append(w.next, call{Kind: opRead, Job: c.Job, Key: n})
+		}
+		if w.rng.IntN(2) == 0 {
+			w.next = append(w.next, call{Kind: opClaim, Job: c.Job, Epoch: c.Epoch + 1, Owner: w.owner()})
 		}
 		w.next = append(w.next, call{Kind: opCollect, Job: c.Job, Aged: true}, call{Kind: opReadJob, Job: c.Job})
 	case c.Kind == opReadJob:

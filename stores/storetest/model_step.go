@@ -14,7 +14,7 @@ import (
 func step(m jobModel, c call, a answer) (bool, jobModel) {
 	switch c.Kind {
 	case opClaim:
-		next, err := stores.DecideClaim(m.Job, c.Epoch, c.Owner)
+		next, err := stores.DecideClaim(m.Job, m.entries(), c.Epoch, c.Owner)
 		return a.agrees(err), m.withJob(next)
 	case opPublish:
 		e, err := stores.DecidePublish(m.Job, m.Keys[c.Key].entry(c.Key), c.publication())

@@ -28,7 +28,15 @@ func (s *Store) ClaimEpoch(ctx context.Context, job stores.JobID, epoch uint64, 
 		if err != nil {
 			return false, err
 		}
-		next, err := stores.DecideClaim(cur, epoch, owner)
+		var entries []stores.Entry
+		if cur.Retired {
+			// Every write to a key rewrites the job node too, so the
+			// version below covers what this lists.
+			if entries, _, err = s.getEntries(ctx, job); err != nil {
+				return false, err
+			}
+		}
+		next, err := stores.DecideClaim(cur, entries, epoch, owner)
 		if err != nil || next == nil {
 			return false, err
 		}

@@ -470,21 +470,27 @@ func (g *generator) reconcile() []step {
 }
 
 // reuse is a job-ID reuse, as Flink's application mode does it: retire
-// (retaining or discarding), time passes, the reconciler collects and
-// forgets, and a new leader claims the job ID again (its checkpoints then
-// start over at 1).
+// (retaining or discarding), then a new leader claims the job ID again (its
+// checkpoints then start over at 1): half the time at once, a resubmission
+// right after a cancel, else once time has passed and the reconciler has
+// collected and forgotten the job.
 func (g *generator) reuse() []step {
 	job := g.job()
 	st := g.state(job)
 	if st.Owner == "" || st.Retired {
 		return nil
 	}
+	retire := retireStep{on: job.Cluster, job: job, epoch: st.Epoch, owner: st.Owner, discard: g.r.IntN(2) == 0}
+	claim := claimStep{on: job.Cluster, job: job, epoch: st.Epoch + 1, owner: leader(st.Epoch + 1)}
+	if g.r.IntN(2) == 0 {
+		return []step{retire, claim}
+	}
 	ttl := []time.Duration{time.Second, time.Hour}[g.r.IntN(2)]
 	return []step{
-		retireStep{on: job.Cluster, job: job, epoch: st.Epoch, owner: st.Owner, discard: g.r.IntN(2) == 0},
+		retire,
 		clockStep{d: 2 * time.Hour},
 		reconcileStep{on: job.Cluster, req: contract.ReconcileRequest{Cluster: job.Cluster, Apply: true, Grace: contract.Duration(time.Hour), TombstoneTTL: contract.Duration(ttl)}},
-		claimStep{on: job.Cluster, job: job, epoch: st.Epoch + 1, owner: leader(st.Epoch + 1)},
+		claim,
 	}
 }
 

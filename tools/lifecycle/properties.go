@@ -189,8 +189,9 @@ func (w *world) checkDirectories(ctx context.Context) {
 }
 
 // checkKept: a job's shared files and every savepoint's files are never
-// deleted, and the state a retirement retained stays while the job is
-// retired (docs/design.md, "Retirement keeps state by default").
+// deleted, and the state a retirement retained stays while its tombstone
+// stands, a resubmission claimed above it or not (docs/design.md,
+// "Retirement keeps state by default").
 func (w *world) checkKept(ctx context.Context) {
 	for _, id := range w.order {
 		f := w.fins[id]
@@ -208,7 +209,7 @@ func (w *world) checkKept(ctx context.Context) {
 		}
 		jid := f.req.CheckpointID()
 		e := w.entry(jid)
-		if w.snapshot[jid.JobID].state.Retired && e.Tombstone != nil && e.Tombstone.Reason == stores.ReasonRetained && e.Tombstone.Token == f.token() {
+		if e.Tombstone != nil && e.Tombstone.Reason == stores.ReasonRetained && e.Tombstone.Token == f.token() {
 			if gone := w.missing(ctx, f.files); gone != "" {
 				w.violate(propKept, "F%d: its retirement retained its state, but %s is gone", f.id, gone)
 			}

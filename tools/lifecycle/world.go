@@ -233,6 +233,9 @@ func (w *world) observe(ctx context.Context) error {
 			inc := w.inc[j]
 			inc.n++
 			w.seen["job IDs forgotten"]++
+			if st.Owner != "" {
+				w.seen["job IDs claimed again at once after a retirement"]++
+			}
 			inc.used, inc.claims = map[uint64]bool{}, map[uint64]string{}
 		}
 		w.snapshot[j] = snap

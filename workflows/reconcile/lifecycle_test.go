@@ -63,6 +63,25 @@ func TestReconcilerKeepsAPreviousIncarnation(t *testing.T) {
 	workflowtest.Resolves(t, f.Exists, live)
 }
 
+// A job retired and resubmitted under its ID at once (the new claim lands
+// before the reconciler runs): the retirement's choice still holds for the
+// old incarnation's state. Discarded past the grace since the retirement,
+// while its key still holds its own retired tombstone (nobody can publish
+// that key again, and the new incarnation publishes only above it);
+// retained state stays. Nothing is fenced in the new incarnation.
+func TestReconcilerRetirementBeforeAResubmission(t *testing.T) {
+	for _, discard := range []bool{false, true} {
+		f := newFixture(t)
+		old := f.retiredLongAfterItsWrite(discard)
+		require.NoError(t, f.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+		f.assertRetirementHonoured(old, discard)
+		want := map[bool]stores.Reason{false: stores.ReasonRetained, true: stores.ReasonRetired}[discard]
+		assert.Equal(t, want, f.Entry(3).Tombstone.Reason, "the old tombstone stays until collected")
+		live := workflowtest.PublishAs(t, f.Bucket, f.States, f.Inner, 2, 4)
+		workflowtest.Resolves(t, f.Exists, live)
+	}
+}
+
 // After a retirement that lets the reconciler discard, the grace runs from
 // the retirement, not from the handles' write; a retirement that retains
 // keeps the state for good (finding 8). Either way the retired job is then
@@ -71,29 +90,11 @@ func TestReconcilerKeepsAPreviousIncarnation(t *testing.T) {
 func TestReconcilerRetirement(t *testing.T) {
 	for _, discard := range []bool{false, true} {
 		f := newFixture(t)
-		old := f.published(3)
-		// Written long before the retirement: past the grace by its own age.
-		long := time.Now().Add(-3 * contract.DefaultReconcileGrace)
-		require.NoError(t, os.Chtimes(filepath.Join(f.Bucket.Dir, activities.HandleOf(old).Key()), long, long))
-		require.NoError(t, f.Inner.Retire(t.Context(), job, 1, !discard))
+		old := f.retiredLongAfterItsWrite(discard)
 		v, err := f.Inner.Verify(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 9}, "late", 1)
 		require.NoError(t, err)
 		require.Equal(t, stores.Absent, v, "a verify after the retirement fences above its watermark")
-
-		// Handle written long ago, retirement just now: within the grace.
-		rep := f.reconcile(apply(), time.Now().Add(time.Minute))
-		assert.Zero(t, rep.Counts.Discarded, "discard %t: within the retirement's grace", discard)
-		assert.True(t, f.Exists(old.MetadataKey))
-
-		rep = f.reconcile(apply(), later())
-		if discard {
-			assert.Equal(t, 1, rep.Counts.Discarded)
-			assert.False(t, f.Exists(old.MetadataKey))
-		} else {
-			assert.Zero(t, rep.Counts.Discarded)
-			assert.Equal(t, contract.ActionKeptPrefix+reconcileacts.KeepRetained, orphanActions(rep)[activities.HandleOf(old).Key()])
-			assert.True(t, f.Exists(old.MetadataKey), "retained for the operator")
-		}
+		f.assertRetirementHonoured(old, discard)
 
 		f.reconcile(apply(), time.Now().Add(2*contract.DefaultTombstoneTTL))
 		st, err := f.Inner.ReadJob(t.Context(), job)
@@ -101,6 +102,39 @@ func TestReconcilerRetirement(t *testing.T) {
 		assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "discard %t: forgotten", discard)
 		require.NoError(t, f.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"), "the ID can be claimed again")
 	}
+}
+
+// retiredLongAfterItsWrite publishes checkpoint 3 under epoch 1, its handle
+// written long before (past the grace by its own age), and retires the job
+// now, discarding or retaining its checkpoints.
+func (f *fixture) retiredLongAfterItsWrite(discard bool) contract.FinalizeRequest {
+	f.t.Helper()
+	old := f.published(3)
+	long := time.Now().Add(-3 * contract.DefaultReconcileGrace)
+	require.NoError(f.t, os.Chtimes(filepath.Join(f.Bucket.Dir, activities.HandleOf(old).Key()), long, long))
+	require.NoError(f.t, f.Inner.Retire(f.t.Context(), job, 1, !discard))
+	return old
+}
+
+// assertRetirementHonoured reconciles within the retirement's grace (the
+// state stays), then past it: discarded when the retirement let it go,
+// else kept as retained.
+func (f *fixture) assertRetirementHonoured(old contract.FinalizeRequest, discard bool) {
+	t := f.t
+	t.Helper()
+	rep := f.reconcile(apply(), time.Now().Add(time.Minute))
+	assert.Zero(t, rep.Counts.Discarded, "discard %t: within the retirement's grace", discard)
+	assert.True(t, f.Exists(old.MetadataKey))
+
+	rep = f.reconcile(apply(), later())
+	if discard {
+		assert.Equal(t, 1, rep.Counts.Discarded, "the retirement let it go: %v", orphanActions(rep))
+		assert.False(t, f.Exists(old.MetadataKey))
+		return
+	}
+	assert.Zero(t, rep.Counts.Discarded)
+	assert.Equal(t, contract.ActionKeptPrefix+reconcileacts.KeepRetained, orphanActions(rep)[activities.HandleOf(old).Key()])
+	assert.True(t, f.Exists(old.MetadataKey), "retained for the operator")
 }
 
 // A retired job without a single key left is forgotten too: at e5e919a the

@@ -14,7 +14,8 @@ import java.util.concurrent.Executor;
 
 /**
  * Flink 1.20's checkpoint recovery with the completed-checkpoint store replaced: the checkpoint ID
- * counter stays the delegate's, so IDs keep rising across failovers exactly as without the plugin.
+ * counter stays the delegate's, so IDs keep rising across failovers exactly as without the plugin,
+ * only never below the job's watermark in the finalizer ({@link FlooredCheckpointIDCounter}).
  */
 final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
     private final CheckpointRecoveryFactory delegate;
@@ -54,6 +55,6 @@ final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
 
     @Override
     public CheckpointIDCounter createCheckpointIDCounter(JobID jobId) throws Exception {
-        return delegate.createCheckpointIDCounter(jobId);
+        return recovery.counter(jobId, delegate.createCheckpointIDCounter(jobId));
     }
 }

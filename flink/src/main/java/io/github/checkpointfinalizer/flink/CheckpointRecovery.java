@@ -4,6 +4,7 @@ import io.github.checkpointfinalizer.flink.wire.RestorePoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.checkpoint.CheckpointIDCounter;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
@@ -11,7 +12,9 @@ import org.apache.flink.runtime.state.SharedStateRegistry;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 /**
@@ -23,6 +26,8 @@ import java.util.concurrent.Executor;
 final class CheckpointRecovery {
     private final FinalizerClient client;
     private final FinalizerSettings settings;
+    /** Each job's watermark as its newest claim read it: its checkpoint IDs stay above. */
+    private final Map<JobID, Long> watermarks = new ConcurrentHashMap<>();
 
     CheckpointRecovery(FinalizerClient client, FinalizerSettings settings) {
         this.client = client;
@@ -37,6 +42,7 @@ final class CheckpointRecovery {
             JobID jobId, int maxNumberOfCheckpointsToRetain, SharedStateOwnership ownership, Executor ioExecutor)
             throws Exception {
         JobClaim.Recovered recovered = JobClaim.claim(jobId, client, settings, ownership);
+        watermarks.put(jobId, recovered.restorePoint().watermark());
         List<CompletedCheckpoint> checkpoints = recovered.checkpoints();
         if (RestorePoint.NONE.equals(recovered.restorePoint().state())) {
             Optional<CompletedCheckpoint> flinks = latestOfFlinksStore(ownership, jobId, ioExecutor);
@@ -48,6 +54,11 @@ final class CheckpointRecovery {
         SharedStateRegistry registry = ownership.registry(ioExecutor, checkpoints);
         return new FinalizerCompletedCheckpointStore(
                 recovered.claim(), registry, settings, maxNumberOfCheckpointsToRetain, checkpoints, ioExecutor);
+    }
+
+    /** Flink's checkpoint ID counter for the job, kept above its watermark. */
+    CheckpointIDCounter counter(JobID jobId, CheckpointIDCounter flinks) {
+        return new FlooredCheckpointIDCounter(flinks, () -> watermarks.getOrDefault(jobId, 0L));
     }
 
     /**

@@ -89,6 +89,19 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     public synchronized CompletedCheckpoint addCheckpointAndSubsumeOldestOne(
             CompletedCheckpoint checkpoint, CheckpointsCleaner checkpointsCleaner, Runnable postCleanup)
             throws Exception {
+        if (checkpoint.getProperties().isUnclaimed()) {
+            // Restored without claiming it (-s in NO_CLAIM mode, Flink's default): the user's
+            // snapshot, never the job's, so nothing is published. It is this store's restore base
+            // until the job's first checkpoint; a new JobMaster restores it again from the job's
+            // savepoint settings. A resubmission under the same job ID restores its retained
+            // checkpoint this way, below the watermark its new incarnation publishes above.
+            LOG.info("Job {} restores from {} without claiming it: kept as the restore base, not finalized.",
+                    claim.job(), checkpoint.getExternalPointer());
+            retained.addLast(checkpoint);
+            CompletedCheckpoint subsumed = subsume();
+            postCleanup.run();
+            return subsumed;
+        }
         FinalizeRequest req;
         try {
             req = claim.request(checkpoint);
@@ -286,20 +299,20 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     @Override
     public synchronized void shutdown(JobStatus jobStatus, CheckpointsCleaner checkpointsCleaner) throws Exception {
         if (jobStatus.isGloballyTerminalState()) {
-                CompletedCheckpoint latest = retained.peekLast();
-                boolean discard = latest == null || latest.shouldBeDiscardedOnShutdown(jobStatus);
-                if (!inDoubt.isEmpty()) {
-                    // An unknown outcome is never a reason to delete: retire, keep the state.
-                    discard = false;
-                }
-                claim.client().retire(new RetireRequest(claim.cluster(), claim.job(), claim.epoch(), claim.owner(), discard),
-                        settings.callTimeout());
-                LOG.info("Job {} ({}) retired at epoch {} ({} its checkpoints).", claim.job(), jobStatus, claim.epoch(),
-                        discard ? "discarding" : "retaining");
-                // Shared state: what no retained checkpoint uses goes now, all of it on a discard.
-                getSharedStateRegistry().unregisterUnusedState(
-                        discard || latest == null ? Long.MAX_VALUE : lowestRetained());
-                retained.clear();
+            CompletedCheckpoint latest = retained.peekLast();
+            boolean discard = latest == null || latest.shouldBeDiscardedOnShutdown(jobStatus);
+            if (!inDoubt.isEmpty()) {
+                // An unknown outcome is never a reason to delete: retire, keep the state.
+                discard = false;
+            }
+            claim.client().retire(new RetireRequest(claim.cluster(), claim.job(), claim.epoch(), claim.owner(), discard),
+                    settings.callTimeout());
+            LOG.info("Job {} ({}) retired at epoch {} ({} its checkpoints).", claim.job(), jobStatus, claim.epoch(),
+                    discard ? "discarding" : "retaining");
+            // Shared state: what no retained checkpoint uses goes now, all of it on a discard.
+            getSharedStateRegistry().unregisterUnusedState(
+                    discard || latest == null ? Long.MAX_VALUE : lowestRetained());
+            retained.clear();
         }
         super.shutdown(jobStatus, checkpointsCleaner);
     }

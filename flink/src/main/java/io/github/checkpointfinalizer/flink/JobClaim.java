@@ -103,7 +103,13 @@ final class JobClaim {
     private List<CompletedCheckpoint> load(RestorePoint rp, List<CompletedCheckpoint> known) throws Exception {
         switch (rp.state()) {
             case RestorePoint.NONE:
-                return new ArrayList<>();
+                // Nothing of this incarnation was published: a snapshot it was restored from
+                // without claiming it stays its restore base.
+                List<CompletedCheckpoint> base = new ArrayList<>();
+                known.stream().filter(c -> c.getProperties().isUnclaimed())
+                        .max(java.util.Comparator.comparingLong(CompletedCheckpoint::getCheckpointID))
+                        .ifPresent(base::add);
+                return base;
             case RestorePoint.RESOLVED:
                 RestoreCheckpoint latest = rp.latest();
                 for (CompletedCheckpoint c : known) {

@@ -12,8 +12,12 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.HighAvailabilityOptions;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -22,6 +26,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,6 +152,121 @@ class FinalizerPluginITCase extends ItBase {
         assertNull(r.outputProblem(), "exactly-once output across the job manager failover");
         Map<Long, Long> byEpoch = epochsOfFinalizations(jobId);
         assertTrue(byEpoch.keySet().size() >= 2, "checkpoints finalized under both leaders' epochs: " + byEpoch);
+    }
+
+    /**
+     * Scenario 5: a job with retained checkpoints is canceled and submitted again under the same
+     * job ID (as Flink's application mode does), restoring from its newest retained checkpoint
+     * with {@code -s} (Flink's default NO_CLAIM mode). The new incarnation claims at once, above
+     * the old epochs; output is exact across both; nothing the old incarnation retained is deleted.
+     */
+    @Test
+    void cancelAndResubmit() throws Exception {
+        String run = "resubmit-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(4000, 0);
+        CheckingJob.RUNS.put(run, r);
+        JobID jobId = new JobID();
+        String job = jobId.toHexString();
+        Configuration retainOnCancel = new Configuration();
+        retainOnCancel.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        try (MiniCluster first = start("/" + run)) {
+            first.submitJob(CheckingJob.graph(run, jobId, INTERVAL, retainOnCancel)).get();
+            await("3 checkpoints published", Duration.ofMinutes(2), () -> r.published.get() >= 3);
+            first.cancelJob(jobId).get(1, TimeUnit.MINUTES);
+            JobResult canceled = first.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertEquals(org.apache.flink.api.common.JobStatus.CANCELED, canceled.getApplicationStatus().deriveJobStatus());
+        }
+        assertFalse(r.emitted.get() >= r.elements, "the job was canceled mid-run");
+        assertTrue(retired(jobId), "the canceled job was retired");
+        Map<Long, Long> oldEpochs = epochsOfFinalizations(jobId);
+        long newestPublished = executions("FinalizeCheckpoint", jobId).stream()
+                .mapToLong(m -> Long.parseLong(m.getExecution().getWorkflowId().split("/")[4])).max().orElseThrow();
+        List<Long> retainedDirs = dirs(job).stream().filter(n -> Files.exists(metadata(job, n))).collect(Collectors.toList());
+        assertTrue(retainedDirs.contains(newestPublished), "the newest published checkpoint " + newestPublished
+                + " is retained: " + retainedDirs);
+        assertEquals(RestorePoint.NONE, latest(jobId).state(), "a retired job has no restore point");
+
+        JobGraph again = CheckingJob.graph(run, jobId, INTERVAL, retainOnCancel);
+        again.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(
+                metadata(job, newestPublished).getParent().toUri().toString(), false));
+        try (MiniCluster second = start("/" + run)) {
+            second.submitJob(again).get();
+            await("every element emitted by the resubmitted job", Duration.ofMinutes(2), () -> r.emitted.get() >= r.elements);
+            r.released = true;
+            JobResult result = second.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertTrue(result.isSuccess(), "the resubmitted job finished: " + result.getSerializedThrowable());
+        }
+        assertNull(r.outputProblem(), "exactly-once output across the cancel and the resubmission");
+        long oldTop = oldEpochs.keySet().stream().mapToLong(Long::longValue).max().orElseThrow();
+        Map<Long, Long> newEpochs = new TreeMap<>(epochsOfFinalizations(jobId));
+        newEpochs.keySet().removeAll(oldEpochs.keySet());
+        assertFalse(newEpochs.isEmpty(), "the resubmitted job finalized checkpoints: " + epochsOfFinalizations(jobId));
+        assertTrue(newEpochs.keySet().stream().allMatch(e -> e > oldTop), "the new incarnation's epochs " + newEpochs.keySet()
+                + " continue above the old ones " + oldEpochs.keySet());
+        for (long n : retainedDirs) {
+            assertTrue(Files.exists(metadata(job, n)), "checkpoint " + n + " the canceled job retained still exists");
+        }
+    }
+
+    /**
+     * Scenario 5 from scratch: resubmitted without {@code -s}, Flink's checkpoint IDs start over
+     * at 1, below what the retired incarnation published; the plugin keeps them above it, so the
+     * new incarnation's first checkpoint is already published and none is refused.
+     */
+    @Test
+    void resubmitFromScratch() throws Exception {
+        String run = "scratch-" + UUID.randomUUID();
+        CheckingJob.Run old = new CheckingJob.Run(4000, 0);
+        CheckingJob.RUNS.put(run, old);
+        JobID jobId = new JobID();
+        try (MiniCluster first = start("/" + run)) {
+            first.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
+            await("5 checkpoints published", Duration.ofMinutes(2), () -> old.published.get() >= 5);
+            first.cancelJob(jobId).get(1, TimeUnit.MINUTES);
+            first.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+        }
+        Map<Long, Long> oldEpochs = epochsOfFinalizations(jobId);
+        long oldTop = checkpointsOfFinalizations(jobId).values().stream().flatMap(List::stream)
+                .mapToLong(Long::longValue).max().orElseThrow();
+
+        String again = run + "-again";
+        CheckingJob.Run fresh = new CheckingJob.Run(2000, 0);
+        CheckingJob.RUNS.put(again, fresh);
+        try (MiniCluster second = start("/" + run)) {
+            second.submitJob(CheckingJob.graph(again, jobId, INTERVAL)).get();
+            await("every element emitted by the resubmitted job, 3 checkpoints published", Duration.ofMinutes(2),
+                    () -> fresh.emitted.get() >= fresh.elements && fresh.published.get() >= 3);
+            fresh.released = true;
+            JobResult result = second.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertTrue(result.isSuccess(), "the resubmitted job finished: " + result.getSerializedThrowable());
+        }
+        assertNull(fresh.outputProblem(), "exactly-once output of the resubmitted job");
+        Map<Long, List<Long>> byEpoch = checkpointsOfFinalizations(jobId);
+        byEpoch.keySet().removeAll(oldEpochs.keySet());
+        List<Long> ids = byEpoch.values().stream().flatMap(List::stream).sorted().collect(Collectors.toList());
+        assertFalse(ids.isEmpty(), "the new incarnation finalized checkpoints");
+        assertTrue(ids.get(0) > oldTop, "the new incarnation's checkpoints " + ids + " lie above the old ones (up to "
+                + oldTop + ")");
+        Map<Phase, Integer> phases = finalizations(jobId);
+        assertEquals(Map.of(Phase.Published, phases.getOrDefault(Phase.Published, 0)), phases,
+                "every finalization of both incarnations ended Published");
+        assertEquals(0, fresh.restores.get(), "the resubmitted job never failed over");
+    }
+
+    /** The checkpoint IDs the job's finalizations were started for, by epoch. */
+    private Map<Long, List<Long>> checkpointsOfFinalizations(JobID jobId) {
+        Map<Long, List<Long>> byEpoch = new TreeMap<>();
+        for (WorkflowExecutionMetadata m : executions("FinalizeCheckpoint", jobId)) {
+            String[] id = m.getExecution().getWorkflowId().split("/");
+            byEpoch.computeIfAbsent(Long.parseLong(id[3]), e -> new ArrayList<>()).add(Long.parseLong(id[4]));
+        }
+        return byEpoch;
+    }
+
+    private Path metadata(String job, long checkpoint) {
+        return env.bucket().resolve(ItEnvironment.checkpointsKey(env.cluster())).resolve(job)
+                .resolve("chk-" + checkpoint).resolve("_metadata");
     }
 
     /**
