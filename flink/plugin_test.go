@@ -25,6 +25,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
@@ -80,7 +81,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "flink:", err)
 		return 1
 	}
-	return m.Run()
+	// The API server Flink's Kubernetes HA services and a worker on the
+	// Kubernetes store share, started by the first test that asks.
+	return kubetest.Run(m, kubetest.Options{})
 }
 
 // TestPluginOnMiniClusters runs every Java test of the plugin (mvn verify:
@@ -95,6 +98,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	const cluster = "c1"
 	startWorker(t, taskQueue, bucket, cluster, zk.Addr, "/finalizer-"+suffix)
 	faults := startFaultWorld(t, suffix, bucket, cluster, "/finalizer-"+suffix)
+	kube := startKubernetesWorld(t, suffix, bucket)
 
 	mvn := maven(t)
 	out := filepath.Join(t.TempDir(), "mvn.log")
@@ -117,6 +121,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 		"FINALIZER_IT_CLUSTER="+cluster,
 	)
 	cmd.Env = append(cmd.Env, faults.env()...)
+	cmd.Env = append(cmd.Env, kube...)
 	start := time.Now()
 	err = cmd.Run()
 	summary := surefire(t, out)
@@ -143,7 +148,8 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	if *javaTests != "" {
 		return
 	}
-	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "SideBySideITCase", "IncrementalRocksDbITCase"} {
+	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "KubernetesDelegateITCase", "SideBySideITCase",
+		"IncrementalRocksDbITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
 	}
@@ -173,6 +179,31 @@ func TestPluginBuildsForFlink2(t *testing.T) {
 		"io/github/checkpointfinalizer/flink/shaded/io/grpc/ManagedChannel.class",
 	} {
 		require.Contains(t, string(list), class)
+	}
+}
+
+// kubeCluster is the cluster a worker on the Kubernetes store serves, for
+// the Java tests that run Flink's Kubernetes HA services as the delegate.
+const kubeCluster = "ck"
+
+// startKubernetesWorld starts (or joins) the test binary's kube-apiserver,
+// writes a kubeconfig that Flink and a worker on the Kubernetes store both
+// use, starts that worker, and returns what the Java tests read.
+func startKubernetesWorld(t *testing.T, suffix, bucket string) []string {
+	t.Helper()
+	srv := kubetest.Shared(t)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, srv.WriteKubeconfig(kubeconfig, srv.AdminToken, "default"))
+	taskQueue := "flink-kube-" + suffix
+	workerproc.Start(t, workerBin,
+		"-temporal-address="+temporal.HostPort, "-temporal-namespace="+temporal.Namespace, "-task-queue="+taskQueue,
+		"-state-bucket=file://"+bucket, "-store=kubernetes", "-kubernetes-kubeconfig="+kubeconfig,
+		"-kubernetes-namespace=default",
+		"-clusters="+kubeCluster+"=flink/"+kubeCluster+"/checkpoints:flink/"+kubeCluster+"/savepoints", "-retain=2")
+	return []string{
+		"FINALIZER_IT_KUBECONFIG=" + kubeconfig,
+		"FINALIZER_IT_KUBE_TASK_QUEUE=" + taskQueue,
+		"FINALIZER_IT_KUBE_CLUSTER=" + kubeCluster,
 	}
 }
 

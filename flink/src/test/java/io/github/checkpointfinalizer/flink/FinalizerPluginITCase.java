@@ -63,7 +63,7 @@ class FinalizerPluginITCase extends ItBase {
             // directory of now is gone once 2N+2 newer checkpoints were published, and there are
             // never many at once (retention runs beside the checkpoints, not in their path).
             String job = jobId.toHexString();
-            List<Long> now = env.checkpointDirectories(job);
+            List<Long> now = dirs(job);
             long newest = now.isEmpty() ? 0 : now.get(now.size() - 1);
             await("2N+2 checkpoints above " + now, Duration.ofMinutes(1),
                     () -> latestQuietly(jobId).latest().checkpoint() > newest + 2 * RETAINED + 2);
@@ -84,7 +84,7 @@ class FinalizerPluginITCase extends ItBase {
             assertEquals(RestorePoint.RESOLVED, rp.state(), "the store's restore point: " + rp);
             assertTrue(rp.latest().checkpoint() >= notified, "restore point " + rp.latest().checkpoint()
                     + " is at least the " + notified + "th notified checkpoint");
-            assertTrue(env.checkpointDirectories(jobId.toHexString()).contains(rp.latest().checkpoint()),
+            assertTrue(dirs(jobId.toHexString()).contains(rp.latest().checkpoint()),
                     "the restore point's directory exists");
 
             r.released = true;
@@ -265,27 +265,27 @@ class FinalizerPluginITCase extends ItBase {
     }
 
     private Path metadata(String job, long checkpoint) {
-        return env.bucket().resolve(ItEnvironment.checkpointsKey(env.cluster())).resolve(job)
+        return env.bucket().resolve(ItEnvironment.checkpointsKey(cluster())).resolve(job)
                 .resolve("chk-" + checkpoint).resolve("_metadata");
     }
 
     /**
-     * Scenario 7: a job that ran on Flink's stock ZooKeeper HA switches to the plugin: the first
+     * Scenario 7: a job that ran on Flink's own HA services (the delegate's type) switches to the plugin: the first
      * recovery with the plugin reads Flink's newest completed checkpoint from the old store,
      * the finalizer adopts it, and the job continues from it; output exact.
      */
     @Test
-    void migrationFromFlinksZooKeeperHa() throws Exception {
+    void migrationFromFlinksOwnHa() throws Exception {
         String run = "migration-" + UUID.randomUUID();
         CheckingJob.Run r = new CheckingJob.Run(4000, 0);
         CheckingJob.RUNS.put(run, r);
         JobID jobId = new JobID();
-        Configuration stock = env.flinkConfiguration("/" + run, RETAINED);
-        stock.set(HighAvailabilityOptions.HA_MODE, "zookeeper");
+        Configuration stock = configuration("/" + run);
+        stock.set(HighAvailabilityOptions.HA_MODE, stockHaType());
         MiniCluster first = start(stock);
         try {
             first.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
-            await("3 checkpoints completed on stock ZooKeeper HA", Duration.ofMinutes(2), () -> r.published.get() >= 3);
+            await("3 checkpoints completed on Flink's own HA", Duration.ofMinutes(2), () -> r.published.get() >= 3);
         } finally {
             first.closeAsyncWithoutCleaningHighAvailabilityData().get(1, TimeUnit.MINUTES);
         }
@@ -333,7 +333,7 @@ class FinalizerPluginITCase extends ItBase {
     private boolean retired(JobID jobId) {
         List<String> ids = new ArrayList<>();
         temporal.listExecutions("WorkflowType = 'RetireJob'").forEach(m -> ids.add(m.getExecution().getWorkflowId()));
-        return ids.stream().anyMatch(id -> id.startsWith("retire/" + env.cluster() + "/" + jobId.toHexString() + "/"));
+        return ids.stream().anyMatch(id -> id.startsWith("retire/" + cluster() + "/" + jobId.toHexString() + "/"));
     }
 
 }

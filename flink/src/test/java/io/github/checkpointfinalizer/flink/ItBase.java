@@ -28,6 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
@@ -57,20 +58,55 @@ abstract class ItBase {
         }
     }
 
+    /**
+     * The Flink configuration of a cluster with the plugin whose HA data lives under haRoot: the
+     * ZooKeeper delegate and the worker on ZooKeeper unless a test class says otherwise.
+     */
+    Configuration configuration(String haRoot) {
+        return env.flinkConfiguration(haRoot, RETAINED);
+    }
+
+    /** The finalizer's cluster the configuration's worker serves. */
+    String cluster() {
+        return env.cluster();
+    }
+
+    /** Flink's own HA type that the plugin delegates to, for a cluster without the plugin. */
+    String stockHaType() {
+        return "zookeeper";
+    }
+
     MiniCluster start(String haRoot) throws Exception {
-        return start(env.flinkConfiguration(haRoot, RETAINED));
+        return start(configuration(haRoot));
     }
 
     MiniCluster start(Configuration conf) throws Exception {
-        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).withRandomPorts().build());
+        MiniClusterConfiguration mc = new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).withRandomPorts().build();
+        MiniCluster cluster = new MiniCluster(mc) {
+            @Override
+            public CompletableFuture<Void> closeAsync() {
+                try {
+                    awaitJobCleanup(conf);
+                } catch (Exception e) {
+                    throw new IllegalStateException("waiting for the ended jobs' cleanup before closing", e);
+                }
+                return super.closeAsync();
+            }
+        };
         cluster.start();
         return cluster;
     }
 
+    /**
+     * Waits, before a MiniCluster of this configuration closes, until Flink cleaned up the jobs
+     * that ended, as a real cluster is only stopped then. Nothing to wait for by default.
+     */
+    void awaitJobCleanup(Configuration conf) throws Exception {}
+
     RestorePoint latest(JobID jobId) throws Exception {
-        try (FinalizerClient c = FinalizerClient.connect(env.flinkConfiguration("/unused", RETAINED))) {
-            return c.latest(new LatestRequest(env.cluster(), jobId.toHexString()), Duration.ofMinutes(1));
+        try (FinalizerClient c = FinalizerClient.connect(configuration("/unused"))) {
+            return c.latest(new LatestRequest(cluster(), jobId.toHexString()), Duration.ofMinutes(1));
         }
     }
 
@@ -84,7 +120,7 @@ abstract class ItBase {
 
     List<Long> dirs(String job) {
         try {
-            return env.checkpointDirectories(job);
+            return env.checkpointDirectories(cluster(), job);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
