@@ -115,9 +115,9 @@ func (t TLSConfig) load() (*tls.Config, []*SettingError) {
 	}
 	switch {
 	case t.CertFile != "" && t.KeyFile == "":
-		errs = append(errs, &SettingError{SettingTLSKeyFile, errors.New("required with -" + SettingTLSCertFile)})
+		errs = append(errs, &SettingError{SettingTLSKeyFile, errors.New("required when " + SettingTLSCertFile + " is set")})
 	case t.KeyFile != "" && t.CertFile == "":
-		errs = append(errs, &SettingError{SettingTLSCertFile, errors.New("required with -" + SettingTLSKeyFile)})
+		errs = append(errs, &SettingError{SettingTLSCertFile, errors.New("required when " + SettingTLSKeyFile + " is set")})
 	case t.CertFile != "":
 		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
 		if err != nil {

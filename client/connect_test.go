@@ -74,7 +74,7 @@ func TestConnectionTLS(t *testing.T) {
 		got[p.Setting] = p.Err.Error()
 	}
 	assert.Contains(t, got[client.SettingTLSCAFile], "holds no PEM certificate")
-	assert.Equal(t, "required with -temporal-tls-cert-file", got[client.SettingTLSKeyFile])
+	assert.Equal(t, "required when temporal-tls-cert-file is set", got[client.SettingTLSKeyFile])
 	assert.Contains(t, got[client.SettingAPIKeyFile], "no such file")
 
 	problems = client.Connection{TLS: client.TLSConfig{CertFile: pki.ClientCert, KeyFile: pki.ServerKey}}.Check()

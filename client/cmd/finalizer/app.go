@@ -132,7 +132,7 @@ func flagError(name string, fs *flag.FlagSet, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	if msg, ok := durationError(fs, err); ok {
+	if msg, ok := valueError(fs, err); ok {
 		err = errors.New(msg)
 	}
 	for old, now := range renamed {
@@ -149,10 +149,10 @@ func flagError(name string, fs *flag.FlagSet, err error) error {
 // badValue is how package flag reports a value its flag refused.
 var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([^:]+): `)
 
-// durationError rewrites package flag's refusal of a duration flag's value,
-// which says only "parse error", into the flag (as the tool spells it)
-// and the form it expects.
-func durationError(fs *flag.FlagSet, err error) (string, bool) {
+// valueError rewrites package flag's refusal of a flag's value, which says
+// only "parse error" (or the standard library's words), into the flag (as
+// the tool spells it) and the form it expects.
+func valueError(fs *flag.FlagSet, err error) (string, bool) {
 	m := badValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		return "", false
@@ -165,10 +165,18 @@ func durationError(fs *flag.FlagSet, err error) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if _, ok := g.Get().(time.Duration); !ok {
+	var rule string
+	switch g.Get().(type) {
+	case time.Duration:
+		rule = "a duration such as 90s, 15m or 1h"
+	case uint64, uint, int, int64:
+		rule = "a whole number"
+	case bool:
+		rule = "true or false"
+	default:
 		return "", false
 	}
-	return fmt.Sprintf("--%s: must be a duration such as 90s, 15m or 1h (got %q)", m[2], m[1]), true
+	return fmt.Sprintf("--%s: must be %s (got %q)", m[2], rule, m[1]), true
 }
 
 func commandNames() []string {
