@@ -119,11 +119,12 @@ func (t TLSConfig) load() (*tls.Config, []*SettingError) {
 	case t.KeyFile != "" && t.CertFile == "":
 		errs = append(errs, &SettingError{SettingTLSCertFile, errors.New("required when " + SettingTLSKeyFile + " is set")})
 	case t.CertFile != "":
-		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		cert, err := newRotatingCertificate(t.CertFile, t.KeyFile)
 		if err != nil {
 			errs = append(errs, &SettingError{SettingTLSCertFile, err})
+			break
 		}
-		cfg.Certificates = []tls.Certificate{pair}
+		cfg.GetClientCertificate = cert.get
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -181,9 +182,13 @@ func (c Connection) Options() (client.Options, error) {
 		Namespace:         c.Namespace,
 		ConnectionOptions: client.ConnectionOptions{TLS: tlsConfig},
 	}
-	if key != "" {
+	switch {
+	case c.APIKeyFile != "":
 		// Without a TLS configuration the SDK turns TLS on with the system
 		// roots for an API key.
+		r := &rotatingAPIKey{c: c, current: key}
+		opts.Credentials = client.NewAPIKeyDynamicCredentials(r.get)
+	case key != "":
 		opts.Credentials = client.NewAPIKeyStaticCredentials(key)
 	}
 	return opts, nil

@@ -56,7 +56,10 @@ func TestConnectionTLS(t *testing.T) {
 	cfg := opts.ConnectionOptions.TLS
 	require.NotNil(t, cfg)
 	assert.NotNil(t, cfg.RootCAs)
-	assert.Len(t, cfg.Certificates, 1)
+	require.NotNil(t, cfg.GetClientCertificate, "the client certificate, read again when its files change")
+	cert, err := cfg.GetClientCertificate(nil)
+	require.NoError(t, err)
+	assert.NotEmpty(t, cert.Certificate)
 	assert.Equal(t, "temporal.internal", cfg.ServerName)
 
 	opts, err = client.Connection{TLS: client.TLSConfig{Enabled: true}}.Options()

@@ -30,6 +30,11 @@ type PKI struct {
 	ClientCert, ClientKey string
 	// ServerName is a name the server's certificate holds besides its IP.
 	ServerName string
+
+	ca    *x509.Certificate
+	caKey *ecdsa.PrivateKey
+	// serial is the last serial number issued.
+	serial int64
 }
 
 // NewPKI generates the CA and both certificates into dir.
@@ -55,53 +60,56 @@ func NewPKI(dir string) (PKI, error) {
 	if err != nil {
 		return PKI{}, fmt.Errorf("CA certificate: %w", err)
 	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
+	if p.ca, err = x509.ParseCertificate(caDER); err != nil {
 		return PKI{}, err
 	}
+	p.caKey, p.serial = caKey, 1
 	if err := writePEM(p.CAFile, "CERTIFICATE", caDER); err != nil {
 		return PKI{}, err
 	}
-	leaves := []struct {
-		serial        int64
-		name          string
-		usage         x509.ExtKeyUsage
-		cert, keyFile string
-		dns           []string
-		ips           []net.IP
-	}{
-		{2, "temporal frontend", x509.ExtKeyUsageServerAuth, p.ServerCert, p.ServerKey,
-			[]string{p.ServerName}, []net.IP{net.IPv4(127, 0, 0, 1)}},
-		{3, "finalizer", x509.ExtKeyUsageClientAuth, p.ClientCert, p.ClientKey, nil, nil},
+	day := now.Add(24 * time.Hour)
+	if err := p.issue(p.ServerCert, p.ServerKey, "temporal frontend", x509.ExtKeyUsageServerAuth, day,
+		[]string{p.ServerName}, []net.IP{net.IPv4(127, 0, 0, 1)}); err != nil {
+		return PKI{}, err
 	}
-	for _, l := range leaves {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return PKI{}, err
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(l.serial), Subject: pkix.Name{CommonName: l.name},
-			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-			KeyUsage:    x509.KeyUsageDigitalSignature,
-			ExtKeyUsage: []x509.ExtKeyUsage{l.usage},
-			DNSNames:    l.dns, IPAddresses: l.ips,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			return PKI{}, fmt.Errorf("%s certificate: %w", l.name, err)
-		}
-		keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-		if err != nil {
-			return PKI{}, err
-		}
-		if err := writePEM(l.cert, "CERTIFICATE", der); err != nil {
-			return PKI{}, err
-		}
-		if err := writePEM(l.keyFile, "PRIVATE KEY", keyDER); err != nil {
-			return PKI{}, err
-		}
+	if err := p.IssueClient(p.ClientCert, p.ClientKey, "finalizer", day); err != nil {
+		return PKI{}, err
 	}
 	return p, nil
+}
+
+// IssueClient writes a new client certificate and its key, signed by the
+// CA and valid until notAfter (a rotation's next certificate, or one about
+// to expire).
+func (p *PKI) IssueClient(certFile, keyFile, name string, notAfter time.Time) error {
+	return p.issue(certFile, keyFile, name, x509.ExtKeyUsageClientAuth, notAfter, nil, nil)
+}
+
+func (p *PKI) issue(certFile, keyFile, name string, usage x509.ExtKeyUsage, notAfter time.Time, dns []string, ips []net.IP) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	p.serial++
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(p.serial), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{usage},
+		DNSNames:    dns, IPAddresses: ips,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.caKey)
+	if err != nil {
+		return fmt.Errorf("%s certificate: %w", name, err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := writePEM(certFile, "CERTIFICATE", der); err != nil {
+		return err
+	}
+	return writePEM(keyFile, "PRIVATE KEY", keyDER)
 }
 
 func writePEM(path, typ string, der []byte) error {

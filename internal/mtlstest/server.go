@@ -129,15 +129,26 @@ const dynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
   - value: true
 `
 
+// Options change the server a test gets.
+type Options struct {
+	// MaxConnectionAge makes the frontend close every client connection
+	// after it (frontend.keepAliveMaxConnectionAge, and a grace as long),
+	// so that clients dial and shake hands again; zero keeps the default.
+	MaxConnectionAge time.Duration
+}
+
 // Start starts a server for one test in a folder of the test's own and
 // stops it when the test ends; under -short it skips tb. A cold start
 // builds temporal-server first (progress on stderr).
-func Start(tb testing.TB) *Server {
+func Start(tb testing.TB) *Server { return StartWith(tb, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(tb testing.TB, opts Options) *Server {
 	tb.Helper()
 	realserver.Require(tb, "temporal-server")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := start(ctx, tb.TempDir(), os.Stderr)
+	s, err := start(ctx, tb.TempDir(), opts, os.Stderr)
 	if err != nil {
 		tb.Fatalf("mtlstest: %v", err)
 	}
@@ -149,7 +160,7 @@ func Start(tb testing.TB) *Server {
 // returns once the namespace serves with the finalizer's search
 // attributes. progress receives the server build's output when it is not
 // cached yet.
-func start(ctx context.Context, dir string, progress io.Writer) (*Server, error) {
+func start(ctx context.Context, dir string, opts Options, progress io.Writer) (*Server, error) {
 	bin, err := serverbin.Ensure(ctx, progress)
 	if err != nil {
 		return nil, err
@@ -167,7 +178,11 @@ func start(ctx context.Context, dir string, progress io.Writer) (*Server, error)
 		return nil, err
 	}
 	dc := filepath.Join(confDir, "dynamicconfig.yaml")
-	if err := os.WriteFile(dc, []byte(dynamicConfig), 0o644); err != nil {
+	dcText := dynamicConfig
+	if age := opts.MaxConnectionAge; age > 0 {
+		dcText += fmt.Sprintf("frontend.keepAliveMaxConnectionAge:\n  - value: %s\nfrontend.keepAliveMaxConnectionAgeGrace:\n  - value: %s\n", age, age)
+	}
+	if err := os.WriteFile(dc, []byte(dcText), 0o644); err != nil {
 		return nil, err
 	}
 	yaml := fmt.Sprintf(config, pki.ServerCert, pki.ServerKey, pki.CAFile, pki.ServerName, pki.ClientCert, pki.ClientKey,

@@ -159,3 +159,55 @@ func startWorker(t *testing.T, cfg worker.Config) (stop func() error) {
 		}
 	}
 }
+
+// The worker's client certificate is rotated while it runs, as Temporal
+// Cloud users rotate short-lived certificates: the worker starts with one
+// about to expire, the files are replaced with a new one, and once the
+// first has expired the frontend recycles every connection
+// (keepAliveMaxConnectionAge), so the worker dials and shakes hands again.
+// It finalizes after that only if it read the new files: no restart.
+func TestWorkerReloadsARotatedCertificate(t *testing.T) {
+	srv := mtlstest.StartWith(t, mtlstest.Options{MaxConnectionAge: 2 * time.Second})
+	p := &srv.PKI
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "worker.pem"), filepath.Join(dir, "worker-key.pem")
+	expires := time.Now().Add(12 * time.Second)
+	require.NoError(t, p.IssueClient(cert, key, "worker, expiring", expires))
+
+	bucket := jobmanager.Bucket{Dir: filepath.Join(dir, "bucket")}
+	require.NoError(t, os.MkdirAll(bucket.Dir, 0o755))
+	const taskQueue = "rotation"
+	cfg, err := worker.LoadConfig([]string{"-embedded-path=" + filepath.Join(dir, "refs.db"), "-state-bucket=" + bucket.URL(),
+		"-metrics-address=off", "-task-queue=" + taskQueue, "-temporal-address=" + srv.Frontend,
+		"-temporal-namespace=" + mtlstest.Namespace, "-temporal-tls-ca-file=" + p.CAFile, "-temporal-tls-server-name=" + p.ServerName,
+		"-temporal-tls-cert-file=" + cert, "-temporal-tls-key-file=" + key}, func(string) string { return "" })
+	require.NoError(t, err)
+	stop := startWorker(t, cfg)
+	defer func() { require.NoError(t, stop()) }()
+
+	env := map[string]string{envTaskQueue: taskQueue, "TEMPORAL_CONFIG_FILE": filepath.Join(dir, "absent.toml")}
+	tool := []string{"--temporal-address", srv.Frontend, "--temporal-namespace", mtlstest.Namespace, "--temporal-tls-ca-file", p.CAFile,
+		"--temporal-tls-cert-file", p.ClientCert, "--temporal-tls-key-file", p.ClientKey, "--temporal-tls-server-name", p.ServerName}
+	job := stores.JobID{Cluster: "rotation", Job: "j1"}
+	o := runTool(t, env, append(append([]string{}, tool...),
+		"claim", "--cluster", job.Cluster, "--job", job.Job, "--epoch", "1", "--owner", jobmanager.Owner(1))...)
+	require.Equal(t, exitOK, o.code, o.stderr)
+	finalize := func(n uint64) {
+		t.Helper()
+		req, err := bucket.WriteCheckpoint(job, 1, n, false)
+		require.NoError(t, err)
+		o := runTool(t, env, append(append(append([]string{}, tool...), "--timeout", "90s"), finalizeArgs(req, "--wait")...)...)
+		require.Equal(t, exitOK, o.code, o.stderr)
+		assert.Contains(t, o.stdout, req.WorkflowID()+" Published")
+	}
+	finalize(1)
+
+	// The new pair replaces the files one rename each, as a secret
+	// mount or cert-manager does.
+	next := t.TempDir()
+	require.NoError(t, p.IssueClient(filepath.Join(next, "c.pem"), filepath.Join(next, "k.pem"), "worker, rotated", time.Now().Add(24*time.Hour)))
+	require.NoError(t, os.Rename(filepath.Join(next, "k.pem"), key))
+	require.NoError(t, os.Rename(filepath.Join(next, "c.pem"), cert))
+	time.Sleep(time.Until(expires) + 3*time.Second)
+	finalize(2)
+}
