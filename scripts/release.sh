@@ -5,7 +5,7 @@
 #   finalizer-<tag>-<os>-<arch>.tar.gz          finalizer-worker and finalizer (static)
 #   finalizer-worker-image-<tag>-<os>-<arch>.oci.tar   the image (OCI archive, tools/ociimage)
 #   finalizer-<version>.tgz                      the Helm chart (deploy/helm/finalizer)
-#   finalizer-flink-*.jar                        the Flink plugin (shaded), when flink/pom.xml exists
+#   finalizer-flink-<version>.jar                the Flink plugin (shaded), when flink/pom.xml exists
 #   SHA256SUMS                                   sha256 of every file above
 #
 #   bash scripts/release.sh v1.2.0
@@ -24,7 +24,8 @@
 #
 # Environment:
 #   PLATFORMS        GOOS/GOARCH list (default "linux/amd64 linux/arm64")
-#   DIST             output root (default dist, ignored by git)
+#   DIST             output root, absolute or relative to the repository
+#                    (default dist, ignored by git)
 #   ALLOW_DIRTY=1    build from a tree with uncommitted changes (not a release)
 #   FINALIZER_CACHE  cache root (default $HOME/.cache/checkpoint-finalizer);
 #                    Maven's repository is $FINALIZER_CACHE/maven/repository, as the
@@ -40,7 +41,11 @@ fi
 VERSION="${TAG#v}"
 PLATFORMS="${PLATFORMS:-linux/amd64 linux/arm64}"
 CACHE="${FINALIZER_CACHE:-$HOME/.cache/checkpoint-finalizer}"
-OUT="$ROOT/${DIST:-dist}/$TAG"
+DIST="${DIST:-dist}"
+case "$DIST" in
+  /*) OUT="$DIST/$TAG" ;;
+  *) OUT="$ROOT/$DIST/$TAG" ;;
+esac
 
 log() { printf '[release.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -103,7 +108,7 @@ log "chart"
 if [[ -f flink/pom.xml ]]; then
   log "Flink plugin (mvn)"
   mvn -B -q -ntp -Dstyle.color=never -f flink/pom.xml -Dmaven.repo.local="$CACHE/maven/repository" -Dproject.build.outputTimestamp="$SOURCE_DATE_EPOCH" \
-    package -DskipTests
+    -Drevision="$VERSION" clean package -DskipTests
   for jar in flink/target/*.jar; do
     case "$jar" in *-sources.jar|*-javadoc.jar|*/original-*.jar) continue ;; esac
     cp "$jar" "$OUT/"

@@ -1,0 +1,154 @@
+package releasetest
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+)
+
+const tag, version = "v0.0.0-releasetest", "0.0.0-releasetest"
+
+// TestRelease builds a release twice from a clone of the tree (HEAD and
+// the tracked files' changes, so that its Maven build never meets the Flink
+// tests' in this tree) into absolute DIST folders, and checks what the
+// script promises.
+func TestRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a whole release (about a minute): not in the quick tier")
+	}
+	// The release builds the Flink plugin: Maven from Debian if missing,
+	// as the Flink tests install it.
+	require.NoError(t, debian.Ensure(debian.Command("mvn"), "maven"))
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	require.NoError(t, err)
+	clone := filepath.Join(t.TempDir(), "repo")
+	run(t, "", "git", "clone", "-q", strings.TrimSpace(string(top)), clone)
+	// What the tree changed since HEAD, so that the script and the build
+	// under test are the tree's (a release refuses a dirty tree unless told).
+	dirty := "ALLOW_DIRTY="
+	if diff, err := exec.Command("git", "-C", strings.TrimSpace(string(top)), "diff", "HEAD", "--binary").Output(); err == nil && len(diff) > 0 {
+		apply := exec.Command("git", "-C", clone, "apply", "--whitespace=nowarn")
+		apply.Stdin = strings.NewReader(string(diff))
+		out, err := apply.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		dirty = "ALLOW_DIRTY=1"
+	}
+
+	first, second := filepath.Join(t.TempDir(), "dist"), filepath.Join(t.TempDir(), "dist")
+	for _, dist := range []string{first, second} {
+		run(t, clone, "bash", "scripts/release.sh", tag, "PLATFORMS=linux/amd64", "DIST="+dist, dirty)
+	}
+	out := filepath.Join(first, tag)
+	want := []string{
+		"SHA256SUMS",
+		"finalizer-" + tag + "-linux-amd64.tar.gz",
+		"finalizer-worker-image-" + tag + "-linux-amd64.oci.tar",
+		"finalizer-" + version + ".tgz",
+		"finalizer-flink-" + version + ".jar",
+	}
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err, "the release lies in DIST/<tag>")
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	assert.ElementsMatch(t, want, got, "every artifact, named after the release")
+
+	sums := checksums(t, filepath.Join(out, "SHA256SUMS"))
+	assert.Len(t, sums, len(want)-1, "a checksum for each artifact")
+	for name, sum := range sums {
+		assert.Equal(t, sum, sha256Of(t, filepath.Join(out, name)), name)
+	}
+	again := checksums(t, filepath.Join(second, tag, "SHA256SUMS"))
+	assert.Equal(t, sums, again, "the same commit builds the same bytes")
+
+	bin := extract(t, filepath.Join(out, "finalizer-"+tag+"-linux-amd64.tar.gz"), "finalizer-worker")
+	v, err := exec.Command(bin, "--version").CombinedOutput()
+	require.NoError(t, err, "%s", v)
+	assert.Contains(t, string(v), tag, "the binary says its release")
+	chart := string(readTGZ(t, filepath.Join(out, "finalizer-"+version+".tgz"), "finalizer/Chart.yaml"))
+	assert.Contains(t, chart, "version: "+version)
+	assert.Contains(t, chart, "appVersion: "+version)
+}
+
+// run runs a command in dir, its trailing NAME=value arguments as its
+// environment, and fails the test with its output when it fails.
+func run(t *testing.T, dir string, name string, args ...string) {
+	t.Helper()
+	var env []string
+	for len(args) > 0 && strings.Contains(args[len(args)-1], "=") && !strings.HasPrefix(args[len(args)-1], "-") {
+		env, args = append(env, args[len(args)-1]), args[:len(args)-1]
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s %v: %s", name, args, out)
+}
+
+func checksums(t *testing.T, file string) map[string]string {
+	t.Helper()
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	defer f.Close()
+	sums := map[string]string{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		sum, name, ok := strings.Cut(s.Text(), "  ")
+		require.True(t, ok, "SHA256SUMS line %q", s.Text())
+		sums[name] = sum
+	}
+	require.NoError(t, s.Err())
+	return sums
+}
+
+func sha256Of(t *testing.T, file string) string {
+	t.Helper()
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	defer f.Close()
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	require.NoError(t, err)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// extract writes name from the tar.gz into the test's folder, executable.
+func extract(t *testing.T, archive, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, readTGZ(t, archive, name), 0o755))
+	return path
+}
+
+// readTGZ returns the file of the tar.gz whose name ends in name.
+func readTGZ(t *testing.T, archive, name string) []byte {
+	t.Helper()
+	f, err := os.Open(archive)
+	require.NoError(t, err)
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		require.NoError(t, err, "%s holds no %s", archive, name)
+		if h.Name == name || strings.HasSuffix(h.Name, "/"+name) {
+			b, err := io.ReadAll(tr)
+			require.NoError(t, err)
+			return b
+		}
+	}
+}
