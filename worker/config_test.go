@@ -209,7 +209,10 @@ func TestTLSAndAPIKeyLoad(t *testing.T) {
 	opts, err := cfg.Temporal.connection().Options()
 	require.NoError(t, err)
 	require.NotNil(t, opts.ConnectionOptions.TLS)
-	assert.Len(t, opts.ConnectionOptions.TLS.Certificates, 1)
+	require.NotNil(t, opts.ConnectionOptions.TLS.GetClientCertificate, "the client certificate, read again when its files change")
+	cert, err := opts.ConnectionOptions.TLS.GetClientCertificate(nil)
+	require.NoError(t, err)
+	assert.NotEmpty(t, cert.Certificate)
 	assert.NotNil(t, opts.ConnectionOptions.TLS.RootCAs)
 	assert.NotNil(t, opts.Credentials)
 

@@ -131,9 +131,10 @@ const dynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
 
 // Options change the server a test gets.
 type Options struct {
-	// MaxConnectionAge makes the frontend close every client connection
-	// after it (frontend.keepAliveMaxConnectionAge, and a grace as long),
-	// so that clients dial and shake hands again; zero keeps the default.
+	// MaxConnectionAge makes the frontend send every client connection
+	// away after it (frontend.keepAliveMaxConnectionAge), so that new calls
+	// dial and shake hands again; calls in flight get 30 s more. Zero keeps
+	// the server's default.
 	MaxConnectionAge time.Duration
 }
 
@@ -180,7 +181,7 @@ func start(ctx context.Context, dir string, opts Options, progress io.Writer) (*
 	dc := filepath.Join(confDir, "dynamicconfig.yaml")
 	dcText := dynamicConfig
 	if age := opts.MaxConnectionAge; age > 0 {
-		dcText += fmt.Sprintf("frontend.keepAliveMaxConnectionAge:\n  - value: %s\nfrontend.keepAliveMaxConnectionAgeGrace:\n  - value: %s\n", age, age)
+		dcText += fmt.Sprintf("frontend.keepAliveMaxConnectionAge:\n  - value: %s\nfrontend.keepAliveMaxConnectionAgeGrace:\n  - value: 30s\n", age)
 	}
 	if err := os.WriteFile(dc, []byte(dcText), 0o644); err != nil {
 		return nil, err

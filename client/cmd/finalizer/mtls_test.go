@@ -167,7 +167,8 @@ func startWorker(t *testing.T, cfg worker.Config) (stop func() error) {
 // (keepAliveMaxConnectionAge), so the worker dials and shakes hands again.
 // It finalizes after that only if it read the new files: no restart.
 func TestWorkerReloadsARotatedCertificate(t *testing.T) {
-	srv := mtlstest.StartWith(t, mtlstest.Options{MaxConnectionAge: 2 * time.Second})
+	const recycled = 5 * time.Second
+	srv := mtlstest.StartWith(t, mtlstest.Options{MaxConnectionAge: recycled})
 	p := &srv.PKI
 	dir := t.TempDir()
 	cert, key := filepath.Join(dir, "worker.pem"), filepath.Join(dir, "worker-key.pem")
@@ -208,6 +209,8 @@ func TestWorkerReloadsARotatedCertificate(t *testing.T) {
 	require.NoError(t, p.IssueClient(filepath.Join(next, "c.pem"), filepath.Join(next, "k.pem"), "worker, rotated", time.Now().Add(24*time.Hour)))
 	require.NoError(t, os.Rename(filepath.Join(next, "k.pem"), key))
 	require.NoError(t, os.Rename(filepath.Join(next, "c.pem"), cert))
-	time.Sleep(time.Until(expires) + 3*time.Second)
+	// Past the expiry by a whole recycling (and its jitter): every call
+	// from now on goes over a connection shaken hands after it.
+	time.Sleep(time.Until(expires) + recycled + recycled/5)
 	finalize(2)
 }
