@@ -25,11 +25,11 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // javaTests narrows the Java tests to run (surefire's -Dtest), for work on

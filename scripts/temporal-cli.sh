@@ -4,7 +4,7 @@
 # module's dependencies. Cold it compiles ~1,000 packages: ~12-18 min on 2 cores.
 #
 # Idempotent: a cached binary that answers `temporal --version` is reused.
-# Concurrent runs (this script, or worker/devserver.EnsureCLI from test
+# Concurrent runs (this script, or internal/devserver.EnsureCLI from test
 # binaries) serialize on the same lock file. The binary is built into a
 # staging folder and renamed into place, so a killed build never leaves a
 # half-written binary behind. Prints the binary path as its last line.
@@ -45,7 +45,7 @@ if usable; then
 fi
 
 # $TEMPORALTEST_CLI, or a `temporal` on PATH embedding server 1.29 or newer
-# (what worker/devserver accepts too), saves the build.
+# (what internal/devserver accepts too), saves the build.
 if [[ -n "${TEMPORALTEST_CLI:-}" ]]; then
   log "using \$TEMPORALTEST_CLI=$TEMPORALTEST_CLI"
   echo "$TEMPORALTEST_CLI"

@@ -28,11 +28,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // docker-compose.yml must run what scripts/topology.sh runs natively

@@ -23,10 +23,10 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // Bad configuration fails Run before it connects to anything: the

@@ -12,7 +12,7 @@ import (
 )
 
 // TestReplayRecordedHistories replays histories recorded from real
-// executions (go test ./internal/e2etest -record-histories): a change that
+// executions (go test ./e2e -record-histories): a change that
 // makes the workflows decide differently on the same history fails here
 // before it breaks running executions. The replayer registers every
 // workflow a worker does (the finalizer's and the reconciler's), so a

@@ -22,11 +22,11 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 type settings struct {

@@ -1,5 +1,5 @@
 // Package temporaltest gives a test its own Temporal dev server
-// (worker/devserver), stopped when the test ends and kept on disk when it
+// (internal/devserver), stopped when the test ends and kept on disk when it
 // failed. Under -short it skips: the quick tier starts no server.
 package temporaltest
 
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // Start starts a dev server for one test and stops it when the test ends.

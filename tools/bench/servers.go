@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // servers are the run's real servers, shared by every store and path.

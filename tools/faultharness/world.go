@@ -17,9 +17,9 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // Task queues of a run; the run has its Temporal server to itself. A run

@@ -21,8 +21,8 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // ServerVersion is the Temporal server the topology runs: the version of

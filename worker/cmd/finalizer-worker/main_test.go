@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 // outcome is one in-process run of the worker's command.

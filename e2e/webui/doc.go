@@ -1,5 +1,5 @@
-// Package webuitest proves, in a real browser, what an operator sees of a
+// Package webui proves, in a real browser, what an operator sees of a
 // stuck finalization in the Temporal Web UI: headless Chromium (Debian's
 // package, installed when missing) driven with chromedp against the dev
 // server's UI, while a finalization is parked in Verifying.
-package webuitest
+package webui

@@ -1,4 +1,4 @@
-package e2etest
+package e2e
 
 import (
 	"os"
@@ -112,7 +112,7 @@ func record(t *testing.T, e *env, name string, run sdkclient.WorkflowRun) {
 	}
 	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(&history)
 	require.NoError(t, err)
-	dir := filepath.Join("..", "..", "workflows", "testdata", "histories")
+	dir := filepath.Join("..", "workflows", "testdata", "histories")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644))
 }

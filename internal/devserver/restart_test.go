@@ -2,8 +2,8 @@ package devserver_test
 
 import (
 	"context"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 	"testing"
 	"time"
 

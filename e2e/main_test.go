@@ -1,4 +1,4 @@
-package e2etest
+package e2e
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 var recordHistories = flag.Bool("record-histories", false, "write the scenarios' histories to workflows/testdata/histories")

@@ -3,8 +3,8 @@ package devserver_test
 import (
 	"bufio"
 	"context"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 	"io"
 	"net/http"
 	"os"

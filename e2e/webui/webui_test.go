@@ -1,4 +1,4 @@
-package webuitest
+package webui
 
 import (
 	"context"
@@ -21,12 +21,12 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
-	"github.com/checkpoint-finalizer/finalizer/worker/devserver"
 )
 
 const chromium = "/usr/bin/chromium"
