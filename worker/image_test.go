@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	fversion "github.com/checkpoint-finalizer/finalizer/internal/version"
 )
 
@@ -151,6 +152,7 @@ func flagValue(args []string, name string) (string, bool) {
 // --version as internal/version prints it, and the runtime stage installs
 // each one.
 func TestDockerfileBuildsStaticBinaries(t *testing.T) {
+	realserver.RequireBuild(t, "the Dockerfile's static binaries")
 	builds := dockerfileGoBuilds(t)
 	var names []string
 	for _, b := range builds {

@@ -24,6 +24,16 @@ func Require(tb testing.TB, servers string) {
 	}
 }
 
+// RequireBuild skips tb under -short, naming what it builds: the quick
+// tier builds no binary (a build with VCS stamping or other flags misses
+// the build cache and costs seconds each).
+func RequireBuild(tb testing.TB, what string) {
+	tb.Helper()
+	if Short() {
+		tb.Skipf("builds %s: skipped by -short (bash scripts/test.sh runs it)", what)
+	}
+}
+
 // Short reports whether this is a test binary run with -short. It is false
 // outside tests (dev mode and the tools start the same servers) and before
 // the test flags are parsed, where testing.Short would panic.

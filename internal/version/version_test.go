@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
 // A binary built from a clone says which commit it is: what an operator
@@ -15,6 +17,7 @@ import (
 // binary of the module answers --version) and the finalizer_build_info
 // metric.
 func TestBinariesNameTheirCommit(t *testing.T) {
+	realserver.RequireBuild(t, "every binary of the module")
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	require.NoError(t, err, "the tests run in a clone")
 	head := strings.TrimSpace(string(out))
@@ -42,6 +45,7 @@ func TestBinariesNameTheirCommit(t *testing.T) {
 // A binary built from a clone checked out at a release tag prints the tag:
 // the go command stamps the module version from version control.
 func TestBinaryBuiltAtTagPrintsIt(t *testing.T) {
+	realserver.RequireBuild(t, "the CLI from a tagged clone")
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	require.NoError(t, err, "the tests run in a clone")
 	head := strings.TrimSpace(string(out))

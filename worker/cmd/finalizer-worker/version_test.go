@@ -19,6 +19,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -30,6 +31,7 @@ const releaseVersion = "v9.8.7-rc.1"
 // version with -ldflags -X.
 func buildRelease(t *testing.T) string {
 	t.Helper()
+	realserver.RequireBuild(t, "the worker as a release does")
 	bin := filepath.Join(t.TempDir(), "finalizer-worker")
 	build := exec.Command("go", "build", "-o", bin,
 		"-ldflags", "-X github.com/checkpoint-finalizer/finalizer/internal/version.version="+releaseVersion, ".")
