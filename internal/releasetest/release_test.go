@@ -35,7 +35,7 @@ func TestRelease(t *testing.T) {
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	require.NoError(t, err)
 	clone := filepath.Join(t.TempDir(), "repo")
-	run(t, "", "git", "clone", "-q", strings.TrimSpace(string(top)), clone)
+	run(t, "", nil, "git", "clone", "-q", strings.TrimSpace(string(top)), clone)
 	// What the tree changed since HEAD, so that the script and the build
 	// under test are the tree's (a release refuses a dirty tree unless told).
 	dirty := "ALLOW_DIRTY="
@@ -49,7 +49,7 @@ func TestRelease(t *testing.T) {
 
 	first, second := filepath.Join(t.TempDir(), "dist"), filepath.Join(t.TempDir(), "dist")
 	for _, dist := range []string{first, second} {
-		run(t, clone, "bash", "scripts/release.sh", tag, "PLATFORMS=linux/amd64", "DIST="+dist, dirty)
+		run(t, clone, []string{"PLATFORMS=linux/amd64", "DIST=" + dist, dirty}, "bash", "scripts/release.sh", tag)
 	}
 	out := filepath.Join(first, tag)
 	want := []string{
@@ -84,14 +84,10 @@ func TestRelease(t *testing.T) {
 	assert.Contains(t, chart, "appVersion: "+version)
 }
 
-// run runs a command in dir, its trailing NAME=value arguments as its
-// environment, and fails the test with its output when it fails.
-func run(t *testing.T, dir string, name string, args ...string) {
+// run runs a command in dir with env added to the test's environment, and
+// fails the test with its output when it fails.
+func run(t *testing.T, dir string, env []string, name string, args ...string) {
 	t.Helper()
-	var env []string
-	for len(args) > 0 && strings.Contains(args[len(args)-1], "=") && !strings.HasPrefix(args[len(args)-1], "-") {
-		env, args = append(env, args[len(args)-1]), args[:len(args)-1]
-	}
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()

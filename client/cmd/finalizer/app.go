@@ -169,10 +169,8 @@ func valueError(fs *flag.FlagSet, err error) (string, bool) {
 	switch g.Get().(type) {
 	case time.Duration:
 		rule = "a duration such as 90s, 15m or 1h"
-	case uint64, uint, int, int64:
+	case uint64, int:
 		rule = "a whole number"
-	case bool:
-		rule = "true or false"
 	default:
 		return "", false
 	}

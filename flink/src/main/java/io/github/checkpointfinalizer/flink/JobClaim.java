@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 
@@ -107,7 +108,7 @@ final class JobClaim {
                 // without claiming it stays its restore base.
                 List<CompletedCheckpoint> base = new ArrayList<>();
                 known.stream().filter(c -> c.getProperties().isUnclaimed())
-                        .max(java.util.Comparator.comparingLong(CompletedCheckpoint::getCheckpointID))
+                        .max(Comparator.comparingLong(CompletedCheckpoint::getCheckpointID))
                         .ifPresent(base::add);
                 return base;
             case RestorePoint.RESOLVED:
