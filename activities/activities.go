@@ -14,6 +14,7 @@ type References interface {
 	Publish(ctx context.Context, p stores.Publication) error
 	Verify(ctx context.Context, id stores.CheckpointID, token string, attempt uint32) (stores.Verdict, error)
 	Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error
+	CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error
 	List(ctx context.Context, job stores.JobID) ([]stores.Entry, error)
 	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
 	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
@@ -51,6 +52,10 @@ type Activities struct {
 	// Temporal signals the per-job coordinator.
 	Temporal  Signaller
 	TaskQueue string
+	// Finalizations says whether a finalization has closed, so that its
+	// subsumed tombstone can be collected (RemoveCheckpoints); nil leaves
+	// every tombstone to the reconciler's collection.
+	Finalizations Finalizations
 	// Retain is how many references per job retention keeps (savepoints
 	// count; the newest non-savepoint is kept on top). 0 keeps everything.
 	Retain int

@@ -10,6 +10,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // RemovalInput is one retention pass's removals, oldest first.
@@ -17,16 +18,16 @@ type RemovalInput struct {
 	Job   stores.JobID `json:"job"`
 	Epoch uint64       `json:"epoch"`
 	Items []Removal    `json:"items"`
+	// Uncollected are earlier passes' removals whose subsumed tombstone is
+	// still to collect (contract.CoordinatorState.Uncollected).
+	Uncollected []Removal `json:"uncollected,omitempty"`
 }
 
 // Clusters is the cluster of the job (the worker's tenant gate).
 func (in RemovalInput) Clusters() []string { return in.Job.Clusters() }
 
 // Removal names a checkpoint to remove and the handle of its state.
-type Removal struct {
-	Checkpoint uint64 `json:"checkpoint"`
-	HandleKey  string `json:"handleKey"`
-}
+type Removal = contract.Removal
 
 // RemovalResult says what a pass removed.
 type RemovalResult struct {
@@ -40,6 +41,10 @@ type RemovalResult struct {
 	// stays: their handle could not be trusted, or their key says another
 	// reference may point into their directory.
 	Kept []KeptState `json:"kept,omitempty"`
+	// Uncollected are the removals whose subsumed tombstone stays for now:
+	// their finalization still runs (or Temporal did not say), and may
+	// still verify. The next pass passes them again.
+	Uncollected []Removal `json:"uncollected,omitempty"`
 }
 
 // KeptState is state a removal left in place, and why.
@@ -60,13 +65,21 @@ func (a *Activities) discardRemoved(ctx context.Context, handleKey string) (stri
 }
 
 // RemoveCheckpoints removes a pass's checkpoints in order, each subsumed
-// (tombstone + watermark, epoch-conditional) before its state is discarded.
-// It is one regular activity, so the whole batch is durable once the pass
-// decided it: a worker that dies halfway leaves the rest to the retry,
-// which finds the finished ones done (a subsume sees its own tombstone, a
-// discard its handle gone). It heartbeats its progress.
+// (tombstone + watermark, epoch-conditional) before its state is discarded,
+// then its tombstone collected once its finalization has closed
+// (collectSubsumed), so that what the store holds for a job stays bounded
+// by its retention and its running finalizations. It is one regular
+// activity, so the whole batch is durable once the pass decided it: a
+// worker that dies halfway leaves the rest to the retry, which finds the
+// finished ones done (a subsume sees its own tombstone or the key
+// collected, a discard its handle gone). It heartbeats its progress.
 func (a *Activities) RemoveCheckpoints(ctx context.Context, in RemovalInput) (RemovalResult, error) {
 	var res RemovalResult
+	for _, r := range in.Uncollected {
+		if err := a.collectSubsumed(ctx, in.Job, r, &res); err != nil {
+			return res, err
+		}
+	}
 	for i, r := range in.Items {
 		activity.RecordHeartbeat(ctx, i)
 		id := stores.CheckpointID{JobID: in.Job, Checkpoint: r.Checkpoint}
@@ -88,6 +101,40 @@ func (a *Activities) RemoveCheckpoints(ctx context.Context, in RemovalInput) (Re
 			continue
 		}
 		res.Removed++
+		if err := a.collectSubsumed(ctx, in.Job, r, &res); err != nil {
+			return res, err
+		}
 	}
 	return res, nil
+}
+
+// collectSubsumed collects the subsumed tombstone of a removal whose state
+// is gone, once Temporal says the finalization that published it has
+// closed: no verify of its token can come any more, so the tombstone has
+// served its one purpose (I7). The finalization's ID and token derive from
+// the handle key, never from a report. One that still runs, or that
+// Temporal did not answer for, goes to res.Uncollected; a key holding
+// anything else is left to the reconciler's collection.
+func (a *Activities) collectSubsumed(ctx context.Context, job stores.JobID, r Removal, res *RemovalResult) error {
+	if a.Finalizations == nil {
+		return nil
+	}
+	id, epoch, err := blobstate.ParseKey(r.HandleKey)
+	if err != nil || id != (stores.CheckpointID{JobID: job, Checkpoint: r.Checkpoint}) {
+		return nil // not a handle of this key: its tombstone is not ours to judge
+	}
+	st, err := a.Finalizations.Finalization(ctx, contract.FinalizationID(id, epoch))
+	if err != nil || st.Running {
+		if err != nil {
+			activity.GetLogger(ctx).Warn("finalization not described; its subsumed tombstone stays for the next pass", "checkpoint", id, "error", err)
+		}
+		res.Uncollected = append(res.Uncollected, r)
+		return nil
+	}
+	err = a.References.CollectSubsumed(ctx, id, contract.Token(id, epoch))
+	CountStoreCall(ctx, "collect", stores.OutcomeOf(err))
+	if stores.OutcomeOf(err) == stores.Rejected {
+		return nil
+	}
+	return Translate(err)
 }

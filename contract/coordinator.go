@@ -25,6 +25,16 @@ type CoordinatorState struct {
 	// landed between the pass's read and its removal); removals wait for a
 	// report of a newer epoch, whose pass reads the store again.
 	Deposed bool `json:"deposed,omitempty"`
+	// Uncollected are checkpoints a pass subsumed while their finalization
+	// still ran: the tombstone answers that finalization's verify (I7), and
+	// a later pass collects it once the finalization has closed.
+	Uncollected []Removal `json:"uncollected,omitempty"`
+}
+
+// Removal names a checkpoint retention removes and the handle of its state.
+type Removal struct {
+	Checkpoint uint64 `json:"checkpoint"`
+	HandleKey  string `json:"handleKey"`
 }
 
 // CoordinatorStatus answers the coordinator's status query.

@@ -111,11 +111,11 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 	reconcile.Register(w)
 	w.RegisterActivity(&activities.Activities{
 		References: e.refs, Leadership: e.store, States: e.states, StoreKind: b.name,
-		Temporal: c, TaskQueue: e.taskQueue, Retain: retain,
+		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: activities.TemporalFinalizations{Client: c},
 	})
 	w.RegisterActivity(&reconcileacts.Activities{
 		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states,
-		Finalizations: reconcileacts.TemporalFinalizations{Client: c},
+		Finalizations: activities.TemporalFinalizations{Client: c},
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.
 		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},

@@ -188,9 +188,10 @@ func DecideVerify(cur Entry, token string, attempt uint32, now time.Time) (Verdi
 // DecideSubsume decides the removal of a checkpoint's reference by the
 // job's subsumption owner: the key becomes a tombstone and the watermark
 // rises to the checkpoint. It returns what to write; both nil when the
-// subsumption already stands.
+// subsumption already stands: a tombstone, or nothing at all (its
+// tombstone collected, DecideCollectSubsumed), at or below the watermark.
 func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Time) (*Entry, *JobState, error) {
-	done := cur.Tombstone != nil && job.Watermark >= id
+	done := cur.Reference == nil && job.Watermark >= id
 	if done {
 		return nil, nil, nil
 	}
@@ -263,6 +264,34 @@ func DecideCollect(job JobState, entries []Entry, olderThan time.Time) (drop []u
 		next = &forgotten
 	}
 	return drop, next
+}
+
+// DecideCollectSubsumed decides the collection of one subsumed tombstone
+// ahead of the TTL: the caller has learned from Temporal that the
+// finalization of token has closed, so no verify of it can still come and
+// the tombstone's one purpose, telling that verify its token was published
+// (I7), is served. The key lies at or below the watermark, so no publish
+// can land on it once it is free, and a verify of another token finds it
+// free and fences it, as it would any key nobody published. It returns
+// whether to delete the key; false without an error when the key holds
+// nothing (a retry finding its own delete), ErrConflict when it holds
+// anything but that tombstone.
+func DecideCollectSubsumed(job JobState, cur Entry, token string) (bool, error) {
+	t := cur.Tombstone
+	wrap := func(format string, args ...any) error {
+		return fmt.Errorf("collect the subsumed tombstone of checkpoint %d token %q: %s: %w", cur.Checkpoint, token, fmt.Sprintf(format, args...), ErrConflict)
+	}
+	switch {
+	case cur.Absent():
+		return false, nil
+	case cur.Reference != nil:
+		return false, wrap("published by token %q", cur.Reference.Token)
+	case t.Token != token || t.Reason != ReasonSubsumed:
+		return false, wrap("tombstone (%s) of token %q", t.Reason, t.Token)
+	case cur.Checkpoint > job.Watermark:
+		return false, wrap("above the watermark %d", job.Watermark)
+	}
+	return true, nil
 }
 
 // DecideQuarantine decides the quarantine of a dangling reference: the key

@@ -39,6 +39,12 @@ type ReferenceStore interface {
 	// never pass a version check of the new one.
 	CollectTombstones(ctx context.Context, job JobID, olderThan time.Time) (int, error)
 
+	// CollectSubsumed deletes the checkpoint's key if it holds the
+	// subsumed tombstone of token, once the caller knows that token's
+	// finalization has closed (DecideCollectSubsumed). Nil when the key
+	// holds nothing; ErrConflict when it holds anything else.
+	CollectSubsumed(ctx context.Context, id CheckpointID, token string) error
+
 	// Read returns the entry of one checkpoint key, Absent if none.
 	Read(ctx context.Context, id CheckpointID) (Entry, error)
 	// ReadJob returns the job's state, the zero JobState if never claimed.
@@ -85,6 +91,14 @@ func ValidateIdentity(id CheckpointID, epoch uint64) error {
 		return err
 	}
 	return validateEpoch(epoch)
+}
+
+// ValidateCollectSubsumed checks an early collection's input.
+func ValidateCollectSubsumed(id CheckpointID, token string) error {
+	if err := id.Validate(); err != nil {
+		return err
+	}
+	return validateText("token", token, MaxTokenLength)
 }
 
 // ValidateRetire checks a retirement's input.

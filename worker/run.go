@@ -89,15 +89,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	if o.wrapReferences != nil {
 		references = o.wrapReferences(refs)
 	}
+	finalizations := activities.TemporalFinalizations{Client: c}
 	register(w, &activities.Activities{
-		References: references,
-		Leadership: references,
-		States:     states,
-		Layout:     layout,
-		StoreKind:  string(cfg.Store.Kind),
-		Temporal:   c,
-		TaskQueue:  cfg.Temporal.TaskQueue,
-		Retain:     cfg.Retain,
+		References:    references,
+		Leadership:    references,
+		States:        states,
+		Layout:        layout,
+		StoreKind:     string(cfg.Store.Kind),
+		Temporal:      c,
+		TaskQueue:     cfg.Temporal.TaskQueue,
+		Finalizations: finalizations,
+		Retain:        cfg.Retain,
 	}, &reconcileacts.Activities{
 		// Every backend serves the inventory (referenceStore), so the store
 		// opened above is it; the fences go where the finalizer's go.
@@ -106,7 +108,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		States:        states,
 		Handles:       states,
 		Layout:        layout,
-		Finalizations: reconcileacts.TemporalFinalizations{Client: c},
+		Finalizations: finalizations,
 		Floors:        reconcileacts.Floors{Grace: cfg.ReconcileMinGrace, TombstoneTTL: cfg.ReconcileMinTombstoneTTL},
 	})
 	if err := w.Start(); err != nil {

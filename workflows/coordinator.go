@@ -178,12 +178,13 @@ func retain(ctx workflow.Context, local bool, status *contract.CoordinatorStatus
 }
 
 // removeBatch removes a pass's references through one RemoveCheckpoints
-// activity, which the server retries until it is done.
+// activity, which the server retries until it is done, and collects the
+// tombstones earlier passes left uncollected.
 func removeBatch(ctx workflow.Context, job stores.JobID, status *contract.CoordinatorStatus, remove []stores.Entry) error {
-	if len(remove) == 0 {
+	if len(remove) == 0 && len(status.Uncollected) == 0 {
 		return nil
 	}
-	in := activities.RemovalInput{Job: job, Epoch: status.Epoch}
+	in := activities.RemovalInput{Job: job, Epoch: status.Epoch, Uncollected: status.Uncollected}
 	for _, e := range remove {
 		in.Items = append(in.Items, activities.Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
 	}
@@ -193,6 +194,7 @@ func removeBatch(ctx workflow.Context, job stores.JobID, status *contract.Coordi
 	}
 	status.Removed += res.Removed
 	status.Deposed = res.Deposed
+	status.Uncollected = res.Uncollected
 	if len(res.Kept) > 0 {
 		return fmt.Errorf("checkpoints of %s whose reference is removed and state kept: %+v", job, res.Kept)
 	}

@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -251,4 +253,59 @@ func (f *fixture) coordinatorStatus() contract.CoordinatorStatus {
 	var st contract.CoordinatorStatus
 	contracttest.DecodeChecked(f.t, "coordinator-status.schema.json", v.Get, &st)
 	return st
+}
+
+// runningFinalizations answers that the named finalizations still run and
+// every other one has closed.
+type runningFinalizations map[string]bool
+
+func (r runningFinalizations) Finalization(_ context.Context, id string) (activities.FinalizationState, error) {
+	return activities.FinalizationState{WorkflowID: id, Found: true, Running: r[id], Status: "Completed"}, nil
+}
+
+// A pass collects the tombstone of each checkpoint it removed once the
+// finalization that published it has closed, so the job's keys stay
+// bounded by retention and the finalizations still running; a running
+// one's tombstone stays (its verify must find it published, I7) and a
+// later pass collects it.
+func TestCoordinatorCollectsTombstonesOfClosedFinalizations(t *testing.T) {
+	f := newFixture(t, 1)
+	reqs := map[uint64]contract.FinalizeRequest{}
+	for n := uint64(1); n <= 3; n++ {
+		reqs[n] = f.publishDirect(n, false)
+	}
+	running := runningFinalizations{reqs[2].WorkflowID(): true}
+	f.acts.Finalizations = running
+	f.env.RegisterDelayedCallback(func() {
+		f.env.SignalWorkflow(contract.PublishedSignal, contract.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 3})
+	}, time.Second)
+	f.env.RegisterDelayedCallback(func() {
+		st := f.coordinatorStatus()
+		assert.Equal(t, 2, st.Removed)
+		assert.Equal(t, []contract.Removal{{Checkpoint: 2, HandleKey: blobstate.Key(reqs[2].CheckpointID(), 1)}}, st.Uncollected)
+		assert.True(t, f.entry(1).Absent(), "a closed finalization's tombstone is collected")
+		assert.Equal(t, stores.ReasonSubsumed, f.entry(2).Tombstone.Reason, "a running finalization's tombstone stays")
+
+		delete(running, reqs[2].WorkflowID())
+		f.publishDirect(4, false)
+		f.env.SignalWorkflow(contract.PublishedSignal, contract.PublishedReport{Cluster: "c1", Job: "j1", Epoch: 1, Checkpoint: 4})
+	}, time.Minute)
+	f.env.RegisterDelayedCallback(func() {
+		st := f.coordinatorStatus()
+		assert.Equal(t, 3, st.Removed)
+		assert.Empty(t, st.Uncollected)
+		f.env.CancelWorkflow()
+	}, time.Hour)
+	f.env.ExecuteWorkflow(contract.CoordinatorWorkflow, contract.CoordinatorState{Cluster: "c1", Job: "j1", Epoch: 1})
+
+	entries, err := f.inner.ListEntries(t.Context(), job)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the retained reference is left: %+v", entries)
+	assert.Equal(t, uint64(4), entries[0].Checkpoint)
+	st, err := f.inner.ReadJob(t.Context(), job)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), st.Watermark, "the watermark keeps the collected keys unpublishable")
+	for _, n := range []uint64{1, 2, 3} {
+		assert.False(t, f.exists(fmt.Sprintf("c1/j1/chk-%d/data-0", n)), "checkpoint %d's state discarded", n)
+	}
 }

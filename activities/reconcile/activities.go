@@ -101,7 +101,7 @@ type Activities struct {
 	Layout blobstate.Layout
 	// Finalizations answers, by workflow ID, whether an orphan's
 	// finalization is closed.
-	Finalizations Finalizations
+	Finalizations activities.Finalizations
 	// Floors bound every cutoff the activities apply; required (the zero
 	// value is refused as NotWired rather than read as "no floor").
 	Floors Floors

@@ -31,8 +31,8 @@ import (
 // closedFinalizations answers every finalization as Completed/Discarded.
 type closedFinalizations struct{}
 
-func (closedFinalizations) Finalization(_ context.Context, id string) (reconcileacts.FinalizationState, error) {
-	return reconcileacts.FinalizationState{WorkflowID: id, Found: true, Status: "Completed", Phase: string(contract.Discarded)}, nil
+func (closedFinalizations) Finalization(_ context.Context, id string) (activities.FinalizationState, error) {
+	return activities.FinalizationState{WorkflowID: id, Found: true, Status: "Completed", Phase: string(contract.Discarded)}, nil
 }
 
 type world struct {

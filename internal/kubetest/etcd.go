@@ -1,10 +1,13 @@
 package kubetest
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -71,4 +74,23 @@ func waitHTTP(p *process, url string, client *http.Client, timeout time.Duration
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// EtcdDBSize is the size of etcd's database file as etcd reports it
+// (etcd_mvcc_db_total_size_in_bytes): what its space quota is counted
+// against.
+func (s *Server) EtcdDBSize() (int64, error) {
+	resp, err := http.Get(s.etcdURL + "/metrics")
+	if err != nil {
+		return 0, fmt.Errorf("etcd metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "etcd_mvcc_db_total_size_in_bytes "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return int64(f), err
+		}
+	}
+	return 0, fmt.Errorf("etcd metrics: no etcd_mvcc_db_total_size_in_bytes (%v)", sc.Err())
 }

@@ -54,8 +54,10 @@ type Server struct {
 	StartDuration time.Duration
 
 	etcd, apiserver *process
-	keep            atomic.Bool
-	stopped         atomic.Bool
+	// etcdURL is etcd's own client URL, past any proxy.
+	etcdURL string
+	keep    atomic.Bool
+	stopped atomic.Bool
 }
 
 // Start starts etcd and kube-apiserver and waits until the API server is
@@ -89,6 +91,7 @@ func Start(opts Options) (*Server, error) {
 	if s.etcd, etcdURL, err = startEtcd(etcdBin, dir); err != nil {
 		return fail(err)
 	}
+	s.etcdURL = etcdURL
 	if opts.EtcdProxy {
 		if s.EtcdProxy, err = NewProxy("etcd", strings.TrimPrefix(etcdURL, "http://")); err != nil {
 			return fail(err)

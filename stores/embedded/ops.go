@@ -40,11 +40,7 @@ func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
 		return err
 	}
 	return s.update(ctx, fmt.Sprintf("publish checkpoint %s", p.CheckpointID), func(tx *bolt.Tx) error {
-		job, err := readJob(tx, p.JobID)
-		if err != nil {
-			return err
-		}
-		cur, err := readEntry(tx, p.CheckpointID)
+		job, cur, err := readKey(tx, p.CheckpointID)
 		if err != nil {
 			return err
 		}
@@ -88,11 +84,7 @@ func (s *Store) Subsume(ctx context.Context, id stores.CheckpointID, epoch uint6
 		return err
 	}
 	return s.update(ctx, fmt.Sprintf("subsume checkpoint %s", id), func(tx *bolt.Tx) error {
-		job, err := readJob(tx, id.JobID)
-		if err != nil {
-			return err
-		}
-		cur, err := readEntry(tx, id)
+		job, cur, err := readKey(tx, id)
 		if err != nil {
 			return err
 		}
@@ -167,4 +159,32 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 		return nil
 	})
 	return n, err
+}
+
+// CollectSubsumed implements stores.ReferenceStore.
+func (s *Store) CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error {
+	if err := stores.ValidateCollectSubsumed(id, token); err != nil {
+		return err
+	}
+	return s.update(ctx, fmt.Sprintf("collect the subsumed tombstone of checkpoint %s", id), func(tx *bolt.Tx) error {
+		job, cur, err := readKey(tx, id)
+		if err != nil {
+			return err
+		}
+		drop, err := stores.DecideCollectSubsumed(job, cur, token)
+		if err != nil || !drop {
+			return err
+		}
+		return tx.Bucket(refsBucket).Delete(refKey(id))
+	})
+}
+
+// readKey reads a checkpoint's key and its job's state in one transaction.
+func readKey(tx *bolt.Tx, id stores.CheckpointID) (stores.JobState, stores.Entry, error) {
+	job, err := readJob(tx, id.JobID)
+	if err != nil {
+		return stores.JobState{}, stores.Entry{}, err
+	}
+	cur, err := readEntry(tx, id)
+	return job, cur, err
 }

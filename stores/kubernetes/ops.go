@@ -155,3 +155,23 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 	}
 	return collected, nil
 }
+
+// CollectSubsumed implements stores.ReferenceStore: the key leaves the
+// ConfigMap in one Update conditional on what was read.
+func (s *Store) CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error {
+	if err := stores.ValidateCollectSubsumed(id, token); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("collect the subsumed tombstone of %s", id)
+	return s.mutate(ctx, op, id.JobID, serverFits, func(snap *snapshot) (*change, error) {
+		cur, err := snap.entry(id.Checkpoint)
+		if err != nil {
+			return nil, decodeFailure(op, err)
+		}
+		drop, err := stores.DecideCollectSubsumed(snap.state, cur, token)
+		if err != nil || !drop {
+			return nil, err
+		}
+		return &change{drop: []uint64{id.Checkpoint}}, nil
+	})
+}

@@ -34,6 +34,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"RetireRetained", testRetireRetained},
 		{"ResubmitAfterRetire", testResubmitAfterRetire},
 		{"CollectKeepsFencesAboveWatermark", testCollectKeepsFencesAboveWatermark},
+		{"CollectSubsumed", testCollectSubsumed},
 		{"ConcurrentPublishers", testConcurrentPublishers},
 		{"ConcurrentVerifyAndPublish", testConcurrentVerifyAndPublish},
 		{"InvalidInputWritesNothing", testInvalidInputWritesNothing},

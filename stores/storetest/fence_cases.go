@@ -233,3 +233,47 @@ func testCollectKeepsFencesAboveWatermark(t *testing.T, h Harness) {
 	requireRejected(t, s.Publish(ctx(t), publication(7, 1, "tok", 1)), stores.ErrFenced)
 	requireRejected(t, s.Publish(ctx(t), publication(2, 1, "two", 1)), stores.ErrBelowWatermark)
 }
+
+// A subsumed tombstone goes as soon as its finalization has closed (the
+// caller's knowledge): only that tombstone, of that token, at or below the
+// watermark. The freed key takes no publish, and a verify finds it free.
+// Anything else at the key is a conflict that deletes nothing; a retry
+// finding its own delete is Published.
+func testCollectSubsumed(t *testing.T, h Harness) {
+	s := h.Open(t)
+	claim(t, s, 1)
+	publish(t, s, publication(1, 1, "one", 1))
+	publish(t, s, publication(2, 1, "two", 1))
+	publish(t, s, publication(3, 1, "three", 2))
+	require.NoError(t, s.Subsume(ctx(t), checkpoint(1), 1))
+	require.NoError(t, s.Subsume(ctx(t), checkpoint(2), 1))
+	assert.Equal(t, stores.Absent, verify(t, s, 5, "five", 1), "a fence above the watermark")
+	subsumed := read(t, s, 2)
+
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(2), "one"), stores.ErrConflict)
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(3), "three"), stores.ErrConflict)
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(5), "five"), stores.ErrConflict)
+	assert.Equal(t, subsumed, read(t, s, 2), "a conflict deletes nothing")
+	assert.NotNil(t, read(t, s, 3).Reference)
+	assert.NotNil(t, read(t, s, 5).Tombstone)
+
+	require.NoError(t, s.CollectSubsumed(ctx(t), checkpoint(2), "two"))
+	assert.True(t, read(t, s, 2).Absent())
+	require.NoError(t, s.CollectSubsumed(ctx(t), checkpoint(2), "two"), "a retry finds its own delete")
+	assert.NotNil(t, read(t, s, 1).Tombstone, "only the named key goes")
+	requireRejected(t, s.Publish(ctx(t), publication(2, 1, "two", 2)), stores.ErrBelowWatermark)
+	st, err := s.ReadJob(ctx(t), testJob)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), st.Watermark, "the watermark stays")
+
+	// A late verify of another token finds the key free and fences it.
+	assert.Equal(t, stores.Absent, verify(t, s, 2, "other", 1))
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(2), "two"), stores.ErrConflict)
+
+	// A retired job's subsumed tombstone goes the same way, and a retired
+	// key's never.
+	require.NoError(t, s.Retire(ctx(t), testJob, 1, false))
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(3), "three"), stores.ErrConflict)
+	require.NoError(t, s.CollectSubsumed(ctx(t), checkpoint(1), "one"))
+	assert.True(t, read(t, s, 1).Absent())
+}

@@ -38,6 +38,8 @@ func (c call) run(ctx context.Context, s stores.ReferenceStore, inv stores.Inven
 			return outcome(err)
 		}
 		return answer{Count: n}
+	case opCollectSubsumed:
+		return outcome(s.CollectSubsumed(ctx, c.id(), c.Token))
 	case opQuarantine:
 		return outcome(inv.Quarantine(ctx, c.id(), c.Token))
 	case opRead:

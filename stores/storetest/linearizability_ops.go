@@ -21,6 +21,7 @@ const (
 	opSubsume
 	opRetire
 	opCollect
+	opCollectSubsumed
 	opQuarantine
 	opRead
 	opReadJob
@@ -29,7 +30,7 @@ const (
 	opListJobs
 )
 
-var opNames = [...]string{"Claim", "Publish", "Verify", "Subsume", "Retire", "Collect", "Quarantine",
+var opNames = [...]string{"Claim", "Publish", "Verify", "Subsume", "Retire", "Collect", "CollectSubsumed", "Quarantine",
 	"Read", "ReadJob", "List", "ListEntries", "ListJobs"}
 
 func (k opKind) String() string { return opNames[k] }

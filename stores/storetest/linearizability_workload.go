@@ -17,7 +17,7 @@ var linearizabilityJobs = []stores.JobID{{Cluster: "lin-a", Job: "j1"}, {Cluster
 // publishes of fresh keys racing each retirement.
 var weights = []weight{
 	{opClaim, 3, false}, {opPublish, 40, false}, {opVerify, 10, false}, {opSubsume, 5, false},
-	{opRetire, 7, false}, {opCollect, 5, false}, {opQuarantine, 2, true},
+	{opRetire, 7, false}, {opCollect, 5, false}, {opCollectSubsumed, 2, false}, {opQuarantine, 2, true},
 	{opRead, 10, false}, {opReadJob, 8, false}, {opList, 4, false},
 	{opListEntries, 3, true}, {opListJobs, 2, true},
 }
@@ -119,6 +119,11 @@ func (w *workload) learn(c call, a answer) {
 			w.next = append(w.next, call{Kind: opClaim, Job: c.Job, Epoch: c.Epoch + 1, Owner: w.owner()})
 		}
 		w.next = append(w.next, call{Kind: opCollect, Job: c.Job, Aged: true}, call{Kind: opReadJob, Job: c.Job})
+	case c.Kind == opSubsume && a.Rejection == "":
+		// The remover collects a subsumed tombstone once the finalization
+		// of its token has closed: the token is the call's, so half the
+		// time another one than the key's.
+		w.next = append(w.next, call{Kind: opCollectSubsumed, Job: c.Job, Key: c.Key, Token: c.Token})
 	case c.Kind == opReadJob:
 		w.epoch[c.Job] = a.State.Epoch
 		if a.State.Retired {

@@ -28,7 +28,7 @@ func describeCall(c call, a answer) string {
 		in = fmt.Sprintf("epoch %d keep %t", c.Epoch, c.Keep)
 	case opCollect:
 		in = fmt.Sprintf("aged %t", c.Aged)
-	case opQuarantine:
+	case opQuarantine, opCollectSubsumed:
 		in = fmt.Sprintf("#%d %s", c.Key, c.Token)
 	case opRead:
 		in = fmt.Sprintf("#%d", c.Key)

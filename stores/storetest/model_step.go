@@ -37,6 +37,12 @@ func step(m jobModel, c call, a answer) (bool, jobModel) {
 			m.Keys[n] = slot{}
 		}
 		return a.answers(a.Count == len(drop)), m.withJob(next)
+	case opCollectSubsumed:
+		drop, err := stores.DecideCollectSubsumed(m.Job, m.Keys[c.Key].entry(c.Key), c.Token)
+		if drop {
+			m.Keys[c.Key] = slot{}
+		}
+		return a.agrees(err), m
 	case opQuarantine:
 		e, err := stores.DecideQuarantine(m.Keys[c.Key].entry(c.Key), c.Token, modelNow)
 		return a.agrees(err), m.with(e)

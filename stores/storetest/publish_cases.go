@@ -136,6 +136,8 @@ func testInvalidInputWritesNothing(t *testing.T, h Harness) {
 	_, err := s.Verify(ctx(t), checkpoint(0), "tok", 1)
 	requireRejected(t, err, stores.ErrInvalid)
 	requireRejected(t, s.Subsume(ctx(t), checkpoint(1), 0), stores.ErrInvalid)
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(1), ""), stores.ErrInvalid)
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(0), "tok"), stores.ErrInvalid)
 
 	assert.True(t, read(t, s, 1).Absent())
 	list, err := s.List(ctx(t), testJob)

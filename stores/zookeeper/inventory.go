@@ -91,27 +91,12 @@ func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token st
 		return err
 	}
 	op := fmt.Sprintf("quarantine checkpoint %s", id)
-	return s.casLoop(ctx, op, func() (bool, error) {
-		job, jobVersion, err := s.getJob(ctx, id.JobID)
-		if err != nil {
-			return false, err
-		}
-		cur, version, err := s.getEntry(ctx, id)
-		if err != nil {
-			return false, err
-		}
+	// Decided on the key alone, read at one moment.
+	return s.writeKey(ctx, op, id, false, func(_ stores.JobState, cur stores.Entry, version int32) (any, error) {
 		next, err := stores.DecideQuarantine(cur, token, s.now())
 		if err != nil || next == nil {
-			return false, err // decided on the key alone, read at one moment
+			return nil, err
 		}
-		data, err := s.encode(*next)
-		if err != nil {
-			return false, err
-		}
-		touch, err := s.touchJob(id.JobID, job, jobVersion)
-		if err != nil {
-			return false, err
-		}
-		return s.apply(ctx, op, touch, s.put(s.keyPath(id), data, version))
+		return s.putEntry(id, *next, version)
 	})
 }

@@ -55,28 +55,12 @@ func (s *Store) Publish(ctx context.Context, p stores.Publication) error {
 		return err
 	}
 	op := fmt.Sprintf("publish checkpoint %s attempt %d", p.CheckpointID, p.Reference.Attempt)
-	return s.casLoop(ctx, op, func() (bool, error) {
-		job, jobVersion, err := s.getJob(ctx, p.JobID)
-		if err != nil {
-			return false, err
-		}
-		cur, version, err := s.getEntry(ctx, p.CheckpointID)
-		if err != nil {
-			return false, err
-		}
+	return s.writeKey(ctx, op, p.CheckpointID, true, func(job stores.JobState, cur stores.Entry, version int32) (any, error) {
 		next, err := stores.DecidePublish(job, cur, p)
 		if err != nil || next == nil {
-			return s.settled(ctx, p.JobID, jobVersion, err)
+			return nil, err
 		}
-		data, err := s.encode(*next)
-		if err != nil {
-			return false, err
-		}
-		touch, err := s.touchJob(p.JobID, job, jobVersion)
-		if err != nil {
-			return false, err
-		}
-		return s.apply(ctx, op, touch, s.put(s.keyPath(p.CheckpointID), data, version))
+		return s.putEntry(p.CheckpointID, *next, version)
 	})
 }
 
@@ -88,29 +72,14 @@ func (s *Store) Verify(ctx context.Context, id stores.CheckpointID, token string
 	}
 	op := fmt.Sprintf("verify checkpoint %s attempt %d", id, attempt)
 	var verdict stores.Verdict
-	err := s.casLoop(ctx, op, func() (bool, error) {
-		job, jobVersion, err := s.getJob(ctx, id.JobID)
-		if err != nil {
-			return false, err
-		}
-		cur, version, err := s.getEntry(ctx, id)
-		if err != nil {
-			return false, err
-		}
-		v, fence := stores.DecideVerify(cur, token, attempt, s.now())
-		verdict = v
+	// Decided on the key alone, read at one moment.
+	err := s.writeKey(ctx, op, id, false, func(_ stores.JobState, cur stores.Entry, version int32) (any, error) {
+		var fence *stores.Entry
+		verdict, fence = stores.DecideVerify(cur, token, attempt, s.now())
 		if fence == nil {
-			return false, nil // decided on the key alone, read at one moment
+			return nil, nil
 		}
-		data, err := s.encode(*fence)
-		if err != nil {
-			return false, err
-		}
-		touch, err := s.touchJob(id.JobID, job, jobVersion)
-		if err != nil {
-			return false, err
-		}
-		return s.apply(ctx, op, touch, s.put(s.keyPath(id), data, version))
+		return s.putEntry(id, *fence, version)
 	})
 	if err != nil {
 		return stores.VerdictUnknown, err
@@ -235,4 +204,61 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 		return 0, err
 	}
 	return collected, nil
+}
+
+// CollectSubsumed implements stores.ReferenceStore: the key's delete and
+// the job node's touch land in one multi-op, as every key write does.
+func (s *Store) CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error {
+	if err := stores.ValidateCollectSubsumed(id, token); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("collect the subsumed tombstone of checkpoint %s", id)
+	return s.writeKey(ctx, op, id, true, func(job stores.JobState, cur stores.Entry, version int32) (any, error) {
+		drop, err := stores.DecideCollectSubsumed(job, cur, token)
+		if err != nil || !drop {
+			return nil, err
+		}
+		return &zk.DeleteRequest{Path: s.keyPath(id), Version: version}, nil
+	})
+}
+
+// writeKey is one compare-and-set of a checkpoint's key, the job node
+// touched in the same multi-op as every key write is. decide gets the job
+// and the key as read and returns the operation on the key, nil when there
+// is nothing to write. onJob: the decision reads the job state too, so a
+// decision without a write stands only once the job node is seen
+// unchanged; otherwise it was made on the key alone, read at one moment.
+func (s *Store) writeKey(ctx context.Context, op string, id stores.CheckpointID, onJob bool,
+	decide func(job stores.JobState, cur stores.Entry, version int32) (any, error)) error {
+	return s.casLoop(ctx, op, func() (bool, error) {
+		job, jobVersion, err := s.getJob(ctx, id.JobID)
+		if err != nil {
+			return false, err
+		}
+		cur, version, err := s.getEntry(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		write, err := decide(job, cur, version)
+		switch {
+		case (err != nil || write == nil) && onJob:
+			return s.settled(ctx, id.JobID, jobVersion, err)
+		case err != nil || write == nil:
+			return false, err
+		}
+		touch, err := s.touchJob(id.JobID, job, jobVersion)
+		if err != nil {
+			return false, err
+		}
+		return s.apply(ctx, op, touch, write)
+	})
+}
+
+// putEntry is the write of an entry at the key's version as read.
+func (s *Store) putEntry(id stores.CheckpointID, e stores.Entry, version int32) (any, error) {
+	data, err := s.encode(e)
+	if err != nil {
+		return nil, err
+	}
+	return s.put(s.keyPath(id), data, version), nil
 }

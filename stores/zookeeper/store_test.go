@@ -2,6 +2,9 @@ package zookeeper_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +129,61 @@ func rawConn(t *testing.T) *zk.Conn {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c
+}
+
+// TestFootprint: the job's subtree keeps the nodes and bytes retention
+// gives it, however many checkpoints pass (go test -run TestFootprint
+// -footprint.checkpoints=20000 ./stores/zookeeper for the soak).
+func TestFootprint(t *testing.T) {
+	root := uniqueRoot()
+	raw := rawConn(t)
+	storetest.RunFootprint(t, open(t, config(serverAddr(t), root)), storetest.Footprint{
+		Bytes:  func(context.Context) (int, error) { return subtreeBytes(raw, root) },
+		Server: func(context.Context) (string, error) { return monitor(server.Addr) },
+	})
+}
+
+// monitor reads the server's znode count and data size (the mntr
+// four-letter command).
+func monitor(addr string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, 4*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("mntr")); err != nil {
+		return "", err
+	}
+	out, err := io.ReadAll(c)
+	if err != nil {
+		return "", err
+	}
+	stats := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(line, "\t"); ok {
+			stats[k] = v
+		}
+	}
+	return fmt.Sprintf("server: %s znodes, %s bytes of data", stats["zk_znode_count"], stats["zk_approximate_data_size"]), nil
+}
+
+// subtreeBytes sums the data of every node under path, path included.
+func subtreeBytes(c *zk.Conn, path string) (int, error) {
+	data, _, err := c.Get(path)
+	if err != nil {
+		return 0, fmt.Errorf("get %s: %w", path, err)
+	}
+	children, _, err := c.Children(path)
+	if err != nil {
+		return 0, fmt.Errorf("children of %s: %w", path, err)
+	}
+	n := len(data)
+	for _, ch := range children {
+		m, err := subtreeBytes(c, path+"/"+ch)
+		if err != nil {
+			return 0, err
+		}
+		n += m
+	}
+	return n, nil
 }

@@ -67,10 +67,10 @@ func (c *coordinator) report(epoch uint64, ft fault) string {
 	}
 	var remove []stores.Entry
 	c.state.Epoch, remove = passPlan(view, c.state.Epoch)
-	if len(remove) == 0 {
+	if len(remove) == 0 && len(c.state.Uncollected) == 0 {
 		return fmt.Sprintf("pass at epoch %d: nothing to remove", c.state.Epoch)
 	}
-	in := activities.RemovalInput{Job: job, Epoch: c.state.Epoch}
+	in := activities.RemovalInput{Job: job, Epoch: c.state.Epoch, Uncollected: c.state.Uncollected}
 	for _, e := range remove {
 		in.Items = append(in.Items, activities.Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
 	}
@@ -101,8 +101,10 @@ func (c *coordinator) remove(ft fault) string {
 	}
 	c.state.Removed += res.Removed
 	c.state.Deposed = res.Deposed
+	c.state.Uncollected = res.Uncollected
 	c.w.seen["checkpoints removed by retention"] += res.Removed
-	return fmt.Sprintf("removed %d, deposed %t, kept %v", res.Removed, res.Deposed, res.Kept)
+	c.w.seen["tombstones left for a later pass (finalization running)"] += len(res.Uncollected)
+	return fmt.Sprintf("removed %d, deposed %t, kept %v, uncollected %d", res.Removed, res.Deposed, res.Kept, len(res.Uncollected))
 }
 
 // untilDone runs an activity as a workflow awaits it: Temporal retries it

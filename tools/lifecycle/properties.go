@@ -39,7 +39,7 @@ const (
 	propI7        = "I7 truthful answer"
 	propRestore   = "restore point"
 	propRetire    = "retire linearizable with publish"
-	propCollect   = "tombstones outlive the TTL floor"
+	propCollect   = "tombstones outlive the TTL floor, subsumed ones their finalization"
 	propClaim     = "only the standing claim retires or removes"
 )
 
@@ -253,11 +253,13 @@ func (w *world) judgeAnswer(f *fin, e stores.Entry) {
 			}
 		}
 	case contract.Discarded, contract.Failed:
-		// A token published and its tombstone collected since reads as
-		// never published: the tombstone TTL bounds that (contract's
-		// MinTombstoneTTL), so only what the key still shows is judged.
+		// A token published and its tombstone collected at the TTL floor
+		// since reads as never published: the floor bounds that
+		// (contract's MinTombstoneTTL). Collected earlier, it must not.
 		if e.WasPublished(f.token()) {
 			w.violate(propI7, "F%d ended %s (%s), but its key shows its token published: %s", f.id, f.result, clip(f.reason), describeEntry(e))
+		} else if ever && !w.agedOut[cid][f.token()] {
+			w.violate(propI7, "F%d ended %s (%s), but its token was published and its tombstone collected before the TTL floor", f.id, f.result, clip(f.reason))
 		}
 		// Within an incarnation only the standing leader's finalization
 		// names its checkpoint ID: another token at its key above the
@@ -444,18 +446,70 @@ func describeEntry(e stores.Entry) string {
 
 // checkCollected is step 7's floor: a tombstone goes only once older than
 // any activity could live (the worker's tombstone TTL floor, counted on the
-// simulated clock), whatever cutoff a run asked for. A key that vanished
-// held one of the job's tombstones; nothing else removes a key.
+// simulated clock), whatever cutoff a run asked for, or, subsumed, once the
+// finalization of its token has ended and the watermark covers the key (a
+// retention pass's early collection, which may subsume and collect a
+// reference within one step). Nothing else removes a key. What went at the
+// floor is remembered: only then may a finalization that published answer
+// otherwise (judgeAnswer).
 func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
 	floor := reconcileacts.DefaultFloors().TombstoneTTL
 	limit := w.now().Add(-floor)
 	for _, e := range w.snapshot[j].sorted() {
-		if _, still := now.entries[e.Checkpoint]; still || e.Tombstone == nil || e.Tombstone.Since.Before(limit) {
+		if _, still := now.entries[e.Checkpoint]; still {
 			continue
 		}
-		w.violate(propCollect, "%s/%d: a %s tombstone written %s ago was collected, under the floor of %s",
-			j, e.Checkpoint, e.Tombstone.Reason, w.now().Sub(e.Tombstone.Since).Round(time.Second), floor)
+		id := stores.CheckpointID{JobID: j, Checkpoint: e.Checkpoint}
+		t, token := e.Tombstone, publishedToken(e)
+		switch {
+		case t != nil && t.Since.Before(limit):
+			if w.agedOut[id] == nil {
+				w.agedOut[id] = map[string]bool{}
+			}
+			w.agedOut[id][t.Token] = true
+		case (t == nil || t.Reason == stores.ReasonSubsumed) && w.ended(token) && e.Checkpoint <= now.state.Watermark:
+			w.seen["subsumed tombstones collected once their finalization ended"]++
+		default:
+			w.violate(propCollect, "%s/%d: %s was collected, its finalization %s, the watermark %d",
+				j, e.Checkpoint, describeAge(e, w.now(), floor), w.finalizationOf(token), now.state.Watermark)
+		}
 	}
+}
+
+// describeAge says what a key held and, for a tombstone, how old it was
+// against the floor.
+func describeAge(e stores.Entry, now time.Time, floor time.Duration) string {
+	if e.Tombstone == nil {
+		return describeEntry(e)
+	}
+	return fmt.Sprintf("%s written %s ago, under the floor of %s", describeEntry(e), now.Sub(e.Tombstone.Since).Round(time.Second), floor)
+}
+
+// ended reports whether the finalization of token has ended.
+func (w *world) ended(token string) bool {
+	f := w.byToken(token)
+	return f != nil && f.ended()
+}
+
+// finalizationOf says how the finalization of token stands, for a report.
+func (w *world) finalizationOf(token string) string {
+	switch f := w.byToken(token); {
+	case f == nil:
+		return "never started"
+	case f.ended():
+		return fmt.Sprintf("F%d ended %s", f.id, f.result)
+	default:
+		return fmt.Sprintf("F%d still running", f.id)
+	}
+}
+
+func (w *world) byToken(token string) *fin {
+	for _, id := range w.order {
+		if f := w.fins[id]; f.token() == token {
+			return f
+		}
+	}
+	return nil
 }
 
 // judgeClaim is the rule that a request writes only under the whole

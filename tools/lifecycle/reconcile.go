@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -24,8 +25,8 @@ const historyRetention = 24 * time.Hour
 // which answers NotFound once a closed history has expired.
 type finalizations struct{ w *world }
 
-func (f finalizations) Finalization(_ context.Context, workflowID string) (reconcileacts.FinalizationState, error) {
-	st := reconcileacts.FinalizationState{WorkflowID: workflowID}
+func (f finalizations) Finalization(_ context.Context, workflowID string) (activities.FinalizationState, error) {
+	st := activities.FinalizationState{WorkflowID: workflowID}
 	fn, ok := f.w.byWfID[workflowID]
 	switch {
 	case !ok:
@@ -116,7 +117,7 @@ func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileact
 	if len(ask) == 0 {
 		return nil
 	}
-	states, err := untilDone[[]reconcileacts.FinalizationState](w, w.racts.DescribeFinalizations, describe)
+	states, err := untilDone[[]activities.FinalizationState](w, w.racts.DescribeFinalizations, describe)
 	if err != nil {
 		return []string{"describe failed"}
 	}

@@ -51,6 +51,15 @@ func (s *recordedStore) Subsume(ctx context.Context, id stores.CheckpointID, epo
 	return s.inner.Subsume(ctx, id, epoch)
 }
 
+func (s *recordedStore) CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error {
+	s.t.job("collect subsumed", id.JobID)
+	if err := s.life.spend(); err != nil {
+		return err
+	}
+	s.written[id.JobID] = true
+	return s.inner.CollectSubsumed(ctx, id, token)
+}
+
 func (s *recordedStore) List(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
 	s.t.job("list", job)
 	if err := s.life.spend(); err != nil {

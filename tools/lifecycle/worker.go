@@ -44,14 +44,14 @@ type worker struct {
 	orphans []string
 }
 
-func newWorker(cluster string, fins reconcileacts.Finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {
+func newWorker(cluster string, fins activities.Finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {
 	layout, err := blobstate.ParseLayout(layoutSpec(cluster))
 	if err != nil {
 		return nil, err
 	}
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
 	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}}
-	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain}
+	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain, Finalizations: fins}
 	// The reconciler's floors count back from the simulated now, so that
 	// the clock steps let tombstones and handles age.
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout,

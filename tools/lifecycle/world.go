@@ -57,7 +57,9 @@ type world struct {
 	// published: every token each key ever showed published (its
 	// reference, or the tombstone that removed it).
 	published map[stores.CheckpointID]map[string]bool
-	claims    []claimSeen
+	// agedOut: the tokens whose tombstone went at the TTL floor.
+	agedOut map[stores.CheckpointID]map[string]bool
+	claims  []claimSeen
 	// snapshot is what the store held after the last step.
 	snapshot map[stores.JobID]jobSnapshot
 	// found: the violations of the schedule so far; settled: what the
@@ -143,6 +145,7 @@ func (w *world) reset() error {
 		w.inc[j] = &incarnation{used: map[uint64]bool{}, claims: map[uint64]string{}}
 	}
 	w.published = map[stores.CheckpointID]map[string]bool{}
+	w.agedOut = map[stores.CheckpointID]map[string]bool{}
 	w.claims = nil
 	w.snapshot = map[stores.JobID]jobSnapshot{}
 	w.found, w.settled = nil, nil

@@ -137,7 +137,7 @@ func (f *fixture) published(n uint64) contract.FinalizeRequest {
 		CheckpointID: req.CheckpointID(), Epoch: req.Epoch,
 		Reference: stores.Reference{Handle: activities.HandleOf(req).Key(), Token: req.Token(), Attempt: 1},
 	}))
-	f.finals.set(req, reconcileacts.FinalizationState{Found: true, Status: "Completed", Phase: string(contract.Published)})
+	f.finals.set(req, activities.FinalizationState{Found: true, Status: "Completed", Phase: string(contract.Published)})
 	return req
 }
 
@@ -181,31 +181,31 @@ func (f *fixture) snapshot() snapshot {
 // unknown workflow IDs are not found.
 type scriptedFinalizations struct {
 	mu     sync.Mutex
-	states map[string]reconcileacts.FinalizationState
+	states map[string]activities.FinalizationState
 }
 
-func (s *scriptedFinalizations) set(req contract.FinalizeRequest, st reconcileacts.FinalizationState) {
+func (s *scriptedFinalizations) set(req contract.FinalizeRequest, st activities.FinalizationState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.states == nil {
-		s.states = map[string]reconcileacts.FinalizationState{}
+		s.states = map[string]activities.FinalizationState{}
 	}
 	st.WorkflowID = req.WorkflowID()
 	s.states[st.WorkflowID] = st
 }
 
-func (s *scriptedFinalizations) Finalization(_ context.Context, id string) (reconcileacts.FinalizationState, error) {
+func (s *scriptedFinalizations) Finalization(_ context.Context, id string) (activities.FinalizationState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.states[id]
 	if !ok {
-		return reconcileacts.FinalizationState{WorkflowID: id}, nil
+		return activities.FinalizationState{WorkflowID: id}, nil
 	}
 	return st, nil
 }
 
-func closed(phase contract.Phase) reconcileacts.FinalizationState {
-	return reconcileacts.FinalizationState{Found: true, Status: "Completed", Phase: string(phase)}
+func closed(phase contract.Phase) activities.FinalizationState {
+	return activities.FinalizationState{Found: true, Status: "Completed", Phase: string(phase)}
 }
 
 func actions[T any](list []T, key func(T) (string, string)) map[string]string {

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
-	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
@@ -56,4 +55,4 @@ func TestReconcileJudgesStateWhoseHistoryExpiredByTheStore(t *testing.T) {
 	assert.True(t, f.Exists(retained.MetadataKey), "retained for the operator")
 }
 
-func notFound() reconcileacts.FinalizationState { return reconcileacts.FinalizationState{} }
+func notFound() activities.FinalizationState { return activities.FinalizationState{} }

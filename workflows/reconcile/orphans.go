@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -51,7 +52,7 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 	for i, o := range ask {
 		in.Finalizations[i] = reconcileacts.FinalizationIdentity{Epoch: o.identity.Epoch, Checkpoint: o.identity.Checkpoint}
 	}
-	var states []reconcileacts.FinalizationState
+	var states []activities.FinalizationState
 	if err := workflow.ExecuteActivity(reconcileOptions(ctx), a.DescribeFinalizations, in).Get(ctx, &states); err != nil {
 		r.fail("describe finalizations of "+job.String(), err)
 		return
@@ -118,7 +119,7 @@ func (r *reconciliation) orphan(f contract.OrphanFinding) {
 	r.list(capped(&r.report.Orphans, f, r.limit))
 }
 
-func finalizationText(st reconcileacts.FinalizationState) string {
+func finalizationText(st activities.FinalizationState) string {
 	switch {
 	case !st.Found:
 		return "not found"

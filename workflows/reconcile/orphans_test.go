@@ -26,7 +26,7 @@ func TestReconcileDiscardsOrphansBehindAFence(t *testing.T) {
 	f.published(3)
 	f.subsume(2)
 	lost := f.checkpoint(1, 5, false) // never published, above the watermark: its key is absent
-	f.finals.set(lost, reconcileacts.FinalizationState{Found: true, Status: "Terminated"})
+	f.finals.set(lost, activities.FinalizationState{Found: true, Status: "Terminated"})
 
 	rep := f.reconcile(apply(), later())
 	want := map[string]string{activities.HandleOf(lost).Key(): contract.ActionDiscarded, activities.HandleOf(subsumed).Key(): contract.ActionDiscarded}
@@ -92,7 +92,7 @@ func TestReconcileDiscardsNothingWithoutAFence(t *testing.T) {
 func TestReconcileLeavesFinalizationsInFlightAlone(t *testing.T) {
 	f := newFixture(t)
 	verifying := f.checkpoint(1, 2, false)
-	f.finals.set(verifying, reconcileacts.FinalizationState{Found: true, Running: true, Status: "Running"})
+	f.finals.set(verifying, activities.FinalizationState{Found: true, Running: true, Status: "Running"})
 	before := f.snapshot()
 
 	rep := f.reconcile(apply(), time.Now().Add(time.Minute))

@@ -89,11 +89,11 @@ func Start(t *testing.T, opts Options) *Env {
 	reconcile.Register(e.worker)
 	e.worker.RegisterActivity(&activities.Activities{
 		References: refs, Leadership: e.Store, States: e.States, StoreKind: "embedded",
-		Temporal: e.Temporal, TaskQueue: e.TaskQueue,
+		Temporal: e.Temporal, TaskQueue: e.TaskQueue, Finalizations: activities.TemporalFinalizations{Client: e.Temporal},
 	})
 	e.worker.RegisterActivity(&reconcileacts.Activities{
 		Inventory: e.Store, References: refs, States: e.States, Handles: e.States,
-		Finalizations: reconcileacts.TemporalFinalizations{Client: e.Temporal},
+		Finalizations: activities.TemporalFinalizations{Client: e.Temporal},
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.
 		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},
