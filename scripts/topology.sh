@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# topology.sh up|status|down [-dir DIR] [-workers N] [-retain N]
+# topology.sh up|upgrade|status|down [-dir DIR] [-workers N] [-retain N] [-worker-binary PATH]
 #
 # The production topology on this machine, natively, on loopback: a private
 # PostgreSQL 15 cluster (Debian's package, installed when missing), the
@@ -7,7 +7,8 @@
 # pins) on it with SQL advanced visibility, a 3-node ZooKeeper ensemble
 # (Debian's package), finalizer-worker processes on one task queue and the
 # finalizer CLI. `up` prints every address and the state directory
-# (default finalizer-data/topology); `down` stops everything `up` started.
+# (default finalizer-data/topology); `upgrade` rolls the workers to this
+# checkout's build one at a time; `down` stops everything `up` started.
 # See docs/operations.md, "Running in production", and tools/topology.
 set -euo pipefail
 cd "$(dirname "$0")/.."

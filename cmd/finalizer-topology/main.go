@@ -4,7 +4,8 @@
 // 3-node ZooKeeper ensemble, finalizer-worker processes on one task queue
 // and the finalizer CLI. scripts/topology.sh wraps it.
 //
-//	finalizer-topology up [-dir finalizer-data/topology] [-workers 2] [-retain 2]
+//	finalizer-topology up [-dir finalizer-data/topology] [-workers 2] [-retain 2] [-worker-binary PATH]
+//	finalizer-topology upgrade [-dir ...] [-worker-binary PATH]
 //	finalizer-topology status [-dir ...]
 //	finalizer-topology down [-dir ...]
 package main
@@ -27,7 +28,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: finalizer-topology up|status|down [-dir finalizer-data/topology] [up: -workers 2 -retain 2]")
+	fmt.Fprintln(os.Stderr, "usage: finalizer-topology up|upgrade|status|down [-dir finalizer-data/topology] [up: -workers 2 -retain 2] [up, upgrade: -worker-binary PATH]")
 }
 
 func run(args []string) int {
@@ -46,6 +47,7 @@ func run(args []string) int {
 	dir := fs.String("dir", "finalizer-data/topology", "state directory (data, logs, pid files, topology.json)")
 	workers := fs.Int("workers", 2, "finalizer-worker processes (up)")
 	retain := fs.Int("retain", 2, "references kept per job (the workers' -retain; up)")
+	workerBinary := fs.String("worker-binary", "", "finalizer-worker binary the workers run (up, upgrade; default: this module's build)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -54,12 +56,24 @@ func run(args []string) int {
 	switch cmd {
 	case "up":
 		start := time.Now()
-		tp, err := topology.Up(ctx, topology.Options{Dir: *dir, Workers: *workers, Retain: *retain, Progress: os.Stderr})
+		tp, err := topology.Up(ctx, topology.Options{Dir: *dir, Workers: *workers, Retain: *retain, WorkerBinary: *workerBinary, Progress: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		fmt.Fprintf(os.Stderr, "topology: up in %s\n", time.Since(start).Round(time.Second))
+		fmt.Print(tp.Status())
+		return 0
+	case "upgrade":
+		tp, err := topology.Load(*dir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "no topology in %s: %v\n", *dir, err)
+			return 1
+		}
+		if _, err := tp.Upgrade(ctx, *workerBinary, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		fmt.Print(tp.Status())
 		return 0
 	case "status", "down":

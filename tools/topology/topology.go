@@ -40,6 +40,9 @@ type Options struct {
 	ZooKeeperNodes int
 	// Retain is the workers' -retain (default 2).
 	Retain int
+	// WorkerBinary is the finalizer-worker the workers start from (a
+	// previous release, before an Upgrade); empty: this module's build.
+	WorkerBinary string
 	// TemporalOnly starts PostgreSQL and the Temporal server (namespace
 	// and search attributes registered) and nothing else: the benchmark
 	// runs its own store and worker against the production-shaped server.
@@ -173,6 +176,12 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	if err := BuildBinaries(ctx, filepath.Join(dir, "bin")); err != nil {
 		return tp, err
 	}
+	if opts.WorkerBinary != "" {
+		step("workers start from " + opts.WorkerBinary)
+		if err := tp.installWorker(ctx, opts.WorkerBinary); err != nil {
+			return tp, err
+		}
+	}
 	if err := os.MkdirAll(tp.Bucket, 0o755); err != nil {
 		return tp, err
 	}
@@ -224,7 +233,7 @@ func (tp *Topology) save() error {
 func (tp *Topology) Down() error {
 	var errs []error
 	for i := range tp.Workers {
-		errs = append(errs, tp.Workers[i].Process.shutdown(25*time.Second))
+		errs = append(errs, tp.Workers[i].Process.shutdown(workerStopGrace))
 	}
 	errs = append(errs, tp.Temporal.Process.shutdown(20*time.Second))
 	for i := range tp.ZooKeeper {

@@ -3,6 +3,7 @@ package topology
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,21 +22,109 @@ type Worker struct {
 	Process process `json:"process"`
 }
 
+// The packages of the binaries a topology runs.
+const (
+	workerPackage = "./worker/cmd/finalizer-worker"
+	cliPackage    = "./client/cmd/finalizer"
+)
+
 // BuildBinaries builds finalizer-worker and the finalizer CLI from this
 // module into dir.
 func BuildBinaries(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	root := filepath.Join(serverbin.ScriptsDir(), "..")
-	for _, pkg := range []string{"./worker/cmd/finalizer-worker", "./client/cmd/finalizer"} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, filepath.Base(pkg)), pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
+	for _, pkg := range []string{workerPackage, cliPackage} {
+		if err := build(ctx, moduleRoot(), pkg, filepath.Join(dir, filepath.Base(pkg))); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// build builds pkg of the module in src into out.
+func build(ctx context.Context, src, pkg, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = src
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w\n%s", pkg, src, err, b)
+	}
+	return nil
+}
+
+// moduleRoot is this repository's checkout.
+func moduleRoot() string { return filepath.Join(serverbin.ScriptsDir(), "..") }
+
+// installWorker puts the worker binary the workers start from in place:
+// from (another build, a previous release) copied, or this module's
+// build. The file is replaced by a rename, so processes that run the old
+// one keep it.
+func (tp *Topology) installWorker(ctx context.Context, from string) error {
+	bin := tp.workerBinary()
+	next := bin + ".next"
+	if from == "" {
+		if err := build(ctx, moduleRoot(), workerPackage, next); err != nil {
+			return err
+		}
+	} else if err := copyExecutable(from, next); err != nil {
+		return err
+	}
+	return os.Rename(next, bin)
+}
+
+func (tp *Topology) workerBinary() string { return filepath.Join(tp.Dir, "bin", "finalizer-worker") }
+
+func copyExecutable(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("worker binary: %w", err)
+	}
+	return os.WriteFile(to, b, 0o755)
+}
+
+// workerShutdownGrace is the workers' -shutdown-grace; a stop waits a
+// little longer before it kills.
+const (
+	workerShutdownGrace = 20 * time.Second
+	workerStopGrace     = workerShutdownGrace + 5*time.Second
+)
+
+// Replaced is one worker a rolling upgrade replaced: its process before
+// and after.
+type Replaced struct {
+	Name           string
+	Before, After  int
+	Stopped, Ready time.Time
+}
+
+// Upgrade replaces the workers' build, one worker at a time, as a rolling
+// upgrade of a Deployment does: the new binary (binary, or this module's
+// build when empty) is put in place, then each worker in turn is stopped
+// gracefully (SIGTERM: it stops polling and finishes what it runs within
+// its shutdown grace), started on the new binary and waited for until it
+// polls, before the next one goes. Workflows move to the new build at
+// their next workflow task; an old worker meanwhile fails a task it cannot
+// replay, and Temporal hands it to another.
+func (tp *Topology) Upgrade(ctx context.Context, binary string, progress io.Writer) ([]Replaced, error) {
+	if err := tp.installWorker(ctx, binary); err != nil {
+		return nil, err
+	}
+	var out []Replaced
+	for i := range tp.Workers {
+		w := &tp.Workers[i]
+		r := Replaced{Name: w.Name, Before: w.PID()}
+		if err := w.Process.shutdown(workerStopGrace); err != nil {
+			return out, fmt.Errorf("stop %s: %w", w.Name, err)
+		}
+		r.Stopped = time.Now()
+		if err := tp.StartWorker(ctx, i); err != nil {
+			return out, err
+		}
+		r.Ready, r.After = time.Now(), w.PID()
+		fmt.Fprintf(progress, "topology: %s replaced (pid %d, then %d; %s without it)\n", w.Name, r.Before, r.After, r.Ready.Sub(r.Stopped).Round(time.Millisecond))
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // WorkerEnv is the workers' configuration, FINALIZER_* variables as in
@@ -53,7 +142,7 @@ func (tp *Topology) WorkerEnv() []string {
 		"FINALIZER_RETAIN=" + strconv.Itoa(tp.Retain),
 		"FINALIZER_LOG_LEVEL=info",
 		"FINALIZER_LOG_FORMAT=json",
-		"FINALIZER_SHUTDOWN_GRACE=20s",
+		"FINALIZER_SHUTDOWN_GRACE=" + workerShutdownGrace.String(),
 	}
 }
 

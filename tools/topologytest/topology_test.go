@@ -85,7 +85,11 @@ func TestProductionTopology(t *testing.T) {
 	dir, err := os.MkdirTemp("", "topologytest-")
 	require.NoError(t, err)
 	command := command{t}
-	upOut, upErr := command.run(ctx, "up", "-dir", dir)
+	// The workers start on the previous release; a rolling upgrade
+	// mid-stream moves them, and the coordinators, to this build.
+	previous, err := topology.BuildWorkerAt(ctx, previousRelease)
+	require.NoError(t, err)
+	upOut, upErr := command.run(ctx, "up", "-dir", dir, "-worker-binary", previous)
 	t.Cleanup(func() {
 		// down from this process, should the test stop before its own
 		// `scripts/topology.sh down`.
@@ -200,6 +204,9 @@ func TestProductionTopology(t *testing.T) {
 		crash:   func() error { return tp.KillWorker(0) },
 		restart: func() error { time.Sleep(2 * time.Second); return tp.StartWorker(ctx, 0) },
 	}))
+
+	next()
+	upgrade := rollingUpgrade(ctx, t, command, tp, count.Load())
 
 	next()
 	faults = append(faults, inject(ctx, t, target{
@@ -348,6 +355,7 @@ func TestProductionTopology(t *testing.T) {
 		observed.Claims = append(observed.Claims, faultharness.Claim{Job: job, Epoch: 2, RestorePoint: rp})
 	}
 	checkInvariants(ctx, t, observed, "after the recovery claims")
+	upgrade.check(ctx, t, tc, jobIDs, all)
 	t.Logf("in-flight proof, settling, checks and recovery claims took %s", time.Since(checksBegan).Round(time.Millisecond))
 
 	// PostgreSQL visibility answers queries on the search attributes.
@@ -375,7 +383,7 @@ func TestProductionTopology(t *testing.T) {
 	for _, f := range faults {
 		t.Logf("fault %q: pid %d, then %d", f.name, f.before, f.after)
 	}
-	assert.Equal(t, faults[0].after, after.pids[tp.Workers[0].Name], "status shows the restarted worker's pid")
+	assert.Equal(t, upgrade.after[tp.Workers[0].Name], after.pids[tp.Workers[0].Name], "status shows the worker's pid after its restart and the upgrade")
 	assert.Equal(t, faults[1].after, after.pids["temporal"], "status shows the restarted server's pid")
 	closeStore()
 	command.down(ctx, dir, ports)
@@ -481,6 +489,101 @@ func inject(ctx context.Context, t *testing.T, tg target) fault {
 	require.Eventually(t, func() bool { return tg.serving() == nil }, 2*time.Minute, 250*time.Millisecond,
 		"%s: it serves again", tg.name)
 	return f
+}
+
+// previousRelease is the commit whose worker the topology starts on before
+// its rolling upgrade: the build before the coordinator learned to collect
+// subsumed tombstones (CoordinatorState.uncollected), so that the upgrade
+// crosses a change of workflow code, activity input and result.
+const previousRelease = "b1c87c99db3179394aed646a1b1981d28fb8bec9"
+
+// upgraded is a rolling upgrade as it happened: each worker's process
+// before and after.
+type upgraded struct {
+	at, done      time.Time
+	before, after map[string]int
+}
+
+// rollingUpgrade replaces the workers by this build through
+// `scripts/topology.sh upgrade` (one at a time, each stopped gracefully and
+// serving again before the next) while the job managers trigger.
+func rollingUpgrade(ctx context.Context, t *testing.T, command command, tp *topology.Topology, triggered int64) upgraded {
+	t.Helper()
+	u := upgraded{before: map[string]int{}, after: map[string]int{}}
+	for _, w := range tp.Workers {
+		u.before[w.Name] = w.PID()
+		require.NotZero(t, u.before[w.Name], "%s runs before the upgrade", w.Name)
+	}
+	t.Logf("rolling upgrade to this build (%d triggered)", triggered)
+	u.at = time.Now()
+	out, err := command.run(ctx, "upgrade", "-dir", tp.Dir)
+	require.NoError(t, err, "%s", out)
+	u.done = time.Now()
+	for i, w := range tp.Workers {
+		u.after[w.Name] = w.PID()
+		assert.NotZero(t, u.after[w.Name], "%s runs after the upgrade", w.Name)
+		assert.NotEqual(t, u.before[w.Name], u.after[w.Name], "%s is a new process", w.Name)
+		assert.NoError(t, worker.Healthcheck(ctx, tp.Workers[i].Metrics), "%s serves", w.Name)
+	}
+	t.Logf("rolling upgrade took %s: %v, then %v", u.done.Sub(u.at).Round(time.Millisecond), u.before, u.after)
+	return u
+}
+
+// check proves the executions moved to the new build: every job's
+// coordinator, which lives across the whole stream, completed workflow
+// tasks on a previous-release worker and, after the upgrade, on this
+// build's. Finalizations that ran on both, and workflow tasks an old worker
+// failed (one it could not replay, handed to another), are reported.
+func (u upgraded) check(ctx context.Context, t *testing.T, tc sdkclient.Client, jobs []stores.JobID, all []*triggered) {
+	t.Helper()
+	on := func(pids map[string]int, identities []string) bool {
+		for _, id := range identities {
+			pid, _, _ := strings.Cut(id, "@")
+			for _, p := range pids {
+				if strconv.Itoa(p) == pid {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	failed := 0
+	for _, job := range jobs {
+		id := contract.CoordinatorID(job.Cluster, job.Job)
+		identities, f := taskIdentities(ctx, t, tc, id)
+		failed += f
+		assert.True(t, on(u.before, identities), "%s ran on the previous release: %v", id, identities)
+		assert.True(t, on(u.after, identities), "%s moved to this build: %v", id, identities)
+	}
+	both := 0
+	for _, tr := range all {
+		identities, f := taskIdentities(ctx, t, tc, tr.req.WorkflowID())
+		failed += f
+		if on(u.before, identities) && on(u.after, identities) {
+			both++
+		}
+	}
+	t.Logf("rolling upgrade: %d coordinators moved to this build; %d finalizations ran on both builds; %d workflow tasks failed", len(jobs), both, failed)
+}
+
+// taskIdentities lists the identities of the workers that completed the
+// execution's workflow tasks, in order, and counts its failed tasks.
+func taskIdentities(ctx context.Context, t *testing.T, tc sdkclient.Client, workflowID string) ([]string, int) {
+	t.Helper()
+	var identities []string
+	failed := 0
+	it := tc.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		require.NoError(t, err, "history of %s", workflowID)
+		switch e.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			identities = append(identities, e.GetWorkflowTaskCompletedEventAttributes().GetIdentity())
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+			failed++
+		}
+	}
+	return identities, failed
 }
 
 // cli runs the finalizer CLI against the topology.
