@@ -51,6 +51,7 @@ var choices = []choice{
 	{2, (*generator).crash},
 	{2, (*generator).zombie},
 	{1, (*generator).subsume},
+	{2, (*generator).overtake},
 }
 
 var totalWeight = func() int {
@@ -184,6 +185,36 @@ func (g *generator) leaderCheckpoint() []step {
 	req := request(job, st.Epoch, n, g.r.IntN(8) == 0, g.w.inc[job].n)
 	req.Owner = st.Owner
 	return g.trigger(job.Cluster, "the leader", req, true)
+}
+
+// overtake: a leader's finalization publishes but its reply is lost, and
+// before it runs again the leader publishes newer checkpoints and its
+// coordinator's pass removes the one still running: retention overtaking
+// a finalization whose verify must still find its token published.
+func (g *generator) overtake() []step {
+	var publishing []*fin
+	for _, f := range g.live() {
+		st := g.state(f.req.CheckpointID().JobID)
+		if f.phase == phasePublish && len(f.files) > 0 && st.Claimed(f.req.Epoch) && st.Owner == f.req.Owner {
+			publishing = append(publishing, f)
+		}
+	}
+	f, ok := pick(g, publishing)
+	if !ok {
+		return nil
+	}
+	job := f.req.CheckpointID().JobID
+	st := g.state(job)
+	steps := []step{advanceStep{fin: f.id, fault: faultLost}}
+	n := g.nextCheckpoint(job)
+	for i := range uint64(retain) {
+		req := request(job, st.Epoch, n+i, false, g.w.inc[job].n)
+		req.Owner = st.Owner
+		id := g.nextFin
+		steps = append(steps, g.trigger(job.Cluster, "the leader", req, true)...)
+		steps = append(steps, advanceStep{fin: id}, advanceStep{fin: id})
+	}
+	return append(steps, reportStep{on: job.Cluster, job: job, epoch: st.Epoch}, removeStep{on: job.Cluster, job: job})
 }
 
 // deposedCheckpoint: a deposed leader, still running, takes a checkpoint:
