@@ -76,21 +76,40 @@ func waitHTTP(p *process, url string, client *http.Client, timeout time.Duration
 	}
 }
 
-// EtcdDBSize is the size of etcd's database file as etcd reports it
-// (etcd_mvcc_db_total_size_in_bytes): what its space quota is counted
-// against.
-func (s *Server) EtcdDBSize() (int64, error) {
+// EtcdDBSize is the size of etcd's database as etcd reports it: the file
+// (etcd_mvcc_db_total_size_in_bytes, what its space quota is counted
+// against) and the part of it in use (..._in_use_in_bytes: what
+// compaction leaves; the rest is reused before the file grows).
+func (s *Server) EtcdDBSize() (total, inUse int64, err error) {
 	resp, err := http.Get(s.etcdURL + "/metrics")
 	if err != nil {
-		return 0, fmt.Errorf("etcd metrics: %w", err)
+		return 0, 0, fmt.Errorf("etcd metrics: %w", err)
 	}
 	defer resp.Body.Close()
+	found := 0
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "etcd_mvcc_db_total_size_in_bytes "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			return int64(f), err
+		name, v, ok := strings.Cut(sc.Text(), " ")
+		var into *int64
+		switch {
+		case !ok:
+			continue
+		case name == "etcd_mvcc_db_total_size_in_bytes":
+			into = &total
+		case name == "etcd_mvcc_db_total_size_in_use_in_bytes":
+			into = &inUse
+		default:
+			continue
 		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("etcd metrics: %s: %w", name, err)
+		}
+		*into = int64(f)
+		found++
 	}
-	return 0, fmt.Errorf("etcd metrics: no etcd_mvcc_db_total_size_in_bytes (%v)", sc.Err())
+	if found != 2 {
+		return 0, 0, fmt.Errorf("etcd metrics: the database sizes are missing (%v)", sc.Err())
+	}
+	return total, inUse, nil
 }

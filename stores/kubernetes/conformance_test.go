@@ -51,8 +51,8 @@ func TestFootprint(t *testing.T) {
 			return n, nil
 		},
 		Server: func(context.Context) (string, error) {
-			n, err := srv.EtcdDBSize()
-			return fmt.Sprintf("etcd database %d bytes", n), err
+			total, inUse, err := srv.EtcdDBSize()
+			return fmt.Sprintf("etcd database %d bytes, %d in use", total, inUse), err
 		},
 	})
 }
