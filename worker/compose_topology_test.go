@@ -29,6 +29,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
@@ -251,7 +252,7 @@ func TestComposeTemporalRunsNatively(t *testing.T) {
 	// server listen (loopback, free ports, not the container network) and
 	// the dynamic config's path (the image's file, from the module).
 	mod := temporalModule(t)
-	ports, err := topology.FreeLowPorts(9)
+	ports, err := freeport.Low(9)
 	require.NoError(t, err)
 	frontend := fmt.Sprintf("127.0.0.1:%d", ports[0])
 	root := filepath.Join(dir, "temporal")

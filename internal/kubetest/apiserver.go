@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 )
 
 // Token is a static bearer token of the API server's token file.
@@ -51,7 +53,7 @@ func apiserverArgs(dir, etcdURL string, port int, p *pki, authz string, extra []
 
 // startAPIServer starts kube-apiserver and waits for /readyz.
 func startAPIServer(bin, dir, etcdURL string, p *pki, adminToken, authz string, extra []string) (*process, int, error) {
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return nil, 0, err
 	}

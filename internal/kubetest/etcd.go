@@ -9,16 +9,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 )
 
 // startEtcd starts a single etcd member on loopback. --unsafe-no-fsync:
 // durability across a machine crash is not what these tests measure.
 func startEtcd(bin, dir string) (*process, string, error) {
-	clientPort, err := freePort()
+	clientPort, err := freeport.Port()
 	if err != nil {
 		return nil, "", err
 	}
-	peerPort, err := freePort()
+	peerPort, err := freeport.Port()
 	if err != nil {
 		return nil, "", err
 	}

@@ -2,7 +2,6 @@ package kubetest
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -79,17 +78,6 @@ func (p *process) signal(sig syscall.Signal) error {
 		return fmt.Errorf("signal %s: %w", p.name, err)
 	}
 	return nil
-}
-
-// freePort asks the kernel for a free loopback port. Another process may
-// take it before ours binds; the caller retries the start then.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // tail returns the last n bytes of a log, for error messages.

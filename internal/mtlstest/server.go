@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +25,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 )
@@ -170,7 +169,7 @@ func start(ctx context.Context, dir string, opts Options, progress io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(9)
+	ports, err := freeport.Low(9)
 	if err != nil {
 		return nil, err
 	}
@@ -296,29 +295,4 @@ func (s *Server) setup(ctx context.Context) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-}
-
-// freePorts picks n free loopback ports below the ephemeral range (held
-// together, so distinct), as tools/topology does: a port the kernel
-// hands out to outgoing connections is not taken under the server.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for p := 20000 + rand.IntN(10000); len(ports) < n && p < 32768; p++ {
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue
-		}
-		ls = append(ls, l)
-		ports = append(ports, p)
-	}
-	if len(ports) < n {
-		return nil, fmt.Errorf("no %d free ports", n)
-	}
-	return ports, nil
 }

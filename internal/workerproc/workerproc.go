@@ -7,7 +7,6 @@ package workerproc
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 )
 
 // Build compiles finalizer-worker into dir and returns its path.
@@ -83,8 +84,7 @@ func healthy(metrics string) bool {
 // FreeAddr is a loopback address nothing listens on at the moment.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }

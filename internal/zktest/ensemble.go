@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 )
 
 // Ensemble is a replicated ZooKeeper ensemble on loopback: one process per
@@ -58,7 +60,7 @@ func StartEnsemble(n int) (*Ensemble, error) {
 	ports := make([][3]int, n)
 	for i := range ports {
 		for j := range ports[i] {
-			if ports[i][j], err = freePort(); err != nil {
+			if ports[i][j], err = freeport.Port(); err != nil {
 				return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 )
 
 // Server is one running standalone ZooKeeper process.
@@ -28,7 +30,7 @@ func StartServer() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
@@ -99,13 +101,4 @@ func FourLetter(addr, cmd string) (string, error) {
 		b.WriteString(sc.Text() + "\n")
 	}
 	return b.String(), nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -111,7 +111,7 @@ func (sr *storeRun) workerOnly(ctx context.Context) (*WorkerOnly, error) {
 // store, configured as an operator would (FINALIZER_* variables), and
 // returns once it is ready.
 func (sr *storeRun) startWorkerProcess(ctx context.Context, bin, queue string) (*exec.Cmd, string, error) {
-	metrics, err := freeAddr()
+	metrics, err := freeport.Addr()
 	if err != nil {
 		return nil, "", err
 	}
@@ -175,14 +175,4 @@ func stopProcess(cmd *exec.Cmd) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	_ = cmd.Process.Kill()
-}
-
-// freeAddr is a loopback address with a free port.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }

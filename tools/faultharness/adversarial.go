@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -75,26 +76,26 @@ func (r *run) prepare(ctx context.Context, j *job, kind AdversarialKind) (*attac
 		in := r.intruderOn(j.lane)
 		m := r.aim(in, checkpointOf(live))
 		in.mu.Lock()
-		a.f.req = checkpointRequest(j.id, in.epoch, m, checkpointDir(j.id, m), false)
+		a.f.req = checkpointRequest(j.id, in.epoch, m, jobmanager.CheckpointDir(j.id, m), false)
 		in.mu.Unlock()
 		a.f.req.Cluster, a.f.req.Job = in.id.Cluster, in.id.Job
-		a.want = checkpointDir(in.id, m)
+		a.want = jobmanager.CheckpointDir(in.id, m)
 	case NestedDirectory:
 		n, epoch := j.take()
 		outer := checkpointOf(live)
 		if outer == 0 {
 			outer = n
 		}
-		dir := fmt.Sprintf("%sx/chk-%d/", checkpointDir(j.id, outer), n)
+		dir := fmt.Sprintf("%sx/chk-%d/", jobmanager.CheckpointDir(j.id, outer), n)
 		if a.f.req, err = r.w.blob.writeCheckpointAt(ctx, j.id, epoch, n, dir, false); err != nil {
 			return nil, err
 		}
-		a.want = checkpointDir(j.id, n)
+		a.want = jobmanager.CheckpointDir(j.id, n)
 	case UnclaimedEpoch:
 		epoch += unclaimedEpochs + uint64(j.rng.IntN(unclaimedEpochs))
 		if live != nil {
 			// The live checkpoint's own directory, its files in place.
-			a.f.req = checkpointRequest(j.id, epoch, live.Checkpoint, checkpointDir(j.id, live.Checkpoint), false)
+			a.f.req = checkpointRequest(j.id, epoch, live.Checkpoint, jobmanager.CheckpointDir(j.id, live.Checkpoint), false)
 			break
 		}
 		n, _ := j.take()

@@ -2,8 +2,6 @@ package faultharness
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
@@ -242,55 +240,30 @@ func (w *blobWorld) exists(ctx context.Context, key string) (bool, error) {
 	return bucketHas(ctx, w.bucket, key)
 }
 
-// writeCheckpoint writes checkpoint n of job in the layout of
-// jobmanager.Bucket.WriteCheckpoint (metadata and a data file exclusive to
-// it, a shared file no discard may touch) and returns its request.
+// writeCheckpoint writes checkpoint n of job as a job manager does
+// (jobmanager.Files, in its jobmanager.CheckpointDir) and returns its
+// request.
 func (w *blobWorld) writeCheckpoint(ctx context.Context, job stores.JobID, epoch, n uint64, savepoint bool) (contract.FinalizeRequest, error) {
-	return w.writeCheckpointAt(ctx, job, epoch, n, checkpointDir(job, n), savepoint)
+	return w.writeCheckpointAt(ctx, job, epoch, n, jobmanager.CheckpointDir(job, n), savepoint)
 }
 
 // writeCheckpointAt writes checkpoint n's files under dir, wherever that
 // is (an adversarial request names a directory of its own choosing).
 func (w *blobWorld) writeCheckpointAt(ctx context.Context, job stores.JobID, epoch, n uint64, dir string, savepoint bool) (contract.FinalizeRequest, error) {
-	files := []struct {
-		key  string
-		data []byte
-	}{
-		{dir + "_metadata", checkpointMetadata(job, n)},
-		{dir + "data-0", []byte("operator state")},
-		{jobmanager.SharedKey(job), []byte("incremental state shared between checkpoints")},
-	}
-	for _, f := range files {
-		if err := retry(ctx, "write "+f.key, func(ctx context.Context) error { return w.write(ctx, f.key, f.data) }, nil); err != nil {
+	for _, f := range jobmanager.Files(job, n, dir) {
+		if err := retry(ctx, "write "+f.Key, func(ctx context.Context) error { return w.write(ctx, f.Key, f.Data) }, nil); err != nil {
 			return contract.FinalizeRequest{}, err
 		}
 	}
 	return checkpointRequest(job, epoch, n, dir, savepoint), nil
 }
 
-// checkpointDir is checkpoint n's directory in Flink's layout, the one
-// the workers derive: <cluster>/<job>/chk-<n>/.
-func checkpointDir(job stores.JobID, n uint64) string {
-	return fmt.Sprintf("%s/%s/chk-%d/", job.Cluster, job.Job, n)
-}
-
-// checkpointMetadata is the content of checkpoint n's metadata file: the
-// same for every incarnation of the job ID.
-func checkpointMetadata(job stores.JobID, n uint64) []byte {
-	return []byte(fmt.Sprintf("metadata of %s checkpoint %d", job, n))
-}
-
 // ownerOf is the claimant of epoch of job: its job manager claims under
 // it, and every request of that epoch names it.
 func ownerOf(job stores.JobID, epoch uint64) string { return fmt.Sprintf("jm-%s-%d", job.Job, epoch) }
 
-// checkpointRequest finalizes checkpoint n of job at epoch, its metadata
-// and exclusive data under dir.
+// checkpointRequest finalizes checkpoint n of job at epoch under its
+// job manager's claim, its metadata and exclusive data under dir.
 func checkpointRequest(job stores.JobID, epoch, n uint64, dir string, savepoint bool) contract.FinalizeRequest {
-	sum := sha256.Sum256(checkpointMetadata(job, n))
-	return contract.FinalizeRequest{
-		Cluster: job.Cluster, Job: job.Job, Epoch: epoch, Owner: ownerOf(job, epoch), Checkpoint: n,
-		MetadataKey: dir + "_metadata", MetadataSHA256: hex.EncodeToString(sum[:]),
-		ExclusivePrefix: dir, Savepoint: savepoint,
-	}
+	return jobmanager.Request(job, epoch, ownerOf(job, epoch), n, dir, savepoint)
 }

@@ -3,7 +3,6 @@ package faultharness
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
@@ -45,7 +45,7 @@ type workerProc struct {
 
 // start runs a new process and waits until it polls its task queue.
 func (w *workerProc) start(ctx context.Context) error {
-	metrics, err := freeAddr()
+	metrics, err := freeport.Addr()
 	if err != nil {
 		return fmt.Errorf("worker %d: %w", w.index, err)
 	}
@@ -118,13 +118,4 @@ func (w *workerProc) running() bool {
 	default:
 		return true
 	}
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

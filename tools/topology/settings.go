@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 )
 
 // The topology's settings that docker-compose.yml repeats for Docker:
@@ -63,11 +65,11 @@ func SchemaCommands(pg *Postgres) [][]string {
 
 // newPostgres describes a private cluster in dir on a free loopback port.
 func newPostgres(dir string) (Postgres, error) {
-	port, err := freePorts(1)
+	port, err := freeport.Port()
 	if err != nil {
 		return Postgres{}, err
 	}
-	return Postgres{Port: port[0], Dir: dir, Data: filepath.Join(dir, "data"),
+	return Postgres{Port: port, Dir: dir, Data: filepath.Join(dir, "data"),
 		Log: filepath.Join(dir, "postgresql.log"), User: PostgresUser, Password: PostgresPassword}, nil
 }
 
@@ -94,6 +96,3 @@ func StartPostgres(dir string) (*Postgres, error) {
 // Stop stops the cluster cleanly; one that does not run is an error.
 func (pg *Postgres) Stop() error { return pg.stop("fast") }
 
-// FreeLowPorts picks n free loopback ports below 32768, as a Temporal
-// server on PostgreSQL needs for its membership ports.
-func FreeLowPorts(n int) ([]int, error) { return freeLowPorts(n) }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 )
 
@@ -151,7 +152,7 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 	if err != nil {
 		return err
 	}
-	ports, err := freeLowPorts(10)
+	ports, err := freeport.Low(10)
 	if err != nil {
 		return err
 	}

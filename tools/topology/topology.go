@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -325,52 +324,4 @@ func (tp *Topology) Status() string {
 	fmt.Fprintf(&b, "state bucket      %s\n", tp.BucketURL())
 	fmt.Fprintf(&b, "finalizer CLI     env %s %s list --stuck\n", strings.Join(tp.CLIEnv(), " "), tp.CLI)
 	return b.String()
-}
-
-// freeLowPorts picks n distinct free loopback ports below 32768: the
-// Temporal server keeps its membership ports in a PostgreSQL smallint
-// column (cluster_membership.rpc_port), and the kernel hands out ephemeral
-// ports above that.
-func freeLowPorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	start := 20000 + rand.IntN(10000)
-	for p := start; len(ports) < n && p < 32768; p++ {
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue
-		}
-		ls = append(ls, l)
-		ports = append(ports, p)
-	}
-	if len(ports) < n {
-		return nil, fmt.Errorf("no %d free ports between %d and 32767", n, start)
-	}
-	return ports, nil
-}
-
-// freePorts picks n distinct free loopback ports (held open together so
-// that no two are the same).
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
 }

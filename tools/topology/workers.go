@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -147,7 +148,7 @@ func (tp *Topology) WorkerEnv() []string {
 }
 
 func (tp *Topology) setupWorkers(n int) error {
-	ports, err := freePorts(n)
+	ports, err := freeport.Ports(n)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 )
 
@@ -33,7 +34,7 @@ func (tp *Topology) setupZooKeeper(n int) error {
 	if err := zktest.Ensure(); err != nil {
 		return err
 	}
-	ports, err := freePorts(3 * n)
+	ports, err := freeport.Ports(3 * n)
 	if err != nil {
 		return err
 	}
