@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 func TestClaimStaleEpoch(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{})
+	env := harness.Start(t, harness.Options{})
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 2)
 
@@ -44,7 +44,7 @@ func TestClaimStaleEpoch(t *testing.T) {
 // claims share one workflow ID.
 func TestConcurrentClaimsOfOneEpoch(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{})
+	env := harness.Start(t, harness.Options{})
 	c := newClient(env, client.Options{})
 	owners := []string{"jm-a", "jm-b", "jm-c"}
 	errs := make([]error, len(owners))
@@ -83,7 +83,7 @@ func TestClaimInvalidRequest(t *testing.T) {
 
 func TestRetire(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{})
+	env := harness.Start(t, harness.Options{})
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 1)
 	f, err := c.Finalize(ctx(t), env.Checkpoint(1, 1))

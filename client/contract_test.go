@@ -13,8 +13,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 )
@@ -24,7 +24,7 @@ import (
 // language, hashing by the same vectors, triggers interchangeably with it.
 func TestClientContentHashIsTheVectors(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{Deferred: true}) // no worker: the memo stays the client's
+	env := harness.Start(t, harness.Options{Deferred: true}) // no worker: the memo stays the client's
 	c := newClient(env, client.Options{})
 	started := map[string]string{} // workflow ID: content hash
 	for _, v := range contracttest.ContentHashVectors(t) {
@@ -60,7 +60,7 @@ func TestClientContentHashIsTheVectors(t *testing.T) {
 // action.
 func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{})
+	env := harness.Start(t, harness.Options{})
 	c := newClient(env, client.Options{})
 	claimReq := contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Owner: jobmanager.Owner(1)}
 	rp, err := c.ClaimEpoch(ctx(t), claimReq)
@@ -133,8 +133,8 @@ func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 // retry-now without a payload, abandon with a reason.
 func TestClientSignalsMatchTheSchemas(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{WrapReferences: func(r activities.References) activities.References {
-		return e2e.Unanswering{References: r}
+	env := harness.Start(t, harness.Options{WrapReferences: func(r activities.References) activities.References {
+		return harness.Unanswering{References: r}
 	}})
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 1)

@@ -9,8 +9,8 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
@@ -20,7 +20,7 @@ func TestClaimThenFinalizePublished(t *testing.T) {
 	for _, eager := range []bool{false, true} {
 		t.Run(map[bool]string{false: "queued", true: "eager"}[eager], func(t *testing.T) {
 			t.Parallel()
-			env := e2e.Start(t, e2e.Options{})
+			env := harness.Start(t, harness.Options{})
 			c := newClient(env, client.Options{EagerStart: eager})
 			claim(t, c, env, 1)
 			req := env.Checkpoint(1, 7)
@@ -55,7 +55,7 @@ func TestClaimThenFinalizePublished(t *testing.T) {
 // worker joins it; one after it completed attaches to it.
 func TestFinalizeTwiceReachesOneExecution(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{Deferred: true})
+	env := harness.Start(t, harness.Options{Deferred: true})
 	c := newClient(env, client.Options{})
 	// Straight into the store: a claim through the finalizer needs the
 	// worker this test holds back.
@@ -84,7 +84,7 @@ func TestFinalizeTwiceReachesOneExecution(t *testing.T) {
 
 func TestFinalizeDifferentContentIsRefused(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{Deferred: true})
+	env := harness.Start(t, harness.Options{Deferred: true})
 	c := newClient(env, client.Options{})
 	require.NoError(t, env.Store.ClaimEpoch(ctx(t), env.JobID(), 1, jobmanager.Owner(1)))
 	req := env.Checkpoint(1, 3)
@@ -121,7 +121,7 @@ func TestFinalizeDifferentContentIsRefused(t *testing.T) {
 
 func TestFinalizeInvalidRequestStartsNothing(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{})
+	env := harness.Start(t, harness.Options{})
 	c := newClient(env, client.Options{})
 	req := env.Checkpoint(1, 1)
 	req.MetadataSHA256 = "not-a-digest"
@@ -143,7 +143,7 @@ func TestFinalizeInvalidRequestStartsNothing(t *testing.T) {
 // checkpoint directory").
 func TestFinalizeAfterNewerClaimIsDiscarded(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{})
+	env := harness.Start(t, harness.Options{})
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 2)
 	req := env.Checkpoint(1, 4)
@@ -164,7 +164,7 @@ func TestFinalizeAfterNewerClaimIsDiscarded(t *testing.T) {
 // task rewrites the memo, the start input decides.
 func TestContentCheckReadsTheStartInput(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{Deferred: true})
+	env := harness.Start(t, harness.Options{Deferred: true})
 	c := newClient(env, client.Options{})
 	for n, memo := range map[uint64]map[string]any{6: nil, 8: {"contentHash": "hashed-in-python"}} {
 		req := env.Checkpoint(1, n)

@@ -8,20 +8,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 )
 
 // newClient builds the client under test over the env's Temporal client and
 // task queue.
-func newClient(env *e2e.Env, opts client.Options) *client.Client {
+func newClient(env *harness.Env, opts client.Options) *client.Client {
 	opts.TaskQueue = env.TaskQueue
 	return client.New(env.Temporal, opts)
 }
 
 // claim claims epoch for the env's job, as a job manager does first.
-func claim(t *testing.T, c *client.Client, env *e2e.Env, epoch uint64) {
+func claim(t *testing.T, c *client.Client, env *harness.Env, epoch uint64) {
 	t.Helper()
 	_, err := c.ClaimEpoch(ctx(t), contract.ClaimRequest{Cluster: env.Cluster, Job: env.Job, Epoch: epoch, Owner: jobmanager.Owner(epoch)})
 	require.NoError(t, err)

@@ -10,14 +10,14 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 )
 
 // A caller that knows only the identity: Status and Attach.
 func TestStatusAndAttachByIdentity(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{})
+	env := harness.Start(t, harness.Options{})
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 1)
 	req := env.Checkpoint(1, 9)
@@ -50,8 +50,8 @@ func TestStatusAndAttachByIdentity(t *testing.T) {
 // verification) and returns the result.
 func TestWaitProgressReportsChanges(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, e2e.Options{WrapReferences: func(r activities.References) activities.References {
-		return e2e.Unanswering{References: r}
+	env := harness.Start(t, harness.Options{WrapReferences: func(r activities.References) activities.References {
+		return harness.Unanswering{References: r}
 	}})
 	c := newClient(env, client.Options{})
 	claim(t, c, env, 1)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 )
 
 // A finalization whose store never answers parks in Verifying; ListStuck
@@ -19,10 +19,10 @@ import (
 // lists a healthy one.
 func TestListStuckFindsParkedVerifying(t *testing.T) {
 	t.Parallel()
-	down := e2e.Start(t, e2e.Options{WrapReferences: func(r activities.References) activities.References {
-		return e2e.Unanswering{References: r}
+	down := harness.Start(t, harness.Options{WrapReferences: func(r activities.References) activities.References {
+		return harness.Unanswering{References: r}
 	}})
-	healthy := e2e.Start(t, e2e.Options{})
+	healthy := harness.Start(t, harness.Options{})
 	cd, ch := newClient(down, client.Options{}), newClient(healthy, client.Options{})
 	claim(t, cd, down, 1)
 	claim(t, ch, healthy, 1)
@@ -68,7 +68,7 @@ func TestListStuckFindsParkedVerifying(t *testing.T) {
 	st, err := stuck.Status(ctx(t))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, st.Verifications, 1)
-	assert.Contains(t, st.LastError, e2e.ErrUnreachable.Error())
+	assert.Contains(t, st.LastError, harness.ErrUnreachable.Error())
 	assert.True(t, down.Exists(down.Cluster+"/j1/chk-5/data-0"), "nothing is discarded while Verifying")
 
 	// An operator gives up on the store: Abandoned, the state kept.

@@ -26,8 +26,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
-	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
+	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -107,15 +106,12 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 	t.Cleanup(func() { _ = e.states.Close() })
 
 	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
-	workflows.Register(w)
-	reconcile.Register(w)
-	w.RegisterActivity(&activities.Activities{
+	finalizations := activities.TemporalFinalizations{Client: c}
+	finalizer.Register(w, &activities.Activities{
 		References: e.refs, Leadership: e.store, States: e.states, StoreKind: b.name,
-		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: activities.TemporalFinalizations{Client: c},
-	})
-	w.RegisterActivity(&reconcileacts.Activities{
-		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states,
-		Finalizations: activities.TemporalFinalizations{Client: c},
+		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: finalizations,
+	}, &reconcileacts.Activities{
+		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states, Finalizations: finalizations,
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.
 		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},

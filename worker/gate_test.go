@@ -19,11 +19,11 @@ import (
 )
 
 // The tenant gate's proof: every workflow and activity the worker
-// registers (register, the one list worker.Run uses) is refused for a
+// registers (Register, the one list worker.Run uses) is refused for a
 // cluster the worker does not serve, by the gate, before its code runs. A
 // type added without a Clusters method, or without a sample here, fails.
 
-// recorder is a registry that keeps what register registers.
+// recorder is a registry that keeps what Register registers.
 type recorder struct {
 	workflows  map[string]any // by contract name
 	activities []any          // the structs whose methods are activities
@@ -119,7 +119,7 @@ func registered() *recorder {
 	r := &recorder{workflows: map[string]any{}}
 	// The fields stay nil: an activity the gate let through would panic,
 	// which the test tells apart from the gate's refusal.
-	register(r, &activities.Activities{}, &reconcileacts.Activities{})
+	Register(r, &activities.Activities{}, &reconcileacts.Activities{})
 	return r
 }
 
@@ -133,7 +133,7 @@ func TestGateRefusesEveryWorkflowForAnUnservedCluster(t *testing.T) {
 			for _, cluster := range []string{unserved, served} {
 				env := workflowtest.Suite().NewTestWorkflowEnvironment()
 				env.SetWorkerOptions(gateOptions(t))
-				register(env, &activities.Activities{}, &reconcileacts.Activities{})
+				Register(env, &activities.Activities{}, &reconcileacts.Activities{})
 				env.ExecuteWorkflow(name, argsFor(t, name, types, cluster)...)
 				err := env.GetWorkflowError()
 				if cluster == unserved {

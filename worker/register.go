@@ -11,16 +11,17 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
 )
 
-// registry is the part of a Temporal worker the finalizer registers with.
-type registry interface {
+// Registry is the part of a Temporal worker the finalizer registers with.
+type Registry interface {
 	sdkworker.WorkflowRegistry
 	RegisterActivity(a any)
 }
 
-// register registers every workflow and activity the worker serves: the
-// one list the tenant gate's test enumerates (gate_test.go), so that a type
-// added here without saying its cluster fails it.
-func register(r registry, finalizer *activities.Activities, reconciler *reconcileacts.Activities) {
+// Register registers every workflow and activity the worker serves: the
+// one list the worker runs, every harness that runs a worker of its own
+// registers, and the tenant gate's test enumerates (gate_test.go), so that
+// a type added here without saying its cluster fails it.
+func Register(r Registry, finalizer *activities.Activities, reconciler *reconcileacts.Activities) {
 	workflows.Register(r)
 	reconcile.Register(r)
 	r.RegisterActivity(finalizer)
@@ -29,7 +30,7 @@ func register(r registry, finalizer *activities.Activities, reconciler *reconcil
 
 // workerOptions are the Temporal worker's options. Its interceptors are
 // the one tenant gate (activities.Gate): every workflow and activity
-// register registers passes it before its code runs; then rejectionLog,
+// Register registers passes it before its code runs; then rejectionLog,
 // which logs an activity's routine rejection at WARN instead of the SDK's
 // ERROR.
 func workerOptions(cfg Config, layout blobstate.Layout, fatal chan<- error) sdkworker.Options {

@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		references = o.wrapReferences(refs)
 	}
 	finalizations := activities.TemporalFinalizations{Client: c}
-	register(w, &activities.Activities{
+	Register(w, &activities.Activities{
 		References:    references,
 		Leadership:    references,
 		States:        states,

@@ -95,4 +95,3 @@ func StartPostgres(dir string) (*Postgres, error) {
 
 // Stop stops the cluster cleanly; one that does not run is an error.
 func (pg *Postgres) Stop() error { return pg.stop("fast") }
-

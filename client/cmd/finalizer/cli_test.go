@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 )
 
 // finalizeArgs is the finalize command line of req.
@@ -30,7 +30,7 @@ func finalizeArgs(req contract.FinalizeRequest, extra ...string) []string {
 
 func TestClaimThenFinalizeWait(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	env := envFor(t, e)
 	o := runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1")
 	require.Equal(t, exitOK, o.code)
@@ -50,7 +50,7 @@ func TestClaimThenFinalizeWait(t *testing.T) {
 	assert.Contains(t, o.stderr, req.WorkflowID()+" ", "progress goes to stderr")
 
 	// Again, in text, the global flag after the command: the same run.
-	o = runTool(t, map[string]string{envAddress: e2e.HostPort(t)}, finalizeArgs(req, "--wait", "--task-queue", e.TaskQueue)...)
+	o = runTool(t, map[string]string{envAddress: harness.HostPort(t)}, finalizeArgs(req, "--wait", "--task-queue", e.TaskQueue)...)
 	require.Equal(t, exitOK, o.code)
 	assert.Contains(t, o.stdout, req.WorkflowID()+" Published after 1 publish attempt(s), handle "+got.Result.HandleKey)
 
@@ -93,7 +93,7 @@ func TestClaimThenFinalizeWait(t *testing.T) {
 // must not acknowledge the checkpoint.
 func TestFinalizeWaitNotPublished(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	env := envFor(t, e)
 	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "2", "--owner", "jm-2").code)
 
@@ -105,7 +105,7 @@ func TestFinalizeWaitNotPublished(t *testing.T) {
 
 func TestRefusalsExit4(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	env := envFor(t, e)
 	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "2", "--owner", "jm-2").code)
 
@@ -134,7 +134,7 @@ func TestRefusalsExit4(t *testing.T) {
 // (its data is never discarded): the finalization runs and publishes.
 func TestFinalizeSavepointWithoutExclusivePrefix(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	env := envFor(t, e)
 	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1").code)
 
@@ -149,7 +149,7 @@ func TestFinalizeSavepointWithoutExclusivePrefix(t *testing.T) {
 
 func TestListStuck(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	env := envFor(t, e)
 	o := runTool(t, env, "list", "--stuck", "--older-than", "10m", "--json")
 	require.Equal(t, exitOK, o.code)
@@ -164,7 +164,7 @@ func TestListStuck(t *testing.T) {
 
 func TestStatusNotFound(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	o := runTool(t, envFor(t, e), "status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1")
 	// Not 1, "repeat": repeating finds nothing more.
 	assert.Equal(t, exitNotFound, o.code)

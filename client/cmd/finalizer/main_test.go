@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 )
 
 // One dev server for the whole test binary; each test runs its own worker.
-func TestMain(m *testing.M) { e2e.Main(m) }
+func TestMain(m *testing.M) { harness.Main(m) }
 
 // outcome is one in-process run of the tool.
 type outcome struct {
@@ -32,6 +32,6 @@ func runTool(t *testing.T, env map[string]string, args ...string) outcome {
 
 // envFor points the tool at the test's server and worker through the
 // environment, as a deployment would.
-func envFor(t *testing.T, e *e2e.Env) map[string]string {
-	return map[string]string{envAddress: e2e.HostPort(t), envTaskQueue: e.TaskQueue}
+func envFor(t *testing.T, e *harness.Env) map[string]string {
+	return map[string]string{envAddress: harness.HostPort(t), envTaskQueue: e.TaskQueue}
 }

@@ -17,8 +17,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	finalizer "github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/client/internal/e2e"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -30,7 +30,7 @@ import (
 // or its history expired) by the store alone: discarded behind a fence too.
 func TestReconcileOnce(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	env := envFor(t, e)
 	require.NoError(t, e.Store.ClaimEpoch(t.Context(), e.JobID(), 1, "jm-1"))
 	c := finalizer.New(e.Temporal, finalizer.Options{TaskQueue: e.TaskQueue})
@@ -99,7 +99,7 @@ func TestReconcileOnce(t *testing.T) {
 // The per-cluster schedule is created, then updated in place.
 func TestReconcileSchedule(t *testing.T) {
 	t.Parallel()
-	e := e2e.Start(t, e2e.Options{})
+	e := harness.Start(t, harness.Options{})
 	env := envFor(t, e)
 	id := contract.ReconcileScheduleID(e.Cluster)
 	t.Cleanup(func() {

@@ -1,4 +1,4 @@
-// Package e2e is the end-to-end harness of the client's tests and the
+// Package harness is the end-to-end harness of the client's tests and the
 // command-line tool's: one real Temporal dev server per test binary
 // (internal/temporaltest), and per test a real SDK worker running the
 // finalizer's workflows and activities (the reconciler's included, asking
@@ -7,4 +7,4 @@
 //
 // Each test gets its own task queue and cluster name, so tests sharing the
 // server never see each other's executions.
-package e2e
+package harness

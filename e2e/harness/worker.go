@@ -1,4 +1,4 @@
-package e2e
+package harness
 
 import (
 	"context"
@@ -21,8 +21,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
-	"github.com/checkpoint-finalizer/finalizer/workflows/reconcile"
+	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 // Options shape one test's environment.
@@ -85,15 +84,12 @@ func Start(t *testing.T, opts Options) *Env {
 		refs = opts.WrapReferences(refs)
 	}
 	e.worker = worker.New(e.Temporal, e.TaskQueue, worker.Options{})
-	workflows.Register(e.worker)
-	reconcile.Register(e.worker)
-	e.worker.RegisterActivity(&activities.Activities{
+	finalizations := activities.TemporalFinalizations{Client: e.Temporal}
+	finalizer.Register(e.worker, &activities.Activities{
 		References: refs, Leadership: e.Store, States: e.States, StoreKind: "embedded",
-		Temporal: e.Temporal, TaskQueue: e.TaskQueue, Finalizations: activities.TemporalFinalizations{Client: e.Temporal},
-	})
-	e.worker.RegisterActivity(&reconcileacts.Activities{
-		Inventory: e.Store, References: refs, States: e.States, Handles: e.States,
-		Finalizations: activities.TemporalFinalizations{Client: e.Temporal},
+		Temporal: e.Temporal, TaskQueue: e.TaskQueue, Finalizations: finalizations,
+	}, &reconcileacts.Activities{
+		Inventory: e.Store, References: refs, States: e.States, Handles: e.States, Finalizations: finalizations,
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.
 		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},
