@@ -1,0 +1,206 @@
+// Package flagenv is the one configuration layer of the finalizer's
+// commands: flags (pflag, as cobra parses them), each optionally backed by
+// its FINALIZER_<FLAG> variable, read so that every value that does not
+// parse is reported together with the other problems of the same start,
+// each naming its flag, its variable and the rule it breaks.
+//
+// Parsing is deferred: Defer makes the flags keep their text, and Resolve
+// parses it afterwards, flag over variable over default. pflag itself
+// stops at the first value it refuses, and would hide the rest.
+package flagenv
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Prefix starts every variable a flag is bound to.
+const Prefix = "FINALIZER_"
+
+// EnvName is the variable that backs a flag:
+// "zookeeper-servers" -> "FINALIZER_ZOOKEEPER_SERVERS".
+func EnvName(flag string) string {
+	return Prefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// envAnnotation marks a flag bound to its variable.
+const envAnnotation = "flagenv_env"
+
+// BindEnv backs the named flags of fs (registered already) with their
+// variables.
+func BindEnv(fs *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		if err := fs.SetAnnotation(n, envAnnotation, []string{EnvName(n)}); err != nil {
+			panic(err) // a flag name mistyped in the code
+		}
+	}
+}
+
+// Env is the variable backing f, "" if none.
+func Env(f *pflag.Flag) string {
+	if v := f.Annotations[envAnnotation]; len(v) == 1 {
+		return v[0]
+	}
+	return ""
+}
+
+// deferred keeps a flag's text for Resolve; the value it wraps holds the
+// default meanwhile, which help shows.
+type deferred struct {
+	pflag.Value
+	text string
+}
+
+func (d *deferred) Set(s string) error {
+	d.text = s
+	return nil
+}
+
+// deferredBool lets a wrapped boolean be given bare (--tls).
+type deferredBool struct{ *deferred }
+
+func (deferredBool) IsBoolFlag() bool { return true }
+
+// Defer makes the named flags of fs (all but cobra's help, when none is
+// named) keep their text until Resolve.
+func Defer(fs *pflag.FlagSet, names ...string) {
+	wrap := func(f *pflag.Flag) {
+		if _, done := unwrap(f); done || f.Name == "help" {
+			return
+		}
+		d := &deferred{Value: f.Value}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			f.Value = deferredBool{d}
+			return
+		}
+		f.Value = d
+	}
+	if len(names) == 0 {
+		fs.VisitAll(wrap)
+		return
+	}
+	for _, n := range names {
+		wrap(fs.Lookup(n))
+	}
+}
+
+func unwrap(f *pflag.Flag) (*deferred, bool) {
+	switch v := f.Value.(type) {
+	case *deferred:
+		return v, true
+	case deferredBool:
+		return v.deferred, true
+	}
+	return nil, false
+}
+
+// Problem is a setting refused: a value that does not parse or a rule it
+// breaks.
+type Problem struct {
+	// Flag is the flag's name (without dashes); Env its variable, if any.
+	Flag, Env string
+	Rule      string
+}
+
+func (p *Problem) Error() string {
+	return p.Setting() + ": " + p.Rule
+}
+
+// Setting names where the value comes from: "--retain / FINALIZER_RETAIN".
+func (p *Problem) Setting() string {
+	switch {
+	case p.Flag == "":
+		return p.Env
+	case p.Env == "":
+		return "--" + p.Flag
+	}
+	return "--" + p.Flag + " / " + p.Env
+}
+
+// Refuse is the Problem of flag f breaking rule.
+func Refuse(f *pflag.Flag, format string, args ...any) *Problem {
+	return &Problem{Flag: f.Name, Env: Env(f), Rule: fmt.Sprintf(format, args...)}
+}
+
+// Resolve parses the deferred flags of fs: the text given on the command
+// line, else the flag's variable (an empty one counts as unset), else the
+// default stays. It returns a *Problem for each value that does not parse;
+// such a flag keeps its default.
+func Resolve(fs *pflag.FlagSet, getenv func(string) string) []error {
+	var problems []error
+	fs.VisitAll(func(f *pflag.Flag) {
+		d, ok := unwrap(f)
+		if !ok {
+			return
+		}
+		text := d.text
+		if !f.Changed {
+			if text = lookup(getenv, Env(f)); text == "" {
+				return
+			}
+		}
+		if d.Value.Type() != "string" {
+			// Blanks around a number are a slip; around a text, they
+			// may be meant.
+			text = strings.TrimSpace(text)
+		}
+		if err := d.Value.Set(text); err != nil {
+			problems = append(problems, Refuse(f, "%s (got %q)", rule(d.Value.Type()), text))
+		}
+	})
+	return problems
+}
+
+func lookup(getenv func(string) string, name string) string {
+	if name == "" {
+		return ""
+	}
+	return getenv(name)
+}
+
+// rule is what a value of a pflag type must be; pflag's own words quote
+// strconv ("parsing \"x\": invalid syntax").
+func rule(typ string) string {
+	switch typ {
+	case "duration":
+		return "must be a duration such as 90s, 15m or 1h"
+	case "int", "int64", "uint", "uint64", "uint32":
+		return "must be a whole number"
+	case "bool":
+		return "must be true or false"
+	}
+	return "must be a " + typ
+}
+
+// LongDash rewrites the single-dash spelling of long flags (-retain=2,
+// -json), which package flag took and deployments still pass, into
+// pflag's (--retain=2, --json): pflag would read -retain as the shorthands
+// r, e, t, .... lookup finds a long flag by name, nil if none. A value,
+// and everything after "--", is left as it is.
+func LongDash(args []string, lookup func(name string) *pflag.Flag) []string {
+	out := make([]string, 0, len(args))
+	value := false // the previous argument is a flag expecting this one
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var f *pflag.Flag
+		if strings.HasPrefix(a, "-") && len(name) > 1 {
+			f = lookup(name)
+		}
+		switch {
+		case value:
+			value = false
+		case f != nil && !strings.HasPrefix(a, "--"):
+			a = "-" + a
+			fallthrough
+		case f != nil:
+			value = !hasValue && f.NoOptDefVal == ""
+		}
+		out = append(out, a)
+	}
+	return out
+}
