@@ -148,6 +148,8 @@ func Resolve(fs *pflag.FlagSet, getenv func(string) string) []error {
 		}
 		if err := d.Value.Set(text); err != nil {
 			problems = append(problems, Refuse(f, "%s (got %q)", rule(d.Value.Type()), text))
+			// pflag's numbers store their zero on a refusal.
+			_ = d.Value.Set(f.DefValue) // what the value printed, it reads
 		}
 	})
 	return problems
