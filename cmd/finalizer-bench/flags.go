@@ -8,13 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/tools/bench"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 // envName: every flag falls back to FINALIZER_BENCH_<FLAG>, named as the
 // worker names its variables.
-func envName(flagName string) string { return worker.EnvName("bench-" + flagName) }
+func envName(flagName string) string { return flagenv.EnvName("bench-" + flagName) }
 
 // parse reads the flags (the environment first, the command line over it)
 // and validates the configuration before anything starts.

@@ -25,8 +25,11 @@ func EnvName(flag string) string {
 	return Prefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// envAnnotation marks a flag bound to its variable.
-const envAnnotation = "flagenv_env"
+// Annotations of a flag: its variable; where a lower layer sets it.
+const (
+	envAnnotation   = "flagenv_env"
+	underAnnotation = "flagenv_under"
+)
 
 // BindEnv backs the named flags of fs (registered already) with their
 // variables.
@@ -35,6 +38,14 @@ func BindEnv(fs *pflag.FlagSet, names ...string) {
 		if err := fs.SetAnnotation(n, envAnnotation, []string{EnvName(n)}); err != nil {
 			panic(err) // a flag name mistyped in the code
 		}
+	}
+}
+
+// Under notes where a layer below the variable sets the named flag of fs,
+// e.g. "TEMPORAL_ADDRESS / profile address", for its problems to name.
+func Under(fs *pflag.FlagSet, name, under string) {
+	if err := fs.SetAnnotation(name, underAnnotation, []string{under}); err != nil {
+		panic(err) // a flag name mistyped in the code
 	}
 }
 
@@ -99,29 +110,38 @@ func unwrap(f *pflag.Flag) (*deferred, bool) {
 // Problem is a setting refused: a value that does not parse or a rule it
 // breaks.
 type Problem struct {
-	// Flag is the flag's name (without dashes); Env its variable, if any.
-	Flag, Env string
-	Rule      string
+	// Flag is the flag's name (without dashes); Env its variable, if any;
+	// Under where a lower layer sets it, if any.
+	Flag, Env, Under string
+	Rule             string
 }
 
 func (p *Problem) Error() string {
 	return p.Setting() + ": " + p.Rule
 }
 
-// Setting names where the value comes from: "--retain / FINALIZER_RETAIN".
+// Setting names where the value comes from, highest layer first:
+// "--retain / FINALIZER_RETAIN".
 func (p *Problem) Setting() string {
-	switch {
-	case p.Flag == "":
-		return p.Env
-	case p.Env == "":
-		return "--" + p.Flag
+	var names []string
+	for _, n := range []string{p.Flag, p.Env, p.Under} {
+		if n != "" {
+			names = append(names, n)
+		}
 	}
-	return "--" + p.Flag + " / " + p.Env
+	if p.Flag != "" {
+		names[0] = "--" + p.Flag
+	}
+	return strings.Join(names, " / ")
 }
 
-// Refuse is the Problem of flag f breaking rule.
-func Refuse(f *pflag.Flag, format string, args ...any) *Problem {
-	return &Problem{Flag: f.Name, Env: Env(f), Rule: fmt.Sprintf(format, args...)}
+// refuse is the Problem of flag f breaking rule.
+func refuse(f *pflag.Flag, format string, args ...any) *Problem {
+	p := &Problem{Flag: f.Name, Env: Env(f), Rule: fmt.Sprintf(format, args...)}
+	if v := f.Annotations[underAnnotation]; len(v) == 1 {
+		p.Under = v[0]
+	}
+	return p
 }
 
 // Resolve parses the deferred flags of fs: the text given on the command
@@ -147,7 +167,7 @@ func Resolve(fs *pflag.FlagSet, getenv func(string) string) []error {
 			text = strings.TrimSpace(text)
 		}
 		if err := d.Value.Set(text); err != nil {
-			problems = append(problems, Refuse(f, "%s (got %q)", rule(d.Value.Type()), text))
+			problems = append(problems, refuse(f, "%s (got %q)", rule(d.Value.Type()), text))
 			// pflag's numbers store their zero on a refusal.
 			_ = d.Value.Set(f.DefValue) // what the value printed, it reads
 		}
@@ -179,8 +199,10 @@ func rule(typ string) string {
 // LongDash rewrites the single-dash spelling of long flags (-retain=2,
 // -json), which package flag took and deployments still pass, into
 // pflag's (--retain=2, --json): pflag would read -retain as the shorthands
-// r, e, t, .... lookup finds a long flag by name, nil if none. A value,
-// and everything after "--", is left as it is.
+// r, e, t, ... and name none of them. An unknown name is rewritten too, so
+// that pflag's error names it. lookup finds a long flag by name, nil if
+// none, to tell a flag's value (left as it is, like everything after "--")
+// from the next flag.
 func LongDash(args []string, lookup func(name string) *pflag.Flag) []string {
 	out := make([]string, 0, len(args))
 	value := false // the previous argument is a flag expecting this one
@@ -188,21 +210,22 @@ func LongDash(args []string, lookup func(name string) *pflag.Flag) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		var f *pflag.Flag
-		if strings.HasPrefix(a, "-") && len(name) > 1 {
-			f = lookup(name)
+		if value {
+			out, value = append(out, a), false
+			continue
 		}
-		switch {
-		case value:
-			value = false
-		case f != nil && !strings.HasPrefix(a, "--"):
-			a = "-" + a
-			fallthrough
-		case f != nil:
-			value = !hasValue && f.NoOptDefVal == ""
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		long := strings.HasPrefix(a, "--")
+		if !long && len(a) > 2 && a[0] == '-' && isLetter(a[1]) {
+			name, long, a = name[1:], true, "-"+a
+		}
+		if long {
+			f := lookup(name)
+			value = f != nil && !hasValue && f.NoOptDefVal == ""
 		}
 		out = append(out, a)
 	}
 	return out
 }
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

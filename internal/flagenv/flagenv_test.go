@@ -69,7 +69,7 @@ func TestLongDash(t *testing.T) {
 	fs.Duration("older-than", 0, "")
 	for _, tc := range []struct{ in, want []string }{
 		{[]string{"-json", "-owner=o", "-older-than", "-1m"}, []string{"--json", "--owner=o", "--older-than", "-1m"}},
-		{[]string{"--owner", "-json", "-h", "-x", "-unknown"}, []string{"--owner", "-json", "-h", "-x", "-unknown"}},
+		{[]string{"--owner", "-json", "-h", "-x", "-unknown=1", "-older-than", "-json"}, []string{"--owner", "-json", "-h", "-x", "--unknown=1", "--older-than", "-json"}},
 		{[]string{"list", "--", "-json"}, []string{"list", "--", "-json"}},
 	} {
 		assert.Equal(t, tc.want, LongDash(tc.in, fs.Lookup), "%v", tc.in)

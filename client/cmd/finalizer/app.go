@@ -205,10 +205,6 @@ func noArgs(name string) cobra.PositionalArgs {
 func flagError(c *cobra.Command, err error) error {
 	if ne, ok := errors.AsType[*pflag.NotExistError](err); ok {
 		name := ne.GetSpecifiedName()
-		if group := ne.GetSpecifiedShortnames(); group != "" {
-			// -address: pflag reads shorthands; the user meant a name.
-			name, _, _ = strings.Cut(group, "=")
-		}
 		if now, ok := renamed[name]; ok {
 			return usagef("--%s was renamed --%s, the worker's name (see 'finalizer --help')", name, now)
 		}
@@ -222,12 +218,9 @@ func flagError(c *cobra.Command, err error) error {
 }
 
 // lookupAnywhere finds a long flag of any command of the tree, for
-// flagenv.LongDash; an old spelling too, so that its error names the new.
+// flagenv.LongDash.
 func lookupAnywhere(root *cobra.Command) func(string) *pflag.Flag {
 	return func(name string) *pflag.Flag {
-		if _, ok := renamed[name]; ok {
-			return &pflag.Flag{Name: name}
-		}
 		if f := root.PersistentFlags().Lookup(name); f != nil {
 			return f
 		}

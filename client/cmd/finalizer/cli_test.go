@@ -201,9 +201,9 @@ func TestUsageErrors(t *testing.T) {
 		{"negative older-than", []string{"list", "--stuck", "--older-than", "-1m"}, "--older-than must not be negative"},
 		{"extra argument", append([]string{"retire"}, append(ok, "--owner", "o", "now")...), `unexpected argument "now"`},
 		{"cert without key", []string{"--temporal-tls-cert-file", "c.pem", "list", "--stuck"},
-			"--temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE: required when temporal-tls-cert-file is set"},
+			"--temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE / TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path: required when temporal-tls-cert-file is set"},
 		{"missing CA", []string{"--temporal-tls-ca-file", "/nonexistent/ca.pem", "list", "--stuck"},
-			"--temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE: open /nonexistent/ca.pem: no such file"},
+			"--temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE / TEMPORAL_TLS_SERVER_CA_CERT_PATH / profile tls.server_ca_cert_path: open /nonexistent/ca.pem: no such file"},
 		{"missing API key file", []string{"list", "--stuck", "--temporal-api-key-file", "/nonexistent/key"}, "--temporal-api-key-file"},
 		{"renamed flag", []string{"--address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
 		{"renamed flag after the command", []string{"list", "--stuck", "--tls-ca-file", "x"}, "--tls-ca-file was renamed --temporal-tls-ca-file"},
@@ -331,7 +331,7 @@ func TestProblemsReportedTogether(t *testing.T) {
 	for _, want := range []string{
 		"finalizer: list: --older-than: must be a duration such as 90s, 15m or 1h (got \"soon\")\n",
 		"finalizer: --timeout: must be a duration such as 90s, 15m or 1h (got \"5\")\n",
-		"finalizer: --temporal-tls / FINALIZER_TEMPORAL_TLS: must be true or false (got \"maybe\")\n",
+		"finalizer: --temporal-tls / FINALIZER_TEMPORAL_TLS / TEMPORAL_TLS / profile [tls]: must be true or false (got \"maybe\")\n",
 	} {
 		assert.Contains(t, o.stderr, want)
 	}
@@ -342,7 +342,7 @@ func TestProblemsReportedTogether(t *testing.T) {
 	for _, want := range []string{
 		"finalizer: claim: --epoch: must be a whole number (got \"one\")\n",
 		"finalizer: claim: missing --job, --owner\n",
-		"finalizer: --temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE: required when temporal-tls-cert-file is set\n",
+		"finalizer: --temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE / TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path: required when temporal-tls-cert-file is set\n",
 	} {
 		assert.Contains(t, o.stderr, want)
 	}

@@ -100,7 +100,7 @@ func TestConnectionPrecedence(t *testing.T) {
 	assert.Equal(t, keyFile, conn.APIKeyFile)
 	conn, err = resolve(t, with("TEMPORAL_PROFILE", "other"))
 	require.NoError(t, err)
-	assert.Equal(t, "their-key", conn.APIKey)
+	assert.Equal(t, client.Secret("their-key"), conn.APIKey)
 	_, err = resolve(t, with(envAPIKey, "inline"), "--temporal-api-key-file", keyFile)
 	assert.ErrorContains(t, err, "not both")
 }
@@ -125,7 +125,7 @@ func TestConnectionConfigurationErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "not supported by the finalizer: tls client_cert_data")
 
 	_, err = resolve(t, map[string]string{"FINALIZER_TEMPORAL_TLS": "maybe"})
-	assert.ErrorContains(t, err, `--temporal-tls / FINALIZER_TEMPORAL_TLS: must be true or false (got "maybe")`)
+	assert.ErrorContains(t, err, `--temporal-tls / FINALIZER_TEMPORAL_TLS / TEMPORAL_TLS / profile [tls]: must be true or false (got "maybe")`)
 
 	_, err = resolve(t, map[string]string{"FINALIZER_NAMESPACE": "old"})
 	assert.ErrorContains(t, err, "$FINALIZER_NAMESPACE was renamed $FINALIZER_TEMPORAL_NAMESPACE")

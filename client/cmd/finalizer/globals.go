@@ -69,7 +69,14 @@ func (g *globals) register(fs *pflag.FlagSet) {
 // global flags, TLS files and API key file loaded, before anything
 // connects; flagenv.Resolve has read them.
 func (g *globals) check() []error {
-	conn, problems := g.connFlags.Connection(g.getenv)
+	var problems []error
+	conn, err := g.connFlags.Connection(g.getenv)
+	if err != nil {
+		problems = append(problems, err)
+	}
+	for _, e := range conn.Check() {
+		problems = append(problems, connflags.Problem(e.Setting, e.Err))
+	}
 	g.conn = conn
 	if g.getenv(oldNamespaceEnv) != "" && g.getenv(flagenv.EnvName(client.SettingNamespace)) == "" {
 		problems = append(problems, errors.New("$"+oldNamespaceEnv+" was renamed $"+flagenv.EnvName(client.SettingNamespace)+", the worker's name"))
