@@ -95,7 +95,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 
 // Connection resolves the connection over the lower layers once
 // flagenv.Resolve has read the flags; the error is a profile that does not
-// load. Check the result (client.Connection.Check, named by Problems)
+// load. Check the result (client.Connection.Check, each named by Problem)
 // before dialing.
 func (f *Flags) Connection(getenv func(string) string) (client.Connection, error) {
 	ours := f.set
