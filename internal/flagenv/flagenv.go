@@ -35,9 +35,15 @@ const (
 // variables.
 func BindEnv(fs *pflag.FlagSet, names ...string) {
 	for _, n := range names {
-		if err := fs.SetAnnotation(n, envAnnotation, []string{EnvName(n)}); err != nil {
-			panic(err) // a flag name mistyped in the code
-		}
+		BindEnvAs(fs, n, EnvName(n))
+	}
+}
+
+// BindEnvAs backs the named flag of fs with the variable env, for a tool
+// whose variables take a prefix of their own.
+func BindEnvAs(fs *pflag.FlagSet, name, env string) {
+	if err := fs.SetAnnotation(name, envAnnotation, []string{env}); err != nil {
+		panic(err) // a flag name mistyped in the code
 	}
 }
 
@@ -192,6 +198,8 @@ func rule(typ string) string {
 		return "must be a whole number"
 	case "bool":
 		return "must be true or false"
+	case "float64":
+		return "must be a number"
 	}
 	return "must be a " + typ
 }
