@@ -41,7 +41,10 @@ func LoadValidConfig(args []string, getenv func(string) string) (Config, error) 
 	if err != nil {
 		return Config{}, err
 	}
-	return cfg, Check(cfg, problems)
+	if err := Check(cfg, problems); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
 }
 
 // Check is Validate with the problems Flags.Load found before it: every
