@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"go.temporal.io/sdk/client"
 )
@@ -23,9 +22,8 @@ type Connection struct {
 	Namespace string
 	TLS       TLSConfig
 	// APIKey is sent as a bearer token; it turns TLS on (system roots)
-	// when no TLS setting does, so a key never travels in clear. String
-	// never shows it.
-	APIKey string
+	// when no TLS setting does, so a key never travels in clear.
+	APIKey Secret
 	// APIKeyFile holds the API key instead (read by Options and Check);
 	// it replaces APIKey.
 	APIKeyFile string
@@ -93,6 +91,9 @@ func (c Connection) GoString() string { return "client.Connection{" + c.String()
 // without dialing and returns every problem at once.
 func (c Connection) Check() []*SettingError {
 	_, errs := c.TLS.load()
+	if c.APIKey != "" && c.APIKeyFile != "" {
+		return append(errs, &SettingError{SettingAPIKeyFile, errors.New("set either the key (" + SettingAPIKey + ") or the file, not both")})
+	}
 	if _, err := c.apiKey(); err != nil {
 		errs = append(errs, err)
 	}
@@ -144,22 +145,16 @@ func loadCA(file string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// apiKey is APIKey, or the content of APIKeyFile. Trailing newlines are
-// dropped: secret files are usually written by echo or mounted from a
-// Kubernetes Secret that kept one.
+// apiKey is APIKey, or the content of APIKeyFile.
 func (c Connection) apiKey() (string, *SettingError) {
 	if c.APIKeyFile == "" {
-		return c.APIKey, nil
+		return c.APIKey.Reveal(), nil
 	}
-	b, err := os.ReadFile(c.APIKeyFile)
+	key, err := ReadSecretFile(c.APIKeyFile)
 	if err != nil {
 		return "", &SettingError{SettingAPIKeyFile, err}
 	}
-	key := strings.TrimRight(string(b), "\r\n")
-	if key == "" {
-		return "", &SettingError{SettingAPIKeyFile, fmt.Errorf("%s is empty", c.APIKeyFile)}
-	}
-	return key, nil
+	return key.Reveal(), nil
 }
 
 // Options returns the Temporal client options for this connection; the

@@ -31,7 +31,7 @@ func LoadTemporalConfig(profile string, getenv func(string) string) (Connection,
 	if file == "" {
 		file = envconfig.DefaultConfigFilePath()
 	}
-	from := "-" + SettingProfile
+	from := "--" + SettingProfile
 	if profile == "" {
 		profile, from = getenv("TEMPORAL_PROFILE"), "TEMPORAL_PROFILE"
 	}
@@ -59,7 +59,7 @@ func LoadTemporalConfig(profile string, getenv func(string) string) (Connection,
 		return Connection{}, fmt.Errorf("%s: %w", where, err)
 	}
 	var unsupported []string
-	c := Connection{Address: p.Address, Namespace: p.Namespace, APIKey: p.APIKey}
+	c := Connection{Address: p.Address, Namespace: p.Namespace, APIKey: Secret(p.APIKey)}
 	if t := p.TLS; t != nil {
 		switch {
 		case t.Disabled && p.APIKey != "":
@@ -97,15 +97,18 @@ func LoadTemporalConfig(profile string, getenv func(string) string) (Connection,
 	return c, nil
 }
 
+// pick is high unless it is empty.
+func pick[T ~string](high, low T) T {
+	if high != "" {
+		return high
+	}
+	return low
+}
+
 // Over returns base with the fields c sets replacing base's: c is the
 // higher layer. An API key file in c replaces base's key too.
 func (c Connection) Over(base Connection) Connection {
-	pick := func(high, low string) string {
-		if high != "" {
-			return high
-		}
-		return low
-	}
+
 	out := Connection{
 		Address:   pick(c.Address, base.Address),
 		Namespace: pick(c.Namespace, base.Namespace),

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/client/connflags"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -74,32 +76,12 @@ type Config struct {
 }
 
 // TemporalConfig says how to reach Temporal and where to poll. LoadConfig
-// fills the connection's fields (all but TaskQueue) as the command-line
-// tool does (client.Connection): defaults, Temporal's own configuration
-// (the temporal.toml Profile, TEMPORAL_*), FINALIZER_* variables, flags.
+// fills the Connection as the command-line tool does (package connflags):
+// defaults, Temporal's own configuration (a temporal.toml profile,
+// TEMPORAL_*), FINALIZER_* variables, flags.
 type TemporalConfig struct {
-	// Profile names the temporal.toml profile (default: TEMPORAL_PROFILE,
-	// else "default").
-	Profile   string
-	Address   string
-	Namespace string
+	client.Connection
 	TaskQueue string
-	TLS       TLSConfig
-	// APIKey, or APIKeyFile holding it, authenticates to Temporal (Temporal
-	// Cloud). An API key turns TLS on unless TLS is configured explicitly.
-	APIKey     Secret
-	APIKeyFile string
-}
-
-// TLSConfig is TLS towards Temporal, client.TLSConfig's fields (converted
-// to it). It is on when Enabled or any file or the server name is set;
-// without CAFile the system roots are trusted.
-type TLSConfig struct {
-	Enabled    bool
-	CAFile     string
-	CertFile   string
-	KeyFile    string
-	ServerName string
 }
 
 // StoreConfig selects and configures the HA reference store; only the
@@ -125,7 +107,7 @@ type ZooKeeperConfig struct {
 	// DigestUser with DigestPassword (or DigestPasswordFile) authenticates
 	// the session and restricts the store's nodes to that identity.
 	DigestUser         string
-	DigestPassword     Secret
+	DigestPassword     client.Secret
 	DigestPasswordFile string
 }
 
@@ -141,8 +123,7 @@ type KubernetesConfig struct {
 
 // Defaults that are not obvious from their names.
 const (
-	DefaultTemporalAddress = "127.0.0.1:7233"
-	DefaultMetricsAddress  = "127.0.0.1:9464"
+	DefaultMetricsAddress = "127.0.0.1:9464"
 	// DefaultDataDir holds the dev defaults' store file and bucket,
 	// relative to the working directory.
 	DefaultDataDir = "finalizer-data"
@@ -152,9 +133,8 @@ const (
 func DefaultConfig() Config {
 	return Config{
 		Temporal: TemporalConfig{
-			Address:   DefaultTemporalAddress,
-			Namespace: "default",
-			TaskQueue: contract.DefaultTaskQueue,
+			Connection: connflags.Default,
+			TaskQueue:  contract.DefaultTaskQueue,
 		},
 		Store: StoreConfig{
 			Kind:     StoreEmbedded,

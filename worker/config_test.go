@@ -4,18 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/client/connflags"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -78,7 +81,7 @@ func TestSecretsHaveNoFlag(t *testing.T) {
 	for _, arg := range []string{"-temporal-api-key=k", "-zookeeper-digest-password=p"} {
 		_, err := LoadConfig([]string{arg}, env(nil))
 		require.ErrorIs(t, err, stores.ErrInvalid, arg)
-		assert.ErrorContains(t, err, "flag provided but not defined")
+		assert.ErrorContains(t, err, "unknown flag: -"+arg[:strings.Index(arg, "=")])
 	}
 }
 
@@ -87,22 +90,22 @@ func TestParseErrorsNameTheirSource(t *testing.T) {
 	// value came from, the reader finds both.
 	_, err := LoadConfig(nil, env(map[string]string{"FINALIZER_RETAIN": "three"}))
 	inv := invalidErr(t, err)
-	assert.Equal(t, "-retain / FINALIZER_RETAIN", inv.Field)
-	assert.Equal(t, `must be an integer (got "three")`, inv.Rule)
+	assert.Equal(t, "--retain / FINALIZER_RETAIN", inv.Field)
+	assert.Equal(t, `must be a whole number (got "three")`, inv.Rule)
 
 	_, err = LoadConfig([]string{"-shutdown-grace=soon"}, env(nil))
 	inv = invalidErr(t, err)
-	assert.Equal(t, "-shutdown-grace / FINALIZER_SHUTDOWN_GRACE", inv.Field)
+	assert.Equal(t, "--shutdown-grace / FINALIZER_SHUTDOWN_GRACE", inv.Field)
 	assert.Equal(t, `must be a duration such as 90s, 15m or 1h (got "soon")`, inv.Rule)
 
 	_, err = LoadConfig(nil, env(map[string]string{"FINALIZER_OTLP_INSECURE": "maybe"}))
-	assert.ErrorContains(t, err, `invalid -otlp-insecure / FINALIZER_OTLP_INSECURE: must be true or false (got "maybe")`)
+	assert.ErrorContains(t, err, `invalid --otlp-insecure / FINALIZER_OTLP_INSECURE: must be true or false (got "maybe")`)
 
 	_, err = LoadConfig([]string{"stray"}, env(nil))
 	assert.ErrorContains(t, err, `unexpected argument "stray"`)
 
 	_, err = LoadConfig([]string{"-h"}, env(nil))
-	assert.ErrorIs(t, err, flag.ErrHelp)
+	assert.ErrorIs(t, err, pflag.ErrHelp)
 }
 
 // Every bad configuration is refused by Validate, before anything
@@ -118,62 +121,62 @@ func TestValidateRefusesBadConfiguration(t *testing.T) {
 		rule  string
 	}{
 		{"zookeeper without servers", map[string]string{"FINALIZER_STORE": "zookeeper"}, nil,
-			"-zookeeper-servers / FINALIZER_ZOOKEEPER_SERVERS", "at least one host:port"},
+			"--zookeeper-servers / FINALIZER_ZOOKEEPER_SERVERS", "at least one host:port"},
 		{"zookeeper server without port", map[string]string{"FINALIZER_STORE": "zookeeper", "FINALIZER_ZOOKEEPER_SERVERS": "zk1"}, nil,
-			"-zookeeper-servers / FINALIZER_ZOOKEEPER_SERVERS", "not host:port"},
+			"--zookeeper-servers / FINALIZER_ZOOKEEPER_SERVERS", "not host:port"},
 		{"zookeeper root relative", nil, []string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-root=flink"},
-			"-zookeeper-root / FINALIZER_ZOOKEEPER_ROOT", "absolute path"},
+			"--zookeeper-root / FINALIZER_ZOOKEEPER_ROOT", "absolute path"},
 		{"zookeeper user without password", nil, []string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-digest-user=u"},
-			"-zookeeper-digest-user / FINALIZER_ZOOKEEPER_DIGEST_USER", "set together"},
+			"--zookeeper-digest-user / FINALIZER_ZOOKEEPER_DIGEST_USER", "set together"},
 		{"zookeeper password file missing", nil, []string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-digest-user=u",
 			"-zookeeper-digest-password-file=" + filepath.Join(dir, "absent")},
-			"-zookeeper-digest-password-file / FINALIZER_ZOOKEEPER_DIGEST_PASSWORD_FILE", "no such file"},
+			"--zookeeper-digest-password-file / FINALIZER_ZOOKEEPER_DIGEST_PASSWORD_FILE", "no such file"},
 		{"bad bucket scheme", map[string]string{"FINALIZER_STATE_BUCKET": "ftp://host/dir"}, nil,
-			"-state-bucket / FINALIZER_STATE_BUCKET", `scheme "ftp" is not one of`},
+			"--state-bucket / FINALIZER_STATE_BUCKET", `scheme "ftp" is not one of`},
 		{"file bucket without directory", nil, []string{"-state-bucket=file://"},
-			"-state-bucket / FINALIZER_STATE_BUCKET", "needs a directory"},
+			"--state-bucket / FINALIZER_STATE_BUCKET", "needs a directory"},
 		{"s3 bucket without name", nil, []string{"-state-bucket=s3:///x"},
-			"-state-bucket / FINALIZER_STATE_BUCKET", "needs a bucket name"},
+			"--state-bucket / FINALIZER_STATE_BUCKET", "needs a bucket name"},
 		{"TLS cert without key", nil, []string{"-temporal-tls-cert-file=" + certFile},
-			"-temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE / TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path", "required when temporal-tls-cert-file is set"},
+			"--temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE / TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path", "required when temporal-tls-cert-file is set"},
 		{"TLS key without cert", map[string]string{"FINALIZER_TEMPORAL_TLS_KEY_FILE": keyFile}, nil,
-			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE / TEMPORAL_TLS_CLIENT_CERT_PATH / profile tls.client_cert_path", "required when temporal-tls-key-file is set"},
+			"--temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE / TEMPORAL_TLS_CLIENT_CERT_PATH / profile tls.client_cert_path", "required when temporal-tls-key-file is set"},
 		{"TLS key pair mismatch", nil, []string{"-temporal-tls-cert-file=" + certFile, "-temporal-tls-key-file=" + certFile},
-			"-temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE / TEMPORAL_TLS_CLIENT_CERT_PATH / profile tls.client_cert_path", ""},
+			"--temporal-tls-cert-file / FINALIZER_TEMPORAL_TLS_CERT_FILE / TEMPORAL_TLS_CLIENT_CERT_PATH / profile tls.client_cert_path", ""},
 		{"TLS CA not PEM", nil, []string{"-temporal-tls-ca-file=" + writeFile(t, dir, "ca.pem", "not a certificate")},
-			"-temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE / TEMPORAL_TLS_SERVER_CA_CERT_PATH / profile tls.server_ca_cert_path", "no PEM certificate"},
+			"--temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE / TEMPORAL_TLS_SERVER_CA_CERT_PATH / profile tls.server_ca_cert_path", "no PEM certificate"},
 		{"API key twice", map[string]string{"FINALIZER_TEMPORAL_API_KEY": "k"}, []string{"-temporal-api-key-file=" + writeFile(t, dir, "key", "k")},
-			"-temporal-api-key-file / FINALIZER_TEMPORAL_API_KEY_FILE", "not both"},
+			"--temporal-api-key-file / FINALIZER_TEMPORAL_API_KEY_FILE", "not both"},
 		{"empty API key file", nil, []string{"-temporal-api-key-file=" + writeFile(t, dir, "empty", "\n")},
-			"-temporal-api-key-file / FINALIZER_TEMPORAL_API_KEY_FILE", "is empty"},
+			"--temporal-api-key-file / FINALIZER_TEMPORAL_API_KEY_FILE", "is empty"},
 		{"clusters whose directories nest", map[string]string{"FINALIZER_CLUSTERS": "a=flink/a,b=flink/a/b"}, nil,
-			"-clusters / FINALIZER_CLUSTERS", "nest"},
+			"--clusters / FINALIZER_CLUSTERS", "nest"},
 		{"clusters entry without directory", nil, []string{"-clusters=prod-eu"},
-			"-clusters / FINALIZER_CLUSTERS", "want cluster=dir"},
+			"--clusters / FINALIZER_CLUSTERS", "want cluster=dir"},
 		{"negative retention", map[string]string{"FINALIZER_RETAIN": "-1"}, nil,
-			"-retain / FINALIZER_RETAIN", "must not be negative"},
+			"--retain / FINALIZER_RETAIN", "must not be negative"},
 		{"unknown store kind", map[string]string{"FINALIZER_STORE": "etcd"}, nil,
-			"-store / FINALIZER_STORE", `"etcd" is not one of embedded, zookeeper, kubernetes`},
+			"--store / FINALIZER_STORE", `"etcd" is not one of embedded, zookeeper, kubernetes`},
 		{"embedded without path", nil, []string{"-embedded-path="},
-			"-embedded-path / FINALIZER_EMBEDDED_PATH", "required"},
+			"--embedded-path / FINALIZER_EMBEDDED_PATH", "required"},
 		{"kubernetes without source", nil, []string{"-store=kubernetes"},
-			"-kubernetes-kubeconfig / FINALIZER_KUBERNETES_KUBECONFIG", "unless -kubernetes-in-cluster"},
+			"--kubernetes-kubeconfig / FINALIZER_KUBERNETES_KUBECONFIG", "unless --kubernetes-in-cluster"},
 		{"kubernetes both sources", nil, []string{"-store=kubernetes", "-kubernetes-in-cluster", "-kubernetes-kubeconfig=" + certFile},
-			"-kubernetes-kubeconfig / FINALIZER_KUBERNETES_KUBECONFIG", "not both"},
+			"--kubernetes-kubeconfig / FINALIZER_KUBERNETES_KUBECONFIG", "not both"},
 		{"kubernetes context without kubeconfig", nil, []string{"-store=kubernetes", "-kubernetes-in-cluster", "-kubernetes-context=dev"},
-			"-kubernetes-context / FINALIZER_KUBERNETES_CONTEXT", "needs -kubernetes-kubeconfig"},
+			"--kubernetes-context / FINALIZER_KUBERNETES_CONTEXT", "needs --kubernetes-kubeconfig"},
 		{"kubernetes bad namespace", nil, []string{"-store=kubernetes", "-kubernetes-in-cluster", "-kubernetes-namespace=Flink_HA"},
-			"-kubernetes-namespace / FINALIZER_KUBERNETES_NAMESPACE", "RFC 1123"},
+			"--kubernetes-namespace / FINALIZER_KUBERNETES_NAMESPACE", "RFC 1123"},
 		{"temporal address without port", nil, []string{"-temporal-address=temporal"},
-			"-temporal-address / FINALIZER_TEMPORAL_ADDRESS / TEMPORAL_ADDRESS / profile address", "not host:port"},
+			"--temporal-address / FINALIZER_TEMPORAL_ADDRESS / TEMPORAL_ADDRESS / profile address", "not host:port"},
 		{"empty namespace", nil, []string{"-temporal-namespace= "},
-			"-temporal-namespace / FINALIZER_TEMPORAL_NAMESPACE / TEMPORAL_NAMESPACE / profile namespace", "must not be empty"},
+			"--temporal-namespace / FINALIZER_TEMPORAL_NAMESPACE / TEMPORAL_NAMESPACE / profile namespace", "must not be empty"},
 		{"metrics address garbage", nil, []string{"-metrics-address=9464"},
-			"-metrics-address / FINALIZER_METRICS_ADDRESS", "not host:port"},
-		{"log level", nil, []string{"-log-level=verbose"}, "-log-level / FINALIZER_LOG_LEVEL", "not one of"},
-		{"log format", nil, []string{"-log-format=xml"}, "-log-format / FINALIZER_LOG_FORMAT", "not json or text"},
-		{"negative grace", nil, []string{"-shutdown-grace=-1s"}, "-shutdown-grace / FINALIZER_SHUTDOWN_GRACE", "must not be negative"},
-		{"empty workflow cache", nil, []string{"-workflow-cache=0"}, "-workflow-cache / FINALIZER_WORKFLOW_CACHE", "must be at least 1"},
+			"--metrics-address / FINALIZER_METRICS_ADDRESS", "not host:port"},
+		{"log level", nil, []string{"-log-level=verbose"}, "--log-level / FINALIZER_LOG_LEVEL", "not one of"},
+		{"log format", nil, []string{"-log-format=xml"}, "--log-format / FINALIZER_LOG_FORMAT", "not json or text"},
+		{"negative grace", nil, []string{"-shutdown-grace=-1s"}, "--shutdown-grace / FINALIZER_SHUTDOWN_GRACE", "must not be negative"},
+		{"empty workflow cache", nil, []string{"-workflow-cache=0"}, "--workflow-cache / FINALIZER_WORKFLOW_CACHE", "must be at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,7 +195,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	require.NoError(t, err)
 	err = cfg.Validate()
 	require.ErrorIs(t, err, stores.ErrInvalid)
-	for _, want := range []string{"-zookeeper-servers", "-retain", "-log-format"} {
+	for _, want := range []string{"--zookeeper-servers", "--retain", "--log-format"} {
 		assert.ErrorContains(t, err, want)
 	}
 }
@@ -206,7 +209,7 @@ func TestTLSAndAPIKeyLoad(t *testing.T) {
 	}, env(nil))
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate())
-	opts, err := cfg.Temporal.connection().Options()
+	opts, err := cfg.Temporal.Options()
 	require.NoError(t, err)
 	require.NotNil(t, opts.ConnectionOptions.TLS)
 	require.NotNil(t, opts.ConnectionOptions.TLS.GetClientCertificate, "the client certificate, read again when its files change")
@@ -217,7 +220,7 @@ func TestTLSAndAPIKeyLoad(t *testing.T) {
 	assert.NotNil(t, opts.Credentials)
 
 	cfg = DefaultConfig()
-	opts, err = cfg.Temporal.connection().Options()
+	opts, err = cfg.Temporal.Options()
 	require.NoError(t, err)
 	assert.Nil(t, opts.ConnectionOptions.TLS, "plaintext by default, like the dev server")
 	assert.Nil(t, opts.Credentials)
@@ -249,10 +252,15 @@ func TestSecretsNeverPrinted(t *testing.T) {
 func TestUsageListsEveryVariable(t *testing.T) {
 	var out bytes.Buffer
 	Usage(&out)
-	for _, s := range settings {
-		assert.Contains(t, out.String(), EnvName(s.name))
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	NewFlags(fs)
+	fs.VisitAll(func(f *pflag.Flag) {
+		assert.Contains(t, out.String(), flagenv.EnvName(f.Name))
+	})
+	for _, secret := range []string{"FINALIZER_TEMPORAL_API_KEY", "FINALIZER_ZOOKEEPER_DIGEST_PASSWORD"} {
+		assert.Contains(t, out.String(), secret)
 	}
-	assert.NotContains(t, out.String(), "-temporal-api-key\t", "a secret has no flag")
+	assert.NotContains(t, out.String(), "--temporal-api-key ", "a secret has no flag")
 }
 
 func invalidErr(t *testing.T, err error) *stores.InvalidError {
@@ -297,7 +305,7 @@ server_name = "cloud.example"
 		args               []string
 		address, ns, name2 string
 	}{
-		{"no file: the defaults", map[string]string{"TEMPORAL_CONFIG_FILE": filepath.Join(dir, "absent")}, nil, DefaultTemporalAddress, "default", ""},
+		{"no file: the defaults", map[string]string{"TEMPORAL_CONFIG_FILE": filepath.Join(dir, "absent")}, nil, connflags.Default.Address, "default", ""},
 		{"the default profile", layers(), nil, "profile:7233", "profile-ns", ""},
 		{"TEMPORAL_ over the profile", layers("TEMPORAL_ADDRESS", "env:7233"), nil, "env:7233", "profile-ns", ""},
 		{"FINALIZER_ over TEMPORAL_", layers("TEMPORAL_ADDRESS", "env:7233", "FINALIZER_TEMPORAL_ADDRESS", "ours:7233"), nil,
@@ -314,7 +322,7 @@ server_name = "cloud.example"
 			assert.Equal(t, tc.address, cfg.Temporal.Address)
 			assert.Equal(t, tc.ns, cfg.Temporal.Namespace)
 			assert.Equal(t, tc.name2, cfg.Temporal.TLS.ServerName)
-			assert.Equal(t, tc.name2 != "", cfg.Temporal.TLS.enabled())
+			assert.Equal(t, tc.name2 != "", cfg.Temporal.TLS.On())
 		})
 	}
 
@@ -336,8 +344,8 @@ func TestBadTemporalProfileIsAConfigurationError(t *testing.T) {
 	toml := writeFile(t, dir, "temporal.toml", "[profile.default]\naddress = \"x:1\"\n")
 	_, err := LoadConfig([]string{"-temporal-profile=prod", "-retain=many"}, env(map[string]string{"TEMPORAL_CONFIG_FILE": toml}))
 	require.ErrorIs(t, err, stores.ErrInvalid)
-	assert.ErrorContains(t, err, `invalid Temporal configuration: temporal.toml `+toml+`, profile "prod" (-temporal-profile)`)
-	assert.ErrorContains(t, err, "invalid -retain")
+	assert.ErrorContains(t, err, `invalid --temporal-profile / FINALIZER_TEMPORAL_PROFILE / TEMPORAL_PROFILE: temporal.toml `+toml+`, profile "prod" (--temporal-profile)`)
+	assert.ErrorContains(t, err, "invalid --retain / FINALIZER_RETAIN")
 
 	garbled := writeFile(t, dir, "garbled.toml", "[profile.default\n")
 	_, err = LoadConfig(nil, env(map[string]string{"TEMPORAL_CONFIG_FILE": garbled}))
@@ -362,7 +370,7 @@ func TestReconcilerFloors(t *testing.T) {
 	require.NoError(t, err)
 	err = cfg.Validate()
 	require.ErrorIs(t, err, stores.ErrInvalid)
-	assert.ErrorContains(t, err, "-reconcile-min-tombstone-ttl / FINALIZER_RECONCILE_MIN_TOMBSTONE_TTL: must be at least 1s, got 10ms")
-	assert.ErrorContains(t, err, "-reconcile-min-grace / FINALIZER_RECONCILE_MIN_GRACE: must not be negative, got -1s")
+	assert.ErrorContains(t, err, "--reconcile-min-tombstone-ttl / FINALIZER_RECONCILE_MIN_TOMBSTONE_TTL: must be at least 1s, got 10ms")
+	assert.ErrorContains(t, err, "--reconcile-min-grace / FINALIZER_RECONCILE_MIN_GRACE: must not be negative, got -1s")
 	assert.ErrorContains(t, err, "-retain")
 }

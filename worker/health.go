@@ -15,7 +15,7 @@ import (
 // (`finalizer-worker healthcheck`).
 func Healthcheck(ctx context.Context, metricsAddress string) error {
 	if metricsAddress == "" {
-		return errors.New("healthcheck needs the metrics address (-metrics-address / FINALIZER_METRICS_ADDRESS)")
+		return errors.New("healthcheck needs the metrics address (--metrics-address / FINALIZER_METRICS_ADDRESS)")
 	}
 	host, port, err := net.SplitHostPort(metricsAddress)
 	if err != nil {

@@ -2,11 +2,13 @@ package worker
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
-	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/spf13/pflag"
+
+	"github.com/checkpoint-finalizer/finalizer/client/connflags"
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -18,7 +20,7 @@ import (
 // profile with TEMPORAL_* over it (client.LoadTemporalConfig). It checks
 // that each value parses and that the profile loads, reporting every
 // problem at once; call Validate for the rules, or LoadValidConfig for
-// both. -h or -help returns flag.ErrHelp (print Usage).
+// both. -h or --help returns pflag.ErrHelp (print Usage).
 func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	cfg, problems, err := load(args, getenv)
 	if err != nil {
@@ -39,102 +41,81 @@ func LoadValidConfig(args []string, getenv func(string) string) (Config, error) 
 	if err != nil {
 		return Config{}, err
 	}
-	if err := cfg.Validate(); err != nil {
-		problems = append(problems, err)
-	}
-	if len(problems) > 0 {
-		return Config{}, errors.Join(problems...)
+	if err := Check(cfg, problems); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }
 
-// load is LoadConfig's work: the configuration with every value that
-// parsed, and a *stores.InvalidError for each one that did not (naming
-// its flag and variable, as Validate does) or a profile that does not
-// load. err is a command line that cannot be read (then nothing else is)
-// or flag.ErrHelp.
-func load(args []string, getenv func(string) string) (cfg Config, problems []error, err error) {
-	cfg = DefaultConfig()
-	fs := flag.NewFlagSet("finalizer-worker", flag.ContinueOnError)
-	// The caller decides what to print; flag would print usage on any error.
-	fs.SetOutput(io.Discard)
-	raw := make(map[string]*rawValue, len(settings))
-	for _, s := range settings {
-		if s.envOnly {
-			continue
-		}
-		v := &rawValue{isBool: s.isBool}
-		fs.Var(v, s.name, s.usage)
-		raw[s.name] = v
+// Check is Validate with the problems Flags.Load found before it: every
+// one at once, nil for none.
+func Check(cfg Config, problems []error) error {
+	if err := cfg.Validate(); err != nil {
+		problems = append(problems, err)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	return errors.Join(problems...)
+}
+
+// load is LoadConfig's work: Flags.Load on a command line of its own. err
+// is a command line that cannot be read (then nothing else is) or
+// pflag.ErrHelp.
+func load(args []string, getenv func(string) string) (cfg Config, problems []error, err error) {
+	fs := pflag.NewFlagSet("finalizer-worker", pflag.ContinueOnError)
+	// The caller decides what to print; pflag would print usage on any error.
+	fs.SetOutput(io.Discard)
+	f := NewFlags(fs)
+	if err := fs.Parse(flagenv.LongDash(args, fs.Lookup)); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
 			return Config{}, nil, err
 		}
-		return Config{}, nil, &stores.InvalidError{Field: "command line", Rule: err.Error()}
+		return Config{}, nil, CommandLineError(err)
 	}
 	if fs.NArg() > 0 {
-		return Config{}, nil, &stores.InvalidError{Field: "command line", Rule: fmt.Sprintf("unexpected argument %q (settings are -flag=value)", fs.Arg(0))}
+		return Config{}, nil, CommandLineError(fmt.Errorf("unexpected argument %q (settings are --flag=value)", fs.Arg(0)))
 	}
-	// The connection's fields start empty, so that what the flags and
-	// variables set can go over Temporal's configuration, and that over
-	// the defaults.
-	defaults := cfg.Temporal.connection()
-	cfg.Temporal.setConnection(client.Connection{})
-	for _, s := range settings {
-		value := getenv(EnvName(s.name))
-		if r := raw[s.name]; r != nil && r.set {
-			value = r.value
-		} else if value == "" {
-			continue
-		}
-		if err := s.set(&cfg, value); err != nil {
-			problems = append(problems, &stores.InvalidError{Field: s.source(), Rule: err.Error()})
-		}
-	}
-	temporal, err := client.LoadTemporalConfig(cfg.Temporal.Profile, getenv)
-	if err != nil {
-		problems = append(problems, &stores.InvalidError{Field: "Temporal configuration", Rule: err.Error()})
-	}
-	cfg.Temporal.setConnection(cfg.Temporal.connection().Over(temporal.Over(defaults)))
+	cfg, problems = f.Load(getenv)
 	return cfg, problems, nil
 }
 
-// rawValue keeps a flag's text and whether it was given, so that parsing
-// and its error message happen in one place for flags and variables alike.
-type rawValue struct {
-	value  string
-	set    bool
-	isBool bool
+// CommandLineError is a command line that cannot be read.
+func CommandLineError(err error) error {
+	return &stores.InvalidError{Field: "command line", Rule: err.Error()}
 }
 
-func (v *rawValue) String() string { return v.value }
-
-func (v *rawValue) Set(s string) error {
-	v.value, v.set = s, true
-	return nil
+// invalid is a setting's problem as Validate reports one.
+func invalid(p *flagenv.Problem) error {
+	return &stores.InvalidError{Field: p.Setting(), Rule: p.Rule}
 }
 
-// IsBoolFlag lets a boolean be given as a bare -flag.
-func (v *rawValue) IsBoolFlag() bool { return v.isBool }
+// field names a setting by its flag and variable (and Temporal's layers
+// under a connection's), as a problem does.
+func field(name string) string {
+	return (&flagenv.Problem{Flag: name, Env: flagenv.EnvName(name), Under: connflags.Under(name)}).Setting()
+}
 
-// Usage writes every flag with its environment variable and default.
+// Usage writes every flag with its environment variable and default, and
+// the variables that have no flag.
 func Usage(w io.Writer) {
-	def := DefaultConfig()
-	fmt.Fprintf(w, "Usage: finalizer-worker [flags]\n\nEvery flag falls back to its environment variable, then to the default; the\nTemporal connection's settings fall back to Temporal's own configuration\n(TEMPORAL_* variables, then the temporal.toml profile) before the default.\n\n")
-	for _, s := range settings {
-		name := "-" + s.name
-		if s.envOnly {
-			name = "(no flag)"
-		}
-		vars := EnvName(s.name)
-		if t, ok := temporalSources[s.name]; ok {
-			vars += ", then " + t
-		}
-		fmt.Fprintf(w, "  %s\t%s\n    \t%s", name, vars, s.usage)
-		if d := s.get(&def); d != "" && d != "false" && !s.envOnly {
-			fmt.Fprintf(w, " (default %q)", d)
-		}
-		fmt.Fprintln(w)
-	}
+	fs := pflag.NewFlagSet("finalizer-worker", pflag.ContinueOnError)
+	NewFlags(fs)
+	fmt.Fprintf(w, `Usage: finalizer-worker [flags]
+       finalizer-worker healthcheck [flags] | help | completion bash|zsh|fish|powershell | version
+
+Runs the checkpoint finalizer's Temporal worker until SIGINT or SIGTERM, then drains.
+healthcheck exits 0 if a local worker polls (--metrics-address).
+
+Every flag falls back to its environment variable, then to the default; the
+Temporal connection's settings fall back to Temporal's own configuration
+(TEMPORAL_* variables, then the temporal.toml profile) before the default.
+Package flag's single-dash spelling (-retain=2) still reads as --retain=2.
+
+Flags:
+%s
+Variables without a flag (secrets: a command line shows in every process listing):
+  %s   Temporal API key; or --temporal-api-key-file
+  %s   ZooKeeper digest password; or --zookeeper-digest-password-file
+
+Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration (flags, environment,
+a namespace that does not exist or one without the search attributes).
+`, fs.FlagUsages(), envTemporalAPIKey, envZKPassword)
 }

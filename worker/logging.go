@@ -35,7 +35,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("temporalAddress", c.Temporal.Address),
 		slog.String("namespace", c.Temporal.Namespace),
 		slog.String("taskQueue", c.Temporal.TaskQueue),
-		slog.Bool("tls", c.Temporal.TLS.enabled()),
+		slog.Bool("tls", c.Temporal.TLS.On()),
 		slog.Bool("apiKey", c.Temporal.APIKey != "" || c.Temporal.APIKeyFile != ""),
 		slog.String("store", string(c.Store.Kind)),
 	}

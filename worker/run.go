@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	defer closeLogged(logger, "state bucket", states.Close)
 
-	c, err := cfg.Temporal.connection().Dial(ctx, client.Options{
+	c, err := cfg.Temporal.Dial(ctx, client.Options{
 		Logger:         sdklog.NewStructuredLogger(logger.With("component", "temporal-sdk")),
 		MetricsHandler: m.handler,
 		Interceptors:   interceptors,

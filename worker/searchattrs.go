@@ -41,7 +41,7 @@ func checkNamespace(ctx context.Context, c client.Client, address, namespace str
 	case err == nil:
 		return nil
 	case errors.As(err, &notFound) || errors.As(err, &notFoundOld):
-		return fmt.Errorf("%w: namespace %q does not exist on %s (%v); create it:\n  temporal operator namespace create --namespace %s\nor name an existing one with -temporal-namespace (FINALIZER_TEMPORAL_NAMESPACE, TEMPORAL_NAMESPACE)",
+		return fmt.Errorf("%w: namespace %q does not exist on %s (%v); create it:\n  temporal operator namespace create --namespace %s\nor name an existing one with --temporal-namespace (FINALIZER_TEMPORAL_NAMESPACE, TEMPORAL_NAMESPACE)",
 			ErrNamespace, namespace, address, err, namespace)
 	case errors.As(err, &denied):
 		log.Warn("namespace not checked: the server does not let this worker describe it", "namespace", namespace, "error", err)
@@ -88,7 +88,7 @@ func checkSearchAttributes(ctx context.Context, c client.Client, namespace strin
 		return nil
 	}
 	if !register {
-		return fmt.Errorf("%w: namespace %s lacks %s; register them:\n  %s\nor start the worker with -register-search-attributes",
+		return fmt.Errorf("%w: namespace %s lacks %s; register them:\n  %s\nor start the worker with --register-search-attributes",
 			ErrSearchAttributes, namespace, strings.Join(names(missing), ", "), createCommand(namespace, missing))
 	}
 	if _, err := c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{

@@ -26,7 +26,7 @@ const TracingServiceName = "finalizer-worker"
 func (c Config) validateTracing(add addFunc) {
 	if c.OTLPEndpoint == "" {
 		if c.OTLPInsecure {
-			add("otlp-insecure", "needs -otlp-endpoint")
+			add("otlp-insecure", "needs --otlp-endpoint")
 		}
 		return
 	}

@@ -165,9 +165,9 @@ func TestTracingSettingsValidated(t *testing.T) {
 		field string
 		rule  string
 	}{
-		{[]string{"-otlp-endpoint=http://collector:4317"}, "-otlp-endpoint / FINALIZER_OTLP_ENDPOINT", "not host:port"},
-		{[]string{"-otlp-endpoint=collector"}, "-otlp-endpoint / FINALIZER_OTLP_ENDPOINT", "not host:port"},
-		{[]string{"-otlp-insecure"}, "-otlp-insecure / FINALIZER_OTLP_INSECURE", "needs -otlp-endpoint"},
+		{[]string{"-otlp-endpoint=http://collector:4317"}, "--otlp-endpoint / FINALIZER_OTLP_ENDPOINT", "not host:port"},
+		{[]string{"-otlp-endpoint=collector"}, "--otlp-endpoint / FINALIZER_OTLP_ENDPOINT", "not host:port"},
+		{[]string{"-otlp-insecure"}, "--otlp-insecure / FINALIZER_OTLP_INSECURE", "needs --otlp-endpoint"},
 	}
 	for _, tc := range cases {
 		cfg, err := LoadConfig(tc.args, env(nil))

@@ -47,10 +47,8 @@ func (c Config) validateTemporal(add addFunc) {
 	if strings.TrimSpace(t.TaskQueue) == "" {
 		add("task-queue", "must not be empty")
 	}
-	if t.APIKey != "" && t.APIKeyFile != "" {
-		add("temporal-api-key-file", "set either %s or the file, not both", EnvName("temporal-api-key"))
-	} else {
-		addConnectionErrors(add, t.connection())
+	for _, e := range t.Check() {
+		add(e.Setting, "%v", e.Err)
 	}
 }
 
@@ -59,7 +57,7 @@ func (c Config) validateStore(add addFunc) {
 	switch s.Kind {
 	case StoreEmbedded:
 		if strings.TrimSpace(s.Embedded.Path) == "" {
-			add("embedded-path", "required with -store=embedded")
+			add("embedded-path", "required with --store=embedded")
 		}
 	case StoreZooKeeper:
 		c.validateZooKeeper(add)
@@ -92,7 +90,7 @@ var zookeeperFields = map[string]string{
 func (c Config) validateZooKeeper(add addFunc) {
 	z := c.Store.ZooKeeper
 	if z.DigestPassword != "" && z.DigestPasswordFile != "" {
-		add("zookeeper-digest-password-file", "set either %s or the file, not both", EnvName("zookeeper-digest-password"))
+		add("zookeeper-digest-password-file", "set either %s or the file, not both", envZKPassword)
 		return
 	}
 	password, err := readSecret(z.DigestPassword, z.DigestPasswordFile)
@@ -117,16 +115,16 @@ func (c Config) validateKubernetes(add addFunc) {
 	k := c.Store.Kubernetes
 	switch {
 	case k.InCluster && k.Kubeconfig != "":
-		add("kubernetes-kubeconfig", "set either -kubernetes-kubeconfig or -kubernetes-in-cluster, not both")
+		add("kubernetes-kubeconfig", "set either --kubernetes-kubeconfig or --kubernetes-in-cluster, not both")
 	case !k.InCluster && k.Kubeconfig == "":
-		add("kubernetes-kubeconfig", "required with -store=kubernetes unless -kubernetes-in-cluster is set")
+		add("kubernetes-kubeconfig", "required with --store=kubernetes unless --kubernetes-in-cluster is set")
 	case k.Kubeconfig != "":
 		if _, err := os.Stat(k.Kubeconfig); err != nil {
 			add("kubernetes-kubeconfig", "%v", err)
 		}
 	}
 	if k.Context != "" && k.Kubeconfig == "" {
-		add("kubernetes-context", "needs -kubernetes-kubeconfig")
+		add("kubernetes-context", "needs --kubernetes-kubeconfig")
 	}
 	if k.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(k.Namespace); len(msgs) > 0 {

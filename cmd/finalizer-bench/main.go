@@ -17,7 +17,9 @@
 // the parked scenario alone, once the parked finalizations' verify retries
 // have backed off, as they are when parked for long.
 //
-// Every flag falls back to FINALIZER_BENCH_<FLAG_IN_UPPER_SNAKE>. Exit
+// Every flag (pflag's --name; package flag's -name still reads the same)
+// falls back to FINALIZER_BENCH_<FLAG_IN_UPPER_SNAKE>, an empty one counting
+// as unset. Exit
 // codes: 0 the run completed (whatever the targets say), 1 it failed, 2
 // bad flags.
 package main
@@ -26,13 +28,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 	"github.com/checkpoint-finalizer/finalizer/tools/bench"
@@ -60,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cfg, asJSON, err := parse(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, pflag.ErrHelp) {
 		return 0
 	}
 	if err != nil {

@@ -108,22 +108,22 @@ func TestMarkdownReport(t *testing.T) {
 
 func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 	cases := map[string][]string{
-		"-store":           {"-store", "etcd"},
-		"-phases":          {"-phases", "durable,durable"},
-		"-modes":           {"-modes", ""},
-		"-rate":            {"-rate", "0"},
-		"-duration":        {"-duration", "10ms"},
-		"-warmup":          {"-warmup", "-1s"},
-		"-concurrency":     {"-concurrency", "0"},
-		"-jobs":            {"-jobs", "0"},
-		"-parked":          {"-parked", "-1"},
-		"-parked-settle":   {"-parked-settle", "-1s"},
-		"-retain":          {"-retain", "-1"},
-		"-temporal-config": {"-temporal-config", "nokey"},
-		"-temporal":        {"-temporal", "sqlite"},
-		"-scale-jobs":      {"-scale-jobs", "10,0"},
-		"-worker-parked":   {"-worker-parked", "1000,10"},
-		"-timeout":         {"-timeout", "10ms"},
+		"--store":           {"-store", "etcd"},
+		"--phases":          {"-phases", "durable,durable"},
+		"--modes":           {"-modes", ""},
+		"--rate":            {"-rate", "0"},
+		"--duration":        {"-duration", "10ms"},
+		"--warmup":          {"-warmup", "-1s"},
+		"--concurrency":     {"-concurrency", "0"},
+		"--jobs":            {"-jobs", "0"},
+		"--parked":          {"-parked", "-1"},
+		"--parked-settle":   {"-parked-settle", "-1s"},
+		"--retain":          {"-retain", "-1"},
+		"--temporal-config": {"-temporal-config", "nokey"},
+		"--temporal":        {"-temporal", "sqlite"},
+		"--scale-jobs":      {"-scale-jobs", "10,0"},
+		"--worker-parked":   {"-worker-parked", "1000,10"},
+		"--timeout":         {"-timeout", "10ms"},
 	}
 	for flagName, args := range cases {
 		var stdout, stderr bytes.Buffer
@@ -140,7 +140,7 @@ func TestTemporalConfigOnlyOnTheDevServer(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-temporal", "postgres", "-temporal-config", "a=b"}, &stdout, &stderr)
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr.String(), "-temporal-config [a=b]: applies to -temporal dev only")
+	assert.Contains(t, stderr.String(), "--temporal-config [a=b]: applies to --temporal dev only")
 }
 
 // The production-shaped rows: the durable and the separate-process paths
@@ -213,4 +213,22 @@ func TestFlagsFallBackToEnvironment(t *testing.T) {
 	cfg, _, err = parse([]string{"-rate", "3"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	assert.Equal(t, 3.0, cfg.Rate)
+
+	// An empty variable is unset, as the worker's and the CLI's are.
+	t.Setenv("FINALIZER_BENCH_RATE", "")
+	t.Setenv("FINALIZER_BENCH_STORE", "")
+	cfg, _, err = parse(nil, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, bench.DefaultConfig().Rate, cfg.Rate)
+	assert.Len(t, cfg.Stores, len(bench.DefaultConfig().Stores))
+}
+
+// Every value that does not parse is reported at once, from the command
+// line and the environment, each with its flag, its variable and the rule.
+func TestFlagValuesReportedTogether(t *testing.T) {
+	t.Setenv("FINALIZER_BENCH_RATE", "fast")
+	_, _, err := parse([]string{"--concurrency", "many"}, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.ErrorContains(t, err, `--rate / FINALIZER_BENCH_RATE: must be a number (got "fast")`)
+	assert.ErrorContains(t, err, `--concurrency / FINALIZER_BENCH_CONCURRENCY: must be a whole number (got "many")`)
 }

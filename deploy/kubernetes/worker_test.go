@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/util/cert"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
@@ -104,10 +105,10 @@ func workerEnvNames(t *testing.T) map[string]bool {
 	var b bytes.Buffer
 	worker.Usage(&b)
 	names := map[string]bool{}
-	for _, n := range regexp.MustCompile(`\b`+worker.EnvPrefix+`[A-Z0-9_]+\b`).FindAllString(b.String(), -1) {
+	for _, n := range regexp.MustCompile(`\b`+flagenv.Prefix+`[A-Z0-9_]+\b`).FindAllString(b.String(), -1) {
 		names[n] = true
 	}
-	require.True(t, names[worker.EnvName("shutdown-grace")], "usage lists the variables")
+	require.True(t, names[flagenv.EnvName("shutdown-grace")], "usage lists the variables")
 	// The Go runtime's memory limit and the container limit it is made of.
 	names["GOMEMLIMIT"], names["CONTAINER_MEMORY_LIMIT_MIB"] = true, true
 	// Where Temporal's client configuration file is (components/temporal-profile).
@@ -117,7 +118,7 @@ func workerEnvNames(t *testing.T) map[string]bool {
 
 // secretSettings may come from a Secret only, never from the ConfigMap or
 // a literal in the manifest.
-var secretSettings = []string{worker.EnvName("temporal-api-key"), worker.EnvName("zookeeper-digest-password")}
+var secretSettings = []string{flagenv.EnvName("temporal-api-key"), flagenv.EnvName("zookeeper-digest-password")}
 
 // containerEnv resolves the container's environment as the kubelet would:
 // the ConfigMap of envFrom, then env. A Secret's value is a placeholder; a

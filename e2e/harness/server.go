@@ -50,7 +50,7 @@ func HostPort(t testing.TB) string {
 	t.Helper()
 	realserver.Require(t, "Temporal dev server")
 	if server == nil {
-		t.Fatal("e2e: no server: call e2e.Main from TestMain")
+		t.Fatal("harness: no server: call harness.Main from TestMain")
 	}
 	return server.HostPort
 }

@@ -143,7 +143,7 @@ type FlagError struct {
 }
 
 func (e *FlagError) Error() string {
-	return fmt.Sprintf("-%s %v: %s", e.Flag, e.Value, e.Rule)
+	return fmt.Sprintf("--%s %v: %s", e.Flag, e.Value, e.Rule)
 }
 
 // Validate checks every setting before anything starts.
@@ -169,7 +169,7 @@ func (c Config) Validate() error {
 		{c.Retain >= 0, "retain", c.Retain, "must be at least 0 (0 keeps every reference)"},
 		{slices.Contains(TemporalServers, c.Temporal), "temporal", c.Temporal, fmt.Sprintf("must be one of %v", TemporalServers)},
 		{validDynamicConfig(c.TemporalConfig), "temporal-config", c.TemporalConfig, "must be comma-separated key=value pairs"},
-		{c.Temporal != Postgres || len(c.TemporalConfig) == 0, "temporal-config", c.TemporalConfig, "applies to -temporal dev only (the PostgreSQL server runs on its production defaults)"},
+		{c.Temporal != Postgres || len(c.TemporalConfig) == 0, "temporal-config", c.TemporalConfig, "applies to --temporal dev only (the PostgreSQL server runs on its production defaults)"},
 		{c.Timeout >= time.Second, "timeout", c.Timeout, "must be at least 1s"},
 	}
 	for _, ch := range checks {

@@ -3,15 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
-	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 )
 
@@ -25,7 +26,7 @@ type command struct {
 	example string
 	// flags registers the command's own flags and returns the check to run
 	// after parsing (ranges, combinations).
-	flags func(fs *flag.FlagSet) func() error
+	flags func(fs *pflag.FlagSet) func() error
 	run   func(ctx context.Context, c *client.Client, out *printer) error
 }
 
@@ -43,138 +44,193 @@ func commands() map[string]func() command {
 
 // run is the whole tool, apart from the process: arguments, environment
 // and output are passed in so tests run it in-process. Help goes to
-// stdout; an error is printed once, on stderr.
+// stdout; an error is printed once, on stderr, a line per problem.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	err := dispatch(ctx, args, getenv, stdout, stderr)
-	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errNotPublished) {
-		fmt.Fprintf(stderr, "finalizer: %v\n", err)
-	}
-	if errors.Is(err, flag.ErrHelp) {
+	if version.Requested(args) {
+		if err := version.Print(stdout, "finalizer"); err != nil {
+			return exitError
+		}
 		return exitOK
+	}
+	root, ran := newRoot(getenv, stdout, stderr)
+	root.SetArgs(flagenv.LongDash(args, lookupAnywhere(root)))
+	err := root.ExecuteContext(ctx)
+	if err != nil && !*ran {
+		// Refused by cobra before any command ran: an unknown command, an
+		// argument where none is taken.
+		err = &usageError{err.Error()}
+	}
+	if err != nil && !errors.Is(err, errNotPublished) {
+		fmt.Fprintf(stderr, "finalizer: %s\n", strings.TrimRight(err.Error(), "\n"))
 	}
 	return exitCode(err)
 }
 
-func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if version.Requested(args) {
-		return version.Print(stdout, "finalizer")
-	}
+// newRoot builds the command tree; *ran tells whether one of the tool's
+// commands ran, so that an error before is cobra's refusal of the line.
+func newRoot(getenv func(string) string, stdout, stderr io.Writer) (*cobra.Command, *bool) {
+	ran := new(bool)
 	g := newGlobals(getenv, stderr)
-	top := newFlagSet("finalizer")
-	g.register(top)
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout, top)
-		}
-		return flagError("", top, err)
-	}
-	if top.NArg() == 0 {
-		return usagef("no command given (see 'finalizer --help')")
-	}
-	name := top.Arg(0)
-	switch name {
-	case "version": // after global flags
-		return version.Print(stdout, "finalizer")
-	case "help":
-		return help(stdout, top, top.Args()[1:])
-	case "completion":
-		return completion(stdout, top.Args()[1:])
-	}
-	mk, ok := commands()[name]
-	if !ok {
-		return usagef("unknown command %q (want one of %v; see 'finalizer --help')", name, commandNames())
-	}
-	cmd := mk()
-	fs := newFlagSet("finalizer " + name)
-	check := cmd.flags(fs)
-	g.register(fs)
-	if err := fs.Parse(top.Args()[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			commandUsage(stdout, name, cmd, fs)
-		}
-		return flagError(name, fs, err)
-	}
-	if fs.NArg() > 0 {
-		return usagef("%s: unexpected argument %q", name, fs.Arg(0))
-	}
-	if err := requireFlags(fs, cmd.required...); err != nil {
-		return err
-	}
-	if err := check(); err != nil {
-		return err
-	}
-	if err := g.check(); err != nil {
-		return err
-	}
+	root := &cobra.Command{
+		Use:   "finalizer",
+		Short: "the checkpoint finalizer's command-line client",
+		Long: `finalizer claims a job's epoch, triggers or watches a checkpoint's finalization, lists stuck
+ones, retires a job and reconciles a cluster's HA store with its state bucket.
 
-	ctx, cancel := g.withTimeout(ctx)
-	defer cancel()
-	c, closeFn, err := g.connect(ctx)
-	if err != nil {
-		return err
+Global flags are also accepted after the command. Each Temporal setting is taken from,
+highest first: the flag, $FINALIZER_*, $TEMPORAL_*, the temporal.toml profile, the default.
+
+Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,
+3 ended but not Published, 4 refused (stale epoch, retired, different content),
+5 not found (status: no finalization of that identity)`,
+		// Without a command the tool has nothing to do; cobra would
+		// print the help and exit 0.
+		RunE: func(*cobra.Command, []string) error {
+			*ran = true
+			return usagef("no command given (see 'finalizer --help')")
+		},
+		SilenceErrors: true,
+		SilenceUsage:  true,
 	}
-	defer closeFn()
-	return cmd.run(ctx, c, &printer{out: stdout, progress: stderr, json: g.json})
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
+	// A command's help lists its own flags; the global ones once, in
+	// finalizer --help.
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(),
+		"Global Flags:\n{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}",
+		"Global flags: see 'finalizer --help'", 1))
+	g.register(root.PersistentFlags())
+
+	for _, name := range commandNames() {
+		root.AddCommand(newCommand(name, commands()[name](), g, ran))
+	}
+	// cobra's completion command, told to refuse a shell it does not
+	// know rather than print its help and exit 0.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(*cobra.Command, []string) error {
+				*ran = true
+				return usagef("completion: name one shell: bash, zsh, fish or powershell")
+			}
+		}
+	}
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "print the build (also --version)",
+		Args:  noArgs("version"),
+		RunE: func(*cobra.Command, []string) error {
+			*ran = true
+			return version.Print(stdout, "finalizer")
+		},
+	})
+	return root, ran
 }
 
-// newFlagSet parses silently: the tool prints the one error, and help on
-// stdout, itself.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
+// newCommand is the cobra command of cmd: parse, resolve the flags over
+// their variables, check everything and report every problem at once,
+// then connect and run.
+func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command {
+	use := name
+	for _, r := range cmd.required {
+		use += " --" + r + " ..."
+	}
+	cc := &cobra.Command{
+		Use:               use + " [flags]",
+		Short:             cmd.summary,
+		Example:           "  " + cmd.example,
+		Args:              noArgs(name),
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	check := cmd.flags(cc.Flags())
+	for _, r := range cmd.required {
+		cc.Flags().Lookup(r).Usage += " (required)"
+	}
+	flagenv.Defer(cc.Flags())
+	cc.RunE = func(cc *cobra.Command, _ []string) error {
+		*ran = true
+		problems, own := scoped(name, cc.LocalNonPersistentFlags(), flagenv.Resolve(cc.Flags(), g.getenv))
+		if err := requireFlags(name, cc.Flags(), cmd.required...); err != nil {
+			problems, own = append(problems, err), true
+		}
+		// The command's rules read its flags: not when one is missing or
+		// did not parse, which would be reported twice.
+		if !own {
+			if err := check(); err != nil {
+				problems = append(problems, err)
+			}
+		}
+		problems = append(problems, g.check()...)
+		if err := refused(problems); err != nil {
+			return err
+		}
+
+		ctx, cancel := g.withTimeout(cc.Context())
+		defer cancel()
+		c, closeFn, err := g.connect(ctx)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		return cmd.run(ctx, c, &printer{out: cc.OutOrStdout(), progress: g.stderr, json: g.json})
+	}
+	return cc
 }
 
-// flagError: help asked for (printed already), or a flag the parser
-// refused, named with where to find the usage.
-func flagError(name string, fs *flag.FlagSet, err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	if msg, ok := valueError(fs, err); ok {
-		err = errors.New(msg)
-	}
-	for old, now := range renamed {
-		if strings.HasSuffix(err.Error(), "flag provided but not defined: -"+old) {
-			return usagef("--%s was renamed --%s, the worker's name (see 'finalizer --help')", old, now)
+// scoped prefixes the problems of the command's own flags with its name,
+// as its help lists them, and says whether there was one.
+func scoped(name string, local *pflag.FlagSet, problems []error) ([]error, bool) {
+	own := false
+	for i, err := range problems {
+		if p, ok := err.(*flagenv.Problem); ok && local.Lookup(p.Flag) != nil {
+			problems[i], own = fmt.Errorf("%s: %w", name, p), true
 		}
 	}
-	if name == "" {
+	return problems, own
+}
+
+// noArgs refuses positional arguments: every input is a flag.
+func noArgs(name string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("%s: unexpected argument %q", name, args[0])
+		}
+		return nil
+	}
+}
+
+// flagError is a flag the parser refused, named with where to find the
+// usage.
+func flagError(c *cobra.Command, err error) error {
+	if ne, ok := errors.AsType[*pflag.NotExistError](err); ok {
+		name := ne.GetSpecifiedName()
+		if now, ok := renamed[name]; ok {
+			return usagef("--%s was renamed --%s, the worker's name (see 'finalizer --help')", name, now)
+		}
+		// The words scripts matched when the tool parsed with package flag.
+		err = fmt.Errorf("flag provided but not defined: -%s", name)
+	}
+	if !c.HasParent() {
 		return usagef("%v (see 'finalizer --help')", err)
 	}
-	return usagef("%s: %v (see 'finalizer %s --help')", name, err, name)
+	return usagef("%s: %v (see 'finalizer %s --help')", c.Name(), err, c.Name())
 }
 
-// badValue is how package flag reports a value its flag refused.
-var badValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([^:]+): `)
-
-// valueError rewrites package flag's refusal of a flag's value, which says
-// only "parse error" (or the standard library's words), into the flag (as
-// the tool spells it) and the form it expects.
-func valueError(fs *flag.FlagSet, err error) (string, bool) {
-	m := badValue.FindStringSubmatch(err.Error())
-	if m == nil {
-		return "", false
+// lookupAnywhere finds a long flag of any command of the tree, for
+// flagenv.LongDash.
+func lookupAnywhere(root *cobra.Command) func(string) *pflag.Flag {
+	return func(name string) *pflag.Flag {
+		if f := root.PersistentFlags().Lookup(name); f != nil {
+			return f
+		}
+		for _, c := range root.Commands() {
+			if f := c.Flags().Lookup(name); f != nil {
+				return f
+			}
+		}
+		return nil
 	}
-	f := fs.Lookup(m[2])
-	if f == nil {
-		return "", false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return "", false
-	}
-	var rule string
-	switch g.Get().(type) {
-	case time.Duration:
-		rule = "a duration such as 90s, 15m or 1h"
-	case uint64, int:
-		rule = "a whole number"
-	default:
-		return "", false
-	}
-	return fmt.Sprintf("--%s: must be %s (got %q)", m[2], rule, m[1]), true
 }
 
 func commandNames() []string {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -200,12 +201,15 @@ func TestUsageErrors(t *testing.T) {
 		{"negative older-than", []string{"list", "--stuck", "--older-than", "-1m"}, "--older-than must not be negative"},
 		{"extra argument", append([]string{"retire"}, append(ok, "--owner", "o", "now")...), `unexpected argument "now"`},
 		{"cert without key", []string{"--temporal-tls-cert-file", "c.pem", "list", "--stuck"},
-			"--temporal-tls-key-file: required when temporal-tls-cert-file is set"},
+			"--temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE / TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path: required when temporal-tls-cert-file is set"},
 		{"missing CA", []string{"--temporal-tls-ca-file", "/nonexistent/ca.pem", "list", "--stuck"},
-			"--temporal-tls-ca-file: open /nonexistent/ca.pem: no such file"},
+			"--temporal-tls-ca-file / FINALIZER_TEMPORAL_TLS_CA_FILE / TEMPORAL_TLS_SERVER_CA_CERT_PATH / profile tls.server_ca_cert_path: open /nonexistent/ca.pem: no such file"},
 		{"missing API key file", []string{"list", "--stuck", "--temporal-api-key-file", "/nonexistent/key"}, "--temporal-api-key-file"},
 		{"renamed flag", []string{"--address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
 		{"renamed flag after the command", []string{"list", "--stuck", "--tls-ca-file", "x"}, "--tls-ca-file was renamed --temporal-tls-ca-file"},
+		{"renamed flag, one dash", []string{"-address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
+		{"flags with one dash, as package flag took them", []string{"-json", "list", "-stuck", "-older-than", "soon"},
+			`list: --older-than: must be a duration such as 90s, 15m or 1h (got "soon")`},
 		{"negative timeout", []string{"list", "--stuck", "--timeout", "-1s"}, "--timeout must not be negative"},
 		{"bad grace", []string{"reconcile", "--cluster", "c1", "--grace", "1x"},
 			`reconcile: --grace: must be a duration such as 90s, 15m or 1h (got "1x")`},
@@ -236,16 +240,15 @@ func TestHelpExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"help"}, {"-h"}} {
 		o := runTool(t, nil, args...)
 		assert.Equal(t, exitOK, o.code)
-		assert.Contains(t, o.stdout, "usage: finalizer", "help goes to stdout")
+		assert.Contains(t, o.stdout, "Usage:\n  finalizer", "help goes to stdout")
 		assert.Contains(t, o.stdout, envAddress)
 		assert.Empty(t, o.stderr)
 	}
 	for _, args := range [][]string{{"finalize", "--help"}, {"help", "finalize"}} {
 		o := runTool(t, map[string]string{envAPIKey: "s3cret"}, args...)
 		assert.Equal(t, exitOK, o.code)
-		assert.Contains(t, o.stdout, "--metadata-sha256 string\n      hex SHA-256")
-		assert.Contains(t, o.stdout, "(required)")
-		assert.Contains(t, o.stdout, "example:\n  finalizer finalize --cluster prod-eu")
+		assert.Regexp(t, `--metadata-sha256 string +hex SHA-256 of the metadata file \(required\)\n`, o.stdout)
+		assert.Contains(t, o.stdout, "Examples:\n  finalizer finalize --cluster prod-eu")
 		assert.NotContains(t, o.stdout, "s3cret", "--help never shows the API key")
 		assert.NotContains(t, o.stdout, "--temporal-address", "the global flags are listed once, by finalizer --help")
 	}
@@ -261,22 +264,86 @@ func TestFlagErrorPrintedOnce(t *testing.T) {
 	assert.Empty(t, o.stdout)
 }
 
-// The completion scripts name every command and, per command, its flags;
-// bash accepts the script.
+// The completion scripts generate for every shell cobra supports; bash,
+// given the script, completes a command and a command's flag by asking the
+// tool itself (finalizer __complete).
 func TestCompletion(t *testing.T) {
 	t.Parallel()
-	for _, shell := range []string{"bash", "zsh", "fish"} {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		o := runTool(t, nil, "completion", shell)
 		require.Equal(t, exitOK, o.code, shell)
-		for _, name := range commandNames() {
-			assert.Contains(t, o.stdout, name, shell)
-		}
-		assert.Contains(t, o.stdout, "metadata-sha256", shell)
+		assert.Regexp(t, shell+" completion (V2 )?for finalizer", o.stdout, shell)
+		assert.Contains(t, o.stdout, "__complete", shell)
+		assert.Empty(t, o.stderr, shell)
 	}
+	for _, tc := range []struct{ args, want []string }{
+		{[]string{"__complete", "lat"}, []string{"latest"}},
+		{[]string{"__complete", "latest", "--js"}, []string{"--json"}},
+		{[]string{"__complete", "finalize", "--metadata-s"}, []string{"--metadata-sha256"}},
+		{[]string{"__complete", "completion", ""}, []string{"bash", "fish", "powershell", "zsh"}},
+	} {
+		o := runTool(t, nil, tc.args...)
+		require.Equal(t, exitOK, o.code)
+		var got []string
+		for _, line := range strings.Split(o.stdout, "\n") {
+			if name, _, _ := strings.Cut(line, "\t"); name != "" && !strings.HasPrefix(name, ":") {
+				got = append(got, name)
+			}
+		}
+		assert.Equal(t, tc.want, got, "%v", tc.args)
+	}
+
 	o := runTool(t, nil, "completion", "bash")
-	out, err := exec.Command("bash", "-c", o.stdout+"\nCOMP_WORDS=(finalizer lat); COMP_CWORD=1; _finalizer; echo ${COMPREPLY[@]}\n"+
-		"COMP_WORDS=(finalizer latest --js); COMP_CWORD=2; _finalizer; echo ${COMPREPLY[@]}").CombinedOutput()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	// The script calls the program by name: here, this test binary
+	// acting as the tool (TestMain). _get_comp_words_by_ref is the
+	// bash-completion package's, which the machine may lack.
+	out, err := exec.Command("bash", "-c", "finalizer() { "+asTool+"=1 "+self+` "$@"; }
+_get_comp_words_by_ref() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+`+o.stdout+`
+COMP_WORDS=(finalizer lat); COMP_CWORD=1; __start_finalizer; echo ${COMPREPLY[@]}
+COMP_WORDS=(finalizer latest --js); COMP_CWORD=2; __start_finalizer; echo ${COMPREPLY[@]}`).Output()
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "latest\n--json\n", string(out))
 	assert.Equal(t, exitUsage, runTool(t, nil, "completion", "tcsh").code)
+}
+
+// A mistyped command is refused with the command it resembles.
+func TestMistypedCommandSuggests(t *testing.T) {
+	t.Parallel()
+	o := runTool(t, nil, "finalise", "--cluster", "c1")
+	assert.Equal(t, exitUsage, o.code)
+	assert.Contains(t, o.stderr, `unknown command "finalise"`)
+	assert.Contains(t, o.stderr, "Did you mean this?\n\tfinalize\n")
+	assert.Empty(t, o.stdout)
+}
+
+// Every problem of a command line is reported at once, each naming its
+// flag (and variable, if it has one) and the rule: values that do not
+// parse, on the command line or in the environment, beside the rules the
+// other values break.
+func TestProblemsReportedTogether(t *testing.T) {
+	t.Parallel()
+	o := runTool(t, map[string]string{"FINALIZER_TEMPORAL_TLS": "maybe", envAddress: "127.0.0.1:1"},
+		"list", "--stuck", "--older-than", "soon", "--timeout", "5")
+	assert.Equal(t, exitUsage, o.code)
+	for _, want := range []string{
+		"finalizer: list: --older-than: must be a duration such as 90s, 15m or 1h (got \"soon\")\n",
+		"finalizer: --timeout: must be a duration such as 90s, 15m or 1h (got \"5\")\n",
+		"finalizer: --temporal-tls / FINALIZER_TEMPORAL_TLS / TEMPORAL_TLS / profile [tls]: must be true or false (got \"maybe\")\n",
+	} {
+		assert.Contains(t, o.stderr, want)
+	}
+	assert.Empty(t, o.stdout)
+
+	o = runTool(t, map[string]string{envAddress: "127.0.0.1:1"}, "claim", "--cluster", "c1", "--epoch", "one", "--temporal-tls-cert-file", "c.pem")
+	assert.Equal(t, exitUsage, o.code)
+	for _, want := range []string{
+		"finalizer: claim: --epoch: must be a whole number (got \"one\")\n",
+		"finalizer: claim: missing --job, --owner\n",
+		"finalizer: --temporal-tls-key-file / FINALIZER_TEMPORAL_TLS_KEY_FILE / TEMPORAL_TLS_CLIENT_KEY_PATH / profile tls.client_key_path: required when temporal-tls-cert-file is set\n",
+	} {
+		assert.Contains(t, o.stderr, want)
+	}
 }

@@ -5,20 +5,22 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 )
 
 // resolve runs the global flags' parsing and check as a command does.
 func resolve(t *testing.T, env map[string]string, args ...string) (client.Connection, error) {
 	t.Helper()
 	g := newGlobals(func(k string) string { return env[k] }, nil)
-	fs := newFlagSet("finalizer")
+	fs := pflag.NewFlagSet("finalizer", pflag.ContinueOnError)
 	g.register(fs)
 	require.NoError(t, fs.Parse(args))
-	err := g.check()
+	err := refused(append(flagenv.Resolve(fs, g.getenv), g.check()...))
 	return g.conn, err
 }
 
@@ -98,7 +100,7 @@ func TestConnectionPrecedence(t *testing.T) {
 	assert.Equal(t, keyFile, conn.APIKeyFile)
 	conn, err = resolve(t, with("TEMPORAL_PROFILE", "other"))
 	require.NoError(t, err)
-	assert.Equal(t, "their-key", conn.APIKey)
+	assert.Equal(t, client.Secret("their-key"), conn.APIKey)
 	_, err = resolve(t, with(envAPIKey, "inline"), "--temporal-api-key-file", keyFile)
 	assert.ErrorContains(t, err, "not both")
 }
@@ -123,7 +125,7 @@ func TestConnectionConfigurationErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "not supported by the finalizer: tls client_cert_data")
 
 	_, err = resolve(t, map[string]string{"FINALIZER_TEMPORAL_TLS": "maybe"})
-	assert.ErrorContains(t, err, `$FINALIZER_TEMPORAL_TLS: "maybe" is not true or false`)
+	assert.ErrorContains(t, err, `--temporal-tls / FINALIZER_TEMPORAL_TLS / TEMPORAL_TLS / profile [tls]: must be true or false (got "maybe")`)
 
 	_, err = resolve(t, map[string]string{"FINALIZER_NAMESPACE": "old"})
 	assert.ErrorContains(t, err, "$FINALIZER_NAMESPACE was renamed $FINALIZER_TEMPORAL_NAMESPACE")

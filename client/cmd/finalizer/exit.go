@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 )
@@ -25,6 +26,19 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// refused is the problems of a command line, reported together, a line
+// each: a usage error, nil for none.
+func refused(problems []error) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.Error()
+	}
+	return &usageError{strings.Join(lines, "\nfinalizer: ")}
+}
 
 // notPublished: the finalization ended in another phase; the result was
 // printed already.

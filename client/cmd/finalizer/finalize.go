@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -32,7 +33,7 @@ func finalizeCommand() command {
 		// checkpoint the contract's own validation refuses it missing.
 		required: []string{"cluster", "job", "epoch", "owner", "checkpoint", "metadata-key", "metadata-sha256"},
 		example:  "finalizer finalize --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --owner jm-4 --checkpoint 42 --metadata-key prod-eu/0a1b2c3d4e5f60718293a4b5c6d7e8f9/chk-42/_metadata --metadata-sha256 <64 hex> --exclusive-prefix prod-eu/0a1b2c3d4e5f60718293a4b5c6d7e8f9/chk-42/ --wait",
-		flags: func(fs *flag.FlagSet) func() error {
+		flags: func(fs *pflag.FlagSet) func() error {
 			id.register(fs, true)
 			fs.StringVar(&req.Owner, "owner", "", "the epoch's claimant, as the claim named it")
 			fs.StringVar(&req.MetadataKey, "metadata-key", "", "bucket key of the checkpoint's metadata file")

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -16,7 +17,7 @@ type identity struct {
 	epoch, checkpoint uint64
 }
 
-func (id *identity) register(fs *flag.FlagSet, checkpoint bool) {
+func (id *identity) register(fs *pflag.FlagSet, checkpoint bool) {
 	fs.StringVar(&id.cluster, "cluster", "", "cluster ID (DNS-1123 label)")
 	fs.StringVar(&id.job, "job", "", "job ID (DNS-1123 label)")
 	fs.Uint64Var(&id.epoch, "epoch", 0, "the job manager's leadership epoch (from 1)")
@@ -28,17 +29,15 @@ func (id *identity) register(fs *flag.FlagSet, checkpoint bool) {
 // requireFlags names every required flag the command line left out; the
 // values themselves are validated by package client, which names the
 // field it refuses.
-func requireFlags(fs *flag.FlagSet, names ...string) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+func requireFlags(command string, fs *pflag.FlagSet, names ...string) error {
 	var missing []string
 	for _, n := range names {
-		if !set[n] {
+		if !fs.Changed(n) {
 			missing = append(missing, "--"+n)
 		}
 	}
 	if len(missing) > 0 {
-		return usagef("%s: missing %s", strings.TrimPrefix(fs.Name(), "finalizer "), strings.Join(missing, ", "))
+		return usagef("%s: missing %s", command, strings.Join(missing, ", "))
 	}
 	return nil
 }

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -17,7 +18,7 @@ func latestCommand() command {
 		summary:  "show a job's restore point (newest published checkpoint) without claiming",
 		required: []string{"cluster", "job"},
 		example:  "finalizer latest --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --json | jq -r .latest.restorePath",
-		flags: func(fs *flag.FlagSet) func() error {
+		flags: func(fs *pflag.FlagSet) func() error {
 			fs.StringVar(&id.cluster, "cluster", "", "cluster ID (DNS-1123 label)")
 			fs.StringVar(&id.job, "job", "", "job ID (DNS-1123 label)")
 			return func() error {

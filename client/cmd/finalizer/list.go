@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 )
@@ -19,7 +20,7 @@ func listCommand() command {
 	return command{
 		summary: "list finalizations stuck in Verifying (--stuck [--older-than 5m])",
 		example: "finalizer list --stuck --older-than 10m --json",
-		flags: func(fs *flag.FlagSet) func() error {
+		flags: func(fs *pflag.FlagSet) func() error {
 			fs.BoolVar(&stuck, "stuck", false, "list finalizations parked in Verifying (required: the only listing so far)")
 			fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in Verifying counts as stuck")
 			return func() error {

@@ -17,11 +17,19 @@
 //	          [--tombstone-ttl 24h] [--report-limit 100]
 //	          [--schedule [--interval 10m]]
 //	help [command]                   (also --help, on stdout)
-//	completion bash|zsh|fish         (e.g. source <(finalizer completion bash))
+//	completion bash|zsh|fish|powershell  (e.g. source <(finalizer completion bash))
 //	version                          (also --version)
 //
+// The commands are cobra's, the flags pflag's (package flag's single-dash
+// -json still reads as --json). Every problem of a command line (a value
+// that does not parse, in a flag or its variable, a missing flag, a broken
+// rule) is reported at once, each naming its flag, its variable if it has
+// one, and the rule; a mistyped command is refused with the one it
+// resembles.
+//
 // Global flags, accepted before or after the command, are the worker's
-// names for the same settings, so one environment configures both:
+// names for the same settings (one definition, package connflags), so one
+// environment configures both:
 // --temporal-profile, --temporal-address, --temporal-namespace,
 // --temporal-tls, --temporal-tls-ca-file, --temporal-tls-cert-file,
 // --temporal-tls-key-file, --temporal-tls-server-name,

@@ -3,14 +3,24 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
 )
 
+// asTool makes the test binary the tool itself, for a shell that runs it
+// by name (the completion scripts).
+const asTool = "FINALIZER_TEST_AS_TOOL"
+
 // One dev server for the whole test binary; each test runs its own worker.
-func TestMain(m *testing.M) { harness.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(asTool) == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	}
+	harness.Main(m)
+}
 
 // outcome is one in-process run of the tool.
 type outcome struct {

@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -37,7 +38,7 @@ func reconcileCommand() command {
 		summary:  "compare the HA store with the state bucket once (dry run unless --apply), or --schedule it",
 		required: []string{"cluster"},
 		example:  "finalizer reconcile --cluster prod-eu --apply --quarantine-dangling --schedule --interval 10m",
-		flags: func(fs *flag.FlagSet) func() error {
+		flags: func(fs *pflag.FlagSet) func() error {
 			fs.StringVar(&req.Cluster, "cluster", "", "cluster ID (DNS-1123 label)")
 			fs.BoolVar(&req.Apply, "apply", false, "discard orphans, collect tombstones and (with --quarantine-dangling) quarantine; without it nothing changes")
 			fs.BoolVar(&req.QuarantineDangling, "quarantine-dangling", false, "tombstone dangling references (with --apply), after confirming their state is gone")
@@ -48,9 +49,7 @@ func reconcileCommand() command {
 			fs.BoolVar(&schedule, "schedule", false, "create or update the cluster's Temporal Schedule instead of running once")
 			fs.DurationVar(&interval, "interval", DefaultScheduleInterval, "with --schedule: time between runs")
 			return func() error {
-				set := map[string]bool{}
-				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-				if set["interval"] && !schedule {
+				if fs.Changed("interval") && !schedule {
 					return usagef("reconcile: --interval needs --schedule")
 				}
 				if err := req.Validate(); err != nil {

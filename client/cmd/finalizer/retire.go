@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -19,7 +20,7 @@ func retireCommand() command {
 		summary:  "retire a job before its checkpoint IDs start over (tombstones every reference)",
 		required: []string{"cluster", "job", "epoch", "owner"},
 		example:  "finalizer retire --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --owner jm-4",
-		flags: func(fs *flag.FlagSet) func() error {
+		flags: func(fs *pflag.FlagSet) func() error {
 			id.register(fs, false)
 			fs.StringVar(&owner, "owner", "", "the epoch's claimant, as the claim named it")
 			fs.BoolVar(&discard, "discard-checkpoints", false,

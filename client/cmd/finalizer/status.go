@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
+
+	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -14,7 +15,7 @@ func statusCommand() command {
 		summary:  "show a finalization's phase, attempts and verifications",
 		required: []string{"cluster", "job", "epoch", "checkpoint"},
 		example:  "finalizer status --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --json",
-		flags: func(fs *flag.FlagSet) func() error {
+		flags: func(fs *pflag.FlagSet) func() error {
 			id.register(fs, true)
 			return func() error {
 				return id.validateCheckpoint()

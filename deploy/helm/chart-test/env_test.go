@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/cert"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
@@ -25,7 +26,7 @@ import (
 var runtimeEnv = []string{"GOMEMLIMIT", "CONTAINER_MEMORY_LIMIT_MIB", "TEMPORAL_CONFIG_FILE"}
 
 // secretSettings may come from a Secret only.
-var secretSettings = []string{worker.EnvName("temporal-api-key"), worker.EnvName("zookeeper-digest-password")}
+var secretSettings = []string{flagenv.EnvName("temporal-api-key"), flagenv.EnvName("zookeeper-digest-password")}
 
 // profileTOML is what the test puts in a mounted temporal.toml: the
 // profile the profile value set names.
@@ -40,10 +41,10 @@ func workerEnvNames(t *testing.T) map[string]bool {
 	var b bytes.Buffer
 	worker.Usage(&b)
 	names := map[string]bool{}
-	for _, n := range regexp.MustCompile(`\b`+worker.EnvPrefix+`[A-Z0-9_]+\b`).FindAllString(b.String(), -1) {
+	for _, n := range regexp.MustCompile(`\b`+flagenv.Prefix+`[A-Z0-9_]+\b`).FindAllString(b.String(), -1) {
 		names[n] = true
 	}
-	require.True(t, names[worker.EnvName("shutdown-grace")], "usage lists the variables")
+	require.True(t, names[flagenv.EnvName("shutdown-grace")], "usage lists the variables")
 	for _, n := range runtimeEnv {
 		names[n] = true
 	}

@@ -6,6 +6,10 @@
 //	finalizer-worker version              print the build (also --version)
 //	finalizer-worker -h                   list flags and environment variables
 //	finalizer-worker help                 the same
+//	finalizer-worker completion bash|zsh|fish|powershell
+//
+// The commands are cobra's, the flags pflag's (--retain=2; package flag's
+// -retain=2 still reads the same), registered by worker.NewFlags.
 //
 // Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration
 // (flags, environment, a namespace that does not exist or one without the
@@ -15,7 +19,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,6 +27,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -39,42 +45,77 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		}
 		return 0
 	}
-	// help is the command-style spelling of -h, as the other commands
-	// (healthcheck, version) are words.
-	if len(args) > 0 && args[0] == "help" {
-		worker.Usage(stdout)
-		return 0
+	code := 0
+	root := &cobra.Command{
+		Use:           "finalizer-worker",
+		Short:         "the checkpoint finalizer's Temporal worker",
+		SilenceErrors: true,
+		SilenceUsage:  true,
 	}
-	if len(args) > 0 && args[0] == "healthcheck" {
-		// The healthcheck needs the metrics address alone: a rule another
-		// setting breaks is the worker's start to report, not its probe's.
-		cfg, err := worker.LoadConfig(args[1:], getenv)
-		if errors.Is(err, flag.ErrHelp) {
-			worker.Usage(stdout)
-			return 0
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	flags := worker.NewFlags(root.PersistentFlags())
+	// The worker's help is worker.Usage, which docs/reference.md shows;
+	// its subcommands keep cobra's.
+	cobraHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c == root {
+			worker.Usage(c.OutOrStdout())
+			return
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "finalizer-worker: %v\n", err)
-			return 2
+		cobraHelp(c, args)
+	})
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return worker.CommandLineError(err) })
+	root.RunE = func(*cobra.Command, []string) error {
+		cfg, problems := flags.Load(getenv)
+		if err := worker.Check(cfg, problems); err != nil {
+			fmt.Fprintf(stderr, "finalizer-worker: bad configuration:\n%v\n", err)
+			code = 2
+			return nil
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		if err := worker.Healthcheck(ctx, cfg.MetricsAddress); err != nil {
-			fmt.Fprintf(stderr, "finalizer-worker: %v\n", err)
-			return 1
-		}
-		return 0
+		code = serve(cfg, stderr)
+		return nil
 	}
-	cfg, err := worker.LoadValidConfig(args, getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		worker.Usage(stdout)
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "finalizer-worker: bad configuration:\n%v\n", err)
+	root.AddCommand(&cobra.Command{
+		Use:   "healthcheck [flags]",
+		Short: "exit 0 if a local worker polls (--metrics-address)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			// The healthcheck needs the metrics address alone: a rule
+			// another setting breaks is the worker's start to report, not
+			// its probe's.
+			cfg, problems := flags.Load(getenv)
+			if len(problems) > 0 {
+				fmt.Fprintf(stderr, "finalizer-worker: %v\n", errors.Join(problems...))
+				code = 2
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			if err := worker.Healthcheck(ctx, cfg.MetricsAddress); err != nil {
+				fmt.Fprintf(stderr, "finalizer-worker: %v\n", err)
+				code = 1
+			}
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "version",
+		Short: "print the build (also --version)",
+		Args:  cobra.NoArgs,
+		RunE:  func(*cobra.Command, []string) error { return version.Print(stdout, "finalizer-worker") },
+	})
+	root.SetArgs(flagenv.LongDash(args, root.PersistentFlags().Lookup))
+	if err := root.Execute(); err != nil {
+		// A command line cobra or pflag refused: an unknown flag or
+		// command, an argument where none is taken.
+		fmt.Fprintf(stderr, "finalizer-worker: %v\n", err)
 		return 2
 	}
+	return code
+}
 
+// serve runs the worker until SIGINT or SIGTERM: the exit code.
+func serve(cfg worker.Config, stderr io.Writer) int {
 	logger := worker.NewLogger(cfg, stderr)
 	slog.SetDefault(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -57,10 +57,10 @@ func TestBadValuesReportedWithEveryOtherProblem(t *testing.T) {
 	}, "-log-format=xml")
 	assert.Equal(t, 2, o.code)
 	for _, want := range []string{
-		`-retain / FINALIZER_RETAIN: must be an integer (got "abc")`,
-		`-shutdown-grace / FINALIZER_SHUTDOWN_GRACE: must be a duration such as 90s, 15m or 1h (got "1x")`,
-		"-zookeeper-servers",
-		"-log-format",
+		`--retain / FINALIZER_RETAIN: must be a whole number (got "abc")`,
+		`--shutdown-grace / FINALIZER_SHUTDOWN_GRACE: must be a duration such as 90s, 15m or 1h (got "1x")`,
+		"--zookeeper-servers",
+		"--log-format",
 	} {
 		assert.Contains(t, o.stderr, want)
 	}
@@ -90,4 +90,30 @@ func TestExitCodeMissingNamespace(t *testing.T) {
 		"-state-bucket=file://" + filepath.Join(dir, "bucket") + "?create_dir=true",
 		"-metrics-address=127.0.0.1:0",
 	}, os.Getenv, os.Stdout, os.Stderr))
+}
+
+// The commands are cobra's: completion for every shell, and a mistyped
+// command refused with the one it resembles.
+func TestCompletionAndSuggestions(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		o := runWorker(t, nil, "completion", shell)
+		assert.Equal(t, 0, o.code, shell)
+		assert.Contains(t, o.stdout, "__complete", shell)
+	}
+	o := runWorker(t, nil, "healtcheck")
+	assert.Equal(t, 2, o.code)
+	assert.Contains(t, o.stderr, "Did you mean this?\n\thealthcheck\n")
+}
+
+// Flags are pflag's, --name; package flag's -name still reads the same,
+// and an unknown one is named as given, not as a run of shorthands.
+func TestFlagSpellings(t *testing.T) {
+	for _, args := range [][]string{{"--retain=many"}, {"-retain=many"}, {"-retain", "many"}} {
+		o := runWorker(t, nil, args...)
+		assert.Equal(t, 2, o.code, args)
+		assert.Contains(t, o.stderr, `--retain / FINALIZER_RETAIN: must be a whole number (got "many")`, args)
+	}
+	o := runWorker(t, nil, "-zookeeper-servrs=zk:2181")
+	assert.Equal(t, 2, o.code)
+	assert.Contains(t, o.stderr, "unknown flag: --zookeeper-servrs")
 }
