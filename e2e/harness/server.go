@@ -31,16 +31,16 @@ func Main(m *testing.M) {
 	})
 	cancel()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		fmt.Fprintf(os.Stderr, "harness: %v\n", err)
 		os.Exit(1)
 	}
 	server = s
 	code := m.Run()
 	if err := s.Cleanup(code != 0); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		fmt.Fprintf(os.Stderr, "harness: %v\n", err)
 	}
 	if code != 0 {
-		fmt.Fprintf(os.Stderr, "e2e: kept the Temporal server log %s\n", s.LogPath)
+		fmt.Fprintf(os.Stderr, "harness: kept the Temporal server log %s\n", s.LogPath)
 	}
 	os.Exit(code)
 }

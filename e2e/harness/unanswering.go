@@ -9,7 +9,7 @@ import (
 )
 
 // ErrUnreachable is the cause Unanswering reports.
-var ErrUnreachable = errors.New("e2e: store unreachable")
+var ErrUnreachable = errors.New("harness: store unreachable")
 
 // Unanswering is a store whose publishes and verifies never get an answer
 // (Unknown, every time): a finalization over it parks in Verifying.
