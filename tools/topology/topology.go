@@ -56,6 +56,7 @@ type Topology struct {
 	Dir           string   `json:"dir"`
 	Postgres      Postgres `json:"postgres"`
 	Temporal      Temporal `json:"temporal"`
+	UI            UI       `json:"ui"`
 	ZooKeeper     []ZKNode `json:"zookeeper"`
 	ZooKeeperRoot string   `json:"zookeeperRoot"`
 	Workers       []Worker `json:"workers"`
@@ -157,6 +158,16 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	if err := tp.registerNamespace(ctx, progress); err != nil {
 		return tp, err
 	}
+	step("Web UI server " + UIVersion + ": build or find it, start it in front of the frontend")
+	if err := tp.setupUI(ctx, progress); err != nil {
+		return tp, err
+	}
+	if err := tp.save(); err != nil {
+		return tp, err
+	}
+	if err := tp.StartUI(ctx); err != nil {
+		return tp, err
+	}
 	if opts.TemporalOnly {
 		return tp, nil
 	}
@@ -227,7 +238,7 @@ func (tp *Topology) save() error {
 }
 
 // Down stops everything the topology started: workers first, then the
-// Temporal server, ZooKeeper and PostgreSQL. The directory stays (its logs
+// Web UI server, the Temporal server, ZooKeeper and PostgreSQL. The directory stays (its logs
 // and data); topology.json is removed, so the directory can be removed or
 // reused.
 func (tp *Topology) Down() error {
@@ -235,6 +246,7 @@ func (tp *Topology) Down() error {
 	for i := range tp.Workers {
 		errs = append(errs, tp.Workers[i].Process.shutdown(workerStopGrace))
 	}
+	errs = append(errs, tp.UI.Process.shutdown(10*time.Second))
 	errs = append(errs, tp.Temporal.Process.shutdown(20*time.Second))
 	for i := range tp.ZooKeeper {
 		errs = append(errs, tp.ZooKeeper[i].Process.shutdown(10*time.Second))
@@ -262,11 +274,12 @@ func (tp *Topology) CrashPostgres() error { return tp.Postgres.stop("immediate")
 func (tp *Topology) StartPostgres() error { return tp.Postgres.start() }
 
 // Ports are every loopback port the topology listens on: PostgreSQL's,
-// the Temporal server's, every ZooKeeper node's client and peer ports and
-// every worker's metrics port.
+// the Temporal server's, the Web UI's, every ZooKeeper node's client and
+// peer ports and every worker's metrics port.
 func (tp *Topology) Ports() []int {
 	ports := []int{tp.Postgres.Port}
 	ports = append(ports, tp.Temporal.Ports...)
+	ports = append(ports, tp.UI.Port)
 	for _, n := range tp.ZooKeeper {
 		ports = append(ports, portOf(n.Addr))
 		ports = append(ports, n.PeerPorts...)
@@ -310,6 +323,8 @@ func (tp *Topology) Status() string {
 	fmt.Fprintf(&b, "postgresql 15     %s  %s  (user %s, data %s)\n", tp.Postgres.Addr(), state(tp.Postgres.PID()), tp.Postgres.User, tp.Postgres.Data)
 	fmt.Fprintf(&b, "temporal %s  %s  %s  (namespace %s, http %s, config %s, log %s)\n", ServerVersion, tp.Temporal.Frontend,
 		state(tp.TemporalPID()), tp.Temporal.Namespace, tp.Temporal.HTTP, tp.Temporal.ConfigFile, tp.Temporal.Process.Log)
+	fmt.Fprintf(&b, "web-ui %s   %s  %s  (frontend %s, config %s, log %s)\n", UIVersion, tp.UI.URL, state(tp.UIPID()),
+		tp.Temporal.Frontend, tp.UI.ConfigFile, tp.UI.Process.Log)
 	for _, n := range tp.ZooKeeper {
 		mode, err := n.Mode()
 		if err != nil {
