@@ -73,8 +73,8 @@ func envMap(kv []string) map[string]string {
 	return out
 }
 
-// The file pins the server version the topology runs, sets the server up
-// with the same schemas, store and history shards, creates the same
+// The file pins the server and Web UI versions the topology runs, sets the
+// server up with the same schemas, store and history shards, creates the same
 // namespace, and configures the worker exactly as the topology's workers
 // are configured, apart from the addresses.
 func TestComposeMatchesTopology(t *testing.T) {
@@ -85,6 +85,8 @@ func TestComposeMatchesTopology(t *testing.T) {
 		assert.True(t, strings.HasPrefix(p.Services[svc].Image, "temporalio/admin-tools:"+version+"-"),
 			"%s: %s is not the admin-tools of server %s", svc, p.Services[svc].Image, version)
 	}
+	assert.Equal(t, "temporalio/ui:"+strings.TrimPrefix(topology.UIVersion, "v"), p.Services[worker.SvcUI].Image,
+		"the Web UI the topology runs and the Web UI test reads")
 
 	pgMajor := regexp.MustCompile(`/postgresql/(\d+)/`).FindStringSubmatch(topology.PostgresBin)
 	require.NotNil(t, pgMajor, topology.PostgresBin)
