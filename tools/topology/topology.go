@@ -1,9 +1,10 @@
 // Package topology runs the production topology on one machine, natively
 // and on loopback: PostgreSQL 15 (a private cluster), the Temporal server
 // (built from the module proxy by scripts/temporal-server.sh, the version
-// docker-compose.yml pins) on it with SQL advanced visibility, a 3-node
-// ZooKeeper ensemble, several finalizer-worker processes on one task queue
-// and the finalizer CLI. cmd/finalizer-topology (scripts/topology.sh)
+// docker-compose.yml pins) on it with SQL advanced visibility, the
+// Temporal Web UI server in front of its frontend, a 3-node ZooKeeper
+// ensemble, several finalizer-worker processes on one task queue and the
+// finalizer CLI. cmd/finalizer-topology (scripts/topology.sh)
 // is its command; tools/topologytest its end-to-end test.
 //
 // Every process is detached (a session of its own) and recorded in the
@@ -43,9 +44,10 @@ type Options struct {
 	// WorkerBinary is the finalizer-worker the workers start from (a
 	// previous release, before an Upgrade); empty: this module's build.
 	WorkerBinary string
-	// TemporalOnly starts PostgreSQL and the Temporal server (namespace
-	// and search attributes registered) and nothing else: the benchmark
-	// runs its own store and worker against the production-shaped server.
+	// TemporalOnly starts PostgreSQL, the Temporal server (namespace and
+	// search attributes registered) and its Web UI, and nothing else: the
+	// benchmark and the Web UI test run their own store and worker against
+	// the production-shaped server.
 	TemporalOnly bool
 	// Progress receives what is being done (may be nil).
 	Progress io.Writer
