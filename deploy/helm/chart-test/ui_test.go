@@ -1,6 +1,11 @@
 package charttest
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,6 +56,10 @@ func TestChartWebUI(t *testing.T) {
 			}
 			for _, k := range []string{"TEMPORAL_TLS_CA", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY"} {
 				assert.Equal(t, files["FINALIZER_"+k+"_FILE"], env[k], "%s: the workers' mTLS files", k)
+			}
+			read := imageVariables(t)
+			for k := range env {
+				assert.True(t, read[k], "%s is not a variable the image's configuration reads", k)
 			}
 			require.Len(t, c.Ports, 1)
 			assert.Equal(t, env["TEMPORAL_UI_PORT"], strconv.Itoa(int(c.Ports[0].ContainerPort)), "the image listens on TEMPORAL_UI_PORT")
@@ -136,4 +145,27 @@ func selects(t *testing.T, o *unstructured.Unstructured, set labels.Set) bool {
 	require.NoError(t, err)
 	require.True(t, ok, "%s has %v", o.GetKind(), path)
 	return labels.SelectorFromSet(sel).Matches(set)
+}
+
+// imageVariables are the variables the temporalio/ui image's configuration
+// reads: config/docker.yaml of github.com/temporalio/ui-server/v2 at the
+// topology's UI version (the module proxy's copy), a template the server
+// renders with {{ env "NAME" }}.
+func imageVariables(t *testing.T) map[string]bool {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", "github.com/temporalio/ui-server/v2@"+topology.UIVersion)
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go mod download github.com/temporalio/ui-server/v2@%s", topology.UIVersion)
+	var mod struct{ Dir, Error string }
+	require.NoError(t, json.Unmarshal(out, &mod))
+	require.Empty(t, mod.Error)
+	b, err := os.ReadFile(filepath.Join(mod.Dir, "config", "docker.yaml"))
+	require.NoError(t, err)
+	read := map[string]bool{}
+	for _, m := range regexp.MustCompile(`env "([A-Z0-9_]+)"`).FindAllStringSubmatch(string(b), -1) {
+		read[m[1]] = true
+	}
+	require.True(t, read["TEMPORAL_ADDRESS"], "the template names its variables: %s", b)
+	return read
 }
