@@ -167,7 +167,7 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	if err := tp.save(); err != nil {
 		return tp, err
 	}
-	if err := tp.StartUI(ctx); err != nil {
+	if err := tp.startUI(ctx); err != nil {
 		return tp, err
 	}
 	if opts.TemporalOnly {

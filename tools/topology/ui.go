@@ -79,10 +79,10 @@ func (tp *Topology) setupUI(ctx context.Context, progress io.Writer) error {
 	return nil
 }
 
-// StartUI starts the UI server (a no-op while it runs) and waits until it
+// startUI starts the UI server (a no-op while it runs) and waits until it
 // serves the namespace from the frontend: its own health check says only
 // that it listens.
-func (tp *Topology) StartUI(ctx context.Context) error {
+func (tp *Topology) startUI(ctx context.Context) error {
 	if err := tp.UI.Process.start(); err != nil {
 		return err
 	}
