@@ -1,49 +1,80 @@
 #!/usr/bin/env bash
-# temporal-server.sh: installs the Temporal server (the same version the
-# docker-compose.yml image pins) and its SQL schema tool, both built from the
-# go.temporal.io/server module, into a cache folder outside the repo, so they
-# never enter the module's dependencies. The production topology
-# (scripts/topology.sh, tools/topology) runs them on PostgreSQL.
-# Cold it compiles ~700 packages beyond those the Temporal CLI shares with it
-# (492 s on 2 cores after scripts/temporal-cli.sh, measured 2026-12-01;
-# docs/operations.md, "Running in production").
+# temporal-server.sh [server|ui]: installs Temporal's own server binaries,
+# built from the module proxy, into a cache folder outside the repo keyed by
+# version, so they never enter the module's dependencies:
+#
+#   server (the default): the Temporal server (the same version the
+#     docker-compose.yml image pins) and its SQL schema tool, from the
+#     go.temporal.io/server module. The production topology
+#     (scripts/topology.sh, tools/topology) runs them on PostgreSQL.
+#     Cold it compiles ~700 packages beyond those the Temporal CLI shares
+#     with it (492 s on 2 cores after scripts/temporal-cli.sh, measured
+#     2026-12-01; docs/operations.md, "Running in production").
+#     <dir>/temporal-server      (`temporal-server --root R --config C --env E start`)
+#     <dir>/temporal-sql-tool    (create-database, setup-schema, update-schema;
+#                                 the schemas are embedded: --schema-name
+#                                 postgresql/v12/temporal, .../visibility)
+#   ui: the Temporal Web UI server (github.com/temporalio/ui-server/v2, the
+#     version the Temporal CLI of scripts/temporal-cli.sh embeds and the
+#     temporalio/ui image docker-compose.yml pins), which the production
+#     topology runs beside the frontend. Its UI assets are embedded in the
+#     module: no Node.js build. Cold it took 33 s on 2 cores after the CLI
+#     and the server (155 packages left), 75 s with an empty Go build cache
+#     (414 packages), measured 2026-12-03.
+#     <dir>/temporal-ui-server   (`temporal-ui-server --root R --config C --env E start`)
 #
 # Idempotent: cached binaries that answer are reused. Concurrent runs (this
-# script, or tools/topology.EnsureServer from test binaries) serialize on
-# the same lock file. The binaries are built into a staging folder and
-# renamed into place, so a killed build never leaves a half-written binary
-# behind. Prints the folder holding both binaries as its last line:
-#   <dir>/temporal-server      (`temporal-server --root R --config C --env E start`)
-#   <dir>/temporal-sql-tool    (create-database, setup-schema, update-schema;
-#                               the schemas are embedded: --schema-name
-#                               postgresql/v12/temporal, .../visibility)
+# script, or internal/serverbin from test binaries) serialize on the same
+# lock file per target and version. The binaries are built into a staging
+# folder and renamed into place, so a killed build never leaves a
+# half-written binary behind. Prints the folder holding the target's
+# binaries as its last line.
 #
 # Environment:
 #   FINALIZER_CACHE   cache root (default $HOME/.cache/checkpoint-finalizer)
 set -euo pipefail
 
-VERSION=v1.29.1
-MODULE="go.temporal.io/server"
-PKGS=("$MODULE/cmd/server@$VERSION" "$MODULE/cmd/tools/sql@$VERSION")
 CACHE="${FINALIZER_CACHE:-$HOME/.cache/checkpoint-finalizer}"
-DIR="$CACHE/temporal-server/$VERSION"
-SERVER="$DIR/temporal-server"
-SQLTOOL="$DIR/temporal-sql-tool"
-LOCK="$CACHE/temporal-server/$VERSION.lock"
+case "${1:-server}" in
+  server)
+    NAME=temporal-server
+    VERSION=v1.29.1
+    MODULE="go.temporal.io/server"
+    PKGS=("$MODULE/cmd/server@$VERSION" "$MODULE/cmd/tools/sql@$VERSION")
+    # What go install names each binary (its package's last element), the
+    # name it is cached under, and the flag it must answer.
+    BINS=("server temporal-server --version" "sql temporal-sql-tool --help")
+    ;;
+  ui)
+    NAME=temporal-ui-server
+    VERSION=v2.42.1
+    MODULE="github.com/temporalio/ui-server/v2"
+    PKGS=("$MODULE/cmd/server@$VERSION")
+    BINS=("server temporal-ui-server --version")
+    ;;
+  *)
+    echo "usage: $0 [server|ui]" >&2
+    exit 2
+    ;;
+esac
+DIR="$CACHE/$NAME/$VERSION"
+LOCK="$CACHE/$NAME/$VERSION.lock"
 
 log() { printf '[temporal-server.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 usable() {
-  [[ -x "$SERVER" && -x "$SQLTOOL" ]] &&
-    "$SERVER" --version >/dev/null 2>&1 &&
-    "$SQLTOOL" --help >/dev/null 2>&1
+  local bin built cached flag
+  for bin in "${BINS[@]}"; do
+    read -r built cached flag <<<"$bin"
+    [[ -x "$DIR/$cached" ]] && "$DIR/$cached" "$flag" >/dev/null 2>&1 || return 1
+  done
 }
 
 # Another `go install` of the same packages (started by hand) may be
 # compiling them right now: wait for it rather than compile twice on 2 cores.
 wait_foreign_install() {
   local waited=0
-  while pgrep -f "cmd/server@$VERSION" >/dev/null; do
+  while pgrep -f "${PKGS[0]}" >/dev/null; do
     if (( waited % 30 == 0 )); then
       log "another go install of $MODULE@$VERSION is running; waiting for it (${waited}s so far)"
     fi
@@ -53,7 +84,7 @@ wait_foreign_install() {
 }
 
 if usable; then
-  log "temporal server $VERSION cached"
+  log "$NAME $VERSION cached"
   echo "$DIR"
   exit 0
 fi
@@ -66,7 +97,7 @@ if ! flock -n 9; then
 fi
 wait_foreign_install
 if usable; then
-  log "temporal server $VERSION installed by another process"
+  log "$NAME $VERSION installed by another process"
   echo "$DIR"
   exit 0
 fi
@@ -107,11 +138,13 @@ if (( status != 0 )); then
   exit "$status"
 fi
 
-mv "$staging/sql" "$SQLTOOL"
-mv "$staging/server" "$SERVER"
+for bin in "${BINS[@]}"; do
+  read -r built cached _ <<<"$bin"
+  mv "$staging/$built" "$DIR/$cached"
+done
 if ! usable; then
   log "installed binaries in $DIR do not answer"
   exit 1
 fi
-log "temporal server $VERSION installed in $(( $(date +%s) - start ))s: $DIR ($(du -ch "$SERVER" "$SQLTOOL" | tail -1 | cut -f1))"
+log "$NAME $VERSION installed in $(( $(date +%s) - start ))s: $DIR ($(du -sh "$DIR" | cut -f1))"
 echo "$DIR"

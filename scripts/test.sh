@@ -29,13 +29,15 @@ done
 # Heavy real servers, built once per machine and cached outside the repo,
 # keyed by version (cold: ~15 min for the Temporal CLI, ~20 min for
 # kube-apiserver on 2 cores, ~8 min for the Temporal server and its SQL tool
-# once the CLI's packages are in the Go build cache; warm: instant). Done here
+# once the CLI's packages are in the Go build cache, under a minute for the
+# Web UI server; warm: instant). Done here
 # first so that their progress shows; the test harnesses would build them too
 # (tools/topologytest runs the server on PostgreSQL, see
 # docs/operations.md, "Running in production").
 bash scripts/temporal-cli.sh
 bash scripts/kube-apiserver.sh
 bash scripts/temporal-server.sh
+bash scripts/temporal-server.sh ui
 
 # Everything runs, nothing is skipped: `go test -short ./...` is the quick
 # tier, and a test that skips here hides a real-server test, so any skip

@@ -4,7 +4,8 @@
 # The production topology on this machine, natively, on loopback: a private
 # PostgreSQL 15 cluster (Debian's package, installed when missing), the
 # Temporal server (scripts/temporal-server.sh, the version docker-compose.yml
-# pins) on it with SQL advanced visibility, a 3-node ZooKeeper ensemble
+# pins) on it with SQL advanced visibility, the Temporal Web UI server
+# (scripts/temporal-server.sh ui) in front of it, a 3-node ZooKeeper ensemble
 # (Debian's package), finalizer-worker processes on one task queue and the
 # finalizer CLI. `up` prints every address and the state directory
 # (default finalizer-data/topology); `upgrade` rolls the workers to this
@@ -13,7 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${1:-}" == up ]]; then
-  # Its progress shows here; cached after the first build.
+  # Their progress shows here; cached after the first build.
   bash scripts/temporal-server.sh >/dev/null
+  bash scripts/temporal-server.sh ui >/dev/null
 fi
 exec go run ./cmd/finalizer-topology "$@"

@@ -13,4 +13,5 @@ const (
 	SvcAttrs    = svcAttrs
 	SvcWorker   = svcWorker
 	SvcDB       = svcDB
+	SvcUI       = svcUI
 )

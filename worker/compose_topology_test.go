@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,8 +75,8 @@ func envMap(kv []string) map[string]string {
 	return out
 }
 
-// The file pins the server version the topology runs, sets the server up
-// with the same schemas, store and history shards, creates the same
+// The file pins the server and Web UI versions the topology runs, sets the
+// server up with the same schemas, store and history shards, creates the same
 // namespace, and configures the worker exactly as the topology's workers
 // are configured, apart from the addresses.
 func TestComposeMatchesTopology(t *testing.T) {
@@ -86,6 +87,8 @@ func TestComposeMatchesTopology(t *testing.T) {
 		assert.True(t, strings.HasPrefix(p.Services[svc].Image, "temporalio/admin-tools:"+version+"-"),
 			"%s: %s is not the admin-tools of server %s", svc, p.Services[svc].Image, version)
 	}
+	assert.Equal(t, "temporalio/ui:"+strings.TrimPrefix(topology.UIVersion, "v"), p.Services[worker.SvcUI].Image,
+		"the Web UI the topology runs and the Web UI test reads")
 
 	pgMajor := regexp.MustCompile(`/postgresql/(\d+)/`).FindStringSubmatch(topology.PostgresBin)
 	require.NotNil(t, pgMajor, topology.PostgresBin)
@@ -355,6 +358,84 @@ func TestComposeTemporalRunsNatively(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	assert.NoError(t, err)
+
+	checkComposeUI(t, p, frontend, filepath.Join(dir, "ui"))
+}
+
+// checkComposeUI runs the compose file's Web UI natively as its image
+// runs it: the cached UI server of the topology's version, `--env docker
+// start` on the image's config/docker.yaml (a template the server renders
+// from its environment), the container's environment. Overridden: the
+// frontend's address and the UI's port (loopback, not the container
+// network), both through the variables the file sets, so that a variable
+// the image does not read leaves the UI on its defaults and fails here.
+// The UI must pass the file's healthcheck path and serve the namespace
+// from the frontend.
+func checkComposeUI(t *testing.T, p *types.Project, frontend, root string) {
+	t.Helper()
+	bin, err := serverbin.EnsureUI(context.Background(), os.Stderr)
+	require.NoError(t, err)
+	cmd := exec.Command("go", "mod", "download", "-json", "github.com/temporalio/ui-server/v2@"+topology.UIVersion)
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go mod download github.com/temporalio/ui-server/v2@%s", topology.UIVersion)
+	var mod struct{ Dir, Error string }
+	require.NoError(t, json.Unmarshal(out, &mod))
+	require.Empty(t, mod.Error)
+	tmpl, err := os.ReadFile(filepath.Join(mod.Dir, "config", "docker.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "config"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "config", "docker.yaml"), tmpl, 0o644))
+
+	env := composeEnv(t, p, worker.SvcUI)
+	require.Contains(t, env, "TEMPORAL_ADDRESS")
+	require.Contains(t, env, "TEMPORAL_UI_PORT")
+	port, err := topology.FreeLowPorts(1)
+	require.NoError(t, err)
+	env["TEMPORAL_ADDRESS"], env["TEMPORAL_UI_PORT"] = frontend, strconv.Itoa(port[0])
+	logPath := filepath.Join(root, "ui-server.log")
+	logFile, err := os.Create(logPath)
+	require.NoError(t, err)
+	defer logFile.Close()
+	ui := exec.Command(filepath.Join(bin, serverbin.UIServer), "--root", root, "--env", "docker", "start")
+	ui.Stdout, ui.Stderr = logFile, logFile
+	for k, v := range env {
+		ui.Env = append(ui.Env, k+"="+v)
+	}
+	require.NoError(t, ui.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- ui.Wait() }()
+	defer func() {
+		_ = ui.Process.Kill()
+		<-exited
+	}()
+
+	hc := strings.Join(p.Services[worker.SvcUI].HealthCheck.Test, " ")
+	healthz := regexp.MustCompile(`http://[^/ ]+(/\S*)`).FindStringSubmatch(hc)
+	require.NotNil(t, healthz, "the healthcheck's URL: %s", hc)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port[0])
+	for _, path := range []string{healthz[1], "/api/v1/namespaces/" + topology.Namespace} {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			resp, err := http.Get(base + path)
+			if err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+				err = fmt.Errorf("%s: %s", resp.Status, b)
+			}
+			select {
+			case werr := <-exited:
+				exited <- werr
+				t.Fatalf("the UI server exited (%v):\n%s", werr, tail(logPath))
+			default:
+			}
+			require.True(t, time.Now().Before(deadline), "GET %s: %v\n%s", path, err, tail(logPath))
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
 }
 
 // checkRenderedPersistence: the rendered configuration stores on the

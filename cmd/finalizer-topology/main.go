@@ -1,8 +1,8 @@
 // Command finalizer-topology runs the production topology on this machine,
 // natively and on loopback (tools/topology): a private PostgreSQL 15
-// cluster, the Temporal server on it with SQL advanced visibility, a
-// 3-node ZooKeeper ensemble, finalizer-worker processes on one task queue
-// and the finalizer CLI. scripts/topology.sh wraps it.
+// cluster, the Temporal server on it with SQL advanced visibility, its Web
+// UI server, a 3-node ZooKeeper ensemble, finalizer-worker processes on one
+// task queue and the finalizer CLI. scripts/topology.sh wraps it.
 //
 //	finalizer-topology up [-dir finalizer-data/topology] [-workers 2] [-retain 2] [-worker-binary PATH]
 //	finalizer-topology upgrade [-dir ...] [-worker-binary PATH]

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,16 +24,20 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 const chromium = "/usr/bin/chromium"
 
 // A finalization parked in Verifying (its store unreachable), as an
-// operator sees it in the Web UI (2.42.1, the dev server's):
+// operator sees it in the Web UI (2.42.1), in front of the dev server and
+// in front of the production topology's PostgreSQL-backed Temporal server
+// (the UI server beside its frontend, as `scripts/topology.sh up` runs it):
 //
 //   - the list, filtered on the stuck ones with the columns an operator adds
 //     once, shows it in Verifying with what its static summary says (the
@@ -47,19 +52,55 @@ const chromium = "/usr/bin/chromium"
 //     verifications, the last error and what an operator can do;
 //   - its search attributes show the phase and the store.
 //
-// The screenshots are kept in cachedir.Artifacts()/webui (list.jpg,
-// page.jpg), outside the repository, replaced on each run; the test logs
-// where.
+// The screenshots are kept in cachedir.Artifacts()/webui/<server>
+// (list.jpg, page.jpg), outside the repository, replaced on each run; the
+// test logs where.
 func TestWebUIShowsAStuckFinalization(t *testing.T) {
-	srv := temporaltest.Start(t, devserver.Options{UI: true, SearchAttributes: contract.SearchAttributes()})
+	t.Run("dev-server", func(t *testing.T) {
+		srv := temporaltest.Start(t, devserver.Options{UI: true, SearchAttributes: contract.SearchAttributes()})
+		showsAStuckFinalization(t, srv.HostPort, srv.UIAddress)
+	})
+	t.Run("production-topology", func(t *testing.T) {
+		realserver.Require(t, "temporal-server on PostgreSQL and the Web UI server")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		// The postgres user reaches its cluster through this folder, which
+		// MkdirTemp creates private.
+		dir, err := os.MkdirTemp("", "webui-topology-")
+		require.NoError(t, err)
+		require.NoError(t, os.Chmod(dir, 0o755))
+		tp, err := topology.Up(ctx, topology.Options{Dir: filepath.Join(dir, "topology"), TemporalOnly: true, Progress: logWriter{t}})
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			require.NoError(t, tp.Down())
+			assert.Zero(t, tp.UIPID(), "down stops the UI server")
+			_ = os.RemoveAll(dir)
+		})
+		require.NotZero(t, tp.UIPID())
+		showsAStuckFinalization(t, tp.Temporal.Frontend, tp.UI.URL)
+	})
+}
+
+// logWriter sends progress lines to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// showsAStuckFinalization parks a finalization of a worker of its own in
+// Verifying on the Temporal server at hostPort (namespace default, the
+// search attributes registered) and reads it in the Web UI at uiURL.
+func showsAStuckFinalization(t *testing.T, hostPort, uiURL string) {
 	require.NoError(t, debian.Ensure(func() bool { _, err := os.Stat(chromium); return err == nil }, "chromium"))
-	require.NotEmpty(t, srv.UIAddress)
-	shots := filepath.Join(cachedir.Artifacts(), "webui")
+	require.NotEmpty(t, uiURL)
+	shots := filepath.Join(cachedir.Artifacts(), "webui", path.Base(t.Name()))
 	require.NoError(t, os.MkdirAll(shots, 0o755))
 
 	dir := t.TempDir()
 	cfg := worker.DefaultConfig()
-	cfg.Temporal.Address = srv.HostPort
+	cfg.Temporal.Address = hostPort
 	cfg.Store.Embedded.Path = filepath.Join(dir, "refs.db")
 	cfg.StateBucket = "file://" + filepath.Join(dir, "bucket") + "?create_dir=true"
 	cfg.MetricsAddress = ""
@@ -83,7 +124,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	}
 	t.Cleanup(func() { stop(); <-done })
 
-	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: srv.HostPort, Logger: sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: hostPort, Logger: sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
 	require.NoError(t, err)
 	defer tc.Close()
 	c := client.New(tc, client.Options{})
@@ -104,7 +145,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	browser := newBrowser(t, ctx)
 	// The list: the columns an operator adds once (the UI keeps them in
 	// the browser's localStorage), filtered on the stuck ones.
-	_, err = chromedp.Run(browser, chromedp.Navigate(srv.UIAddress))
+	_, err = chromedp.Run(browser, chromedp.Navigate(uiURL))
 	require.NoError(t, err)
 	columns := `{"default":[{"label":"Status","pinned":true},{"label":"Workflow ID","pinned":true},` +
 		`{"label":"FinalizationPhase","pinned":false},{"label":"PhaseSince","pinned":false},` +
@@ -113,7 +154,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 		`{"label":"StoreKind","pinned":false},{"label":"Start","pinned":false}]}`
 	_, err = chromedp.Run(browser, chromedp.Evaluate[any](`localStorage.setItem("namespace-workflow-table-columns", `+strconv.Quote(columns)+`)`))
 	require.NoError(t, err)
-	list := srv.UIAddress + "/namespaces/default/workflows?query=" + url.QueryEscape(`FinalizationPhase="Verifying"`)
+	list := uiURL + "/namespaces/default/workflows?query=" + url.QueryEscape(`FinalizationPhase="Verifying"`)
 	open(t, browser, list)
 	text := waitText(t, browser, `document.body.innerText`, f.WorkflowID)
 	screenshot(t, browser, shots, "list", list)
@@ -133,7 +174,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	// markdown the UI renders in frames of its own origin; their text is
 	// read from inside the frames.
 	summary := contract.Summary(req) // "checkpoint 42 of prod-eu/0a1b... (epoch 3)"
-	page := srv.UIAddress + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/user-metadata"
+	page := uiURL + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/user-metadata"
 	open(t, browser, page)
 	frames := `Array.from(document.querySelectorAll('iframe')).map(f => f.contentDocument && f.contentDocument.body ? f.contentDocument.body.innerText : '').join('\n----\n')`
 	details := waitText(t, browser, frames, "Verifying")
@@ -151,7 +192,7 @@ func TestWebUIShowsAStuckFinalization(t *testing.T) {
 	assert.Contains(t, details, "must not acknowledge the checkpoint")
 
 	// Its search attributes: the phase and the store.
-	attrs := srv.UIAddress + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/search-attributes"
+	attrs := uiURL + "/namespaces/default/workflows/" + url.PathEscape(f.WorkflowID) + "/" + f.RunID + "/search-attributes"
 	open(t, browser, attrs)
 	text = waitText(t, browser, `document.body.innerText`, `"FinalizationPhase"`)
 	assert.Contains(t, text, `"FinalizationPhase": "Verifying"`, "the phase")

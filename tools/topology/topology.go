@@ -1,9 +1,10 @@
 // Package topology runs the production topology on one machine, natively
 // and on loopback: PostgreSQL 15 (a private cluster), the Temporal server
 // (built from the module proxy by scripts/temporal-server.sh, the version
-// docker-compose.yml pins) on it with SQL advanced visibility, a 3-node
-// ZooKeeper ensemble, several finalizer-worker processes on one task queue
-// and the finalizer CLI. cmd/finalizer-topology (scripts/topology.sh)
+// docker-compose.yml pins) on it with SQL advanced visibility, the
+// Temporal Web UI server in front of its frontend, a 3-node ZooKeeper
+// ensemble, several finalizer-worker processes on one task queue and the
+// finalizer CLI. cmd/finalizer-topology (scripts/topology.sh)
 // is its command; tools/topologytest its end-to-end test.
 //
 // Every process is detached (a session of its own) and recorded in the
@@ -42,9 +43,10 @@ type Options struct {
 	// WorkerBinary is the finalizer-worker the workers start from (a
 	// previous release, before an Upgrade); empty: this module's build.
 	WorkerBinary string
-	// TemporalOnly starts PostgreSQL and the Temporal server (namespace
-	// and search attributes registered) and nothing else: the benchmark
-	// runs its own store and worker against the production-shaped server.
+	// TemporalOnly starts PostgreSQL, the Temporal server (namespace and
+	// search attributes registered) and its Web UI, and nothing else: the
+	// benchmark and the Web UI test run their own store and worker against
+	// the production-shaped server.
 	TemporalOnly bool
 	// Progress receives what is being done (may be nil).
 	Progress io.Writer
@@ -55,6 +57,7 @@ type Topology struct {
 	Dir           string   `json:"dir"`
 	Postgres      Postgres `json:"postgres"`
 	Temporal      Temporal `json:"temporal"`
+	UI            UI       `json:"ui"`
 	ZooKeeper     []ZKNode `json:"zookeeper"`
 	ZooKeeperRoot string   `json:"zookeeperRoot"`
 	Workers       []Worker `json:"workers"`
@@ -156,6 +159,16 @@ func Up(ctx context.Context, opts Options) (tp *Topology, err error) {
 	if err := tp.registerNamespace(ctx, progress); err != nil {
 		return tp, err
 	}
+	step("Web UI server " + UIVersion + ": build or find it, start it in front of the frontend")
+	if err := tp.setupUI(ctx, progress); err != nil {
+		return tp, err
+	}
+	if err := tp.save(); err != nil {
+		return tp, err
+	}
+	if err := tp.startUI(ctx); err != nil {
+		return tp, err
+	}
 	if opts.TemporalOnly {
 		return tp, nil
 	}
@@ -226,7 +239,7 @@ func (tp *Topology) save() error {
 }
 
 // Down stops everything the topology started: workers first, then the
-// Temporal server, ZooKeeper and PostgreSQL. The directory stays (its logs
+// Web UI server, the Temporal server, ZooKeeper and PostgreSQL. The directory stays (its logs
 // and data); topology.json is removed, so the directory can be removed or
 // reused.
 func (tp *Topology) Down() error {
@@ -234,6 +247,7 @@ func (tp *Topology) Down() error {
 	for i := range tp.Workers {
 		errs = append(errs, tp.Workers[i].Process.shutdown(workerStopGrace))
 	}
+	errs = append(errs, tp.UI.Process.shutdown(10*time.Second))
 	errs = append(errs, tp.Temporal.Process.shutdown(20*time.Second))
 	for i := range tp.ZooKeeper {
 		errs = append(errs, tp.ZooKeeper[i].Process.shutdown(10*time.Second))
@@ -261,11 +275,12 @@ func (tp *Topology) CrashPostgres() error { return tp.Postgres.stop("immediate")
 func (tp *Topology) StartPostgres() error { return tp.Postgres.start() }
 
 // Ports are every loopback port the topology listens on: PostgreSQL's,
-// the Temporal server's, every ZooKeeper node's client and peer ports and
-// every worker's metrics port.
+// the Temporal server's, the Web UI's, every ZooKeeper node's client and
+// peer ports and every worker's metrics port.
 func (tp *Topology) Ports() []int {
 	ports := []int{tp.Postgres.Port}
 	ports = append(ports, tp.Temporal.Ports...)
+	ports = append(ports, tp.UI.Port)
 	for _, n := range tp.ZooKeeper {
 		ports = append(ports, portOf(n.Addr))
 		ports = append(ports, n.PeerPorts...)
@@ -309,6 +324,8 @@ func (tp *Topology) Status() string {
 	fmt.Fprintf(&b, "postgresql 15     %s  %s  (user %s, data %s)\n", tp.Postgres.Addr(), state(tp.Postgres.PID()), tp.Postgres.User, tp.Postgres.Data)
 	fmt.Fprintf(&b, "temporal %s  %s  %s  (namespace %s, http %s, config %s, log %s)\n", ServerVersion, tp.Temporal.Frontend,
 		state(tp.TemporalPID()), tp.Temporal.Namespace, tp.Temporal.HTTP, tp.Temporal.ConfigFile, tp.Temporal.Process.Log)
+	fmt.Fprintf(&b, "web-ui %s   %s  %s  (frontend %s, config %s, log %s)\n", UIVersion, tp.UI.URL, state(tp.UIPID()),
+		tp.Temporal.Frontend, tp.UI.ConfigFile, tp.UI.Process.Log)
 	for _, n := range tp.ZooKeeper {
 		mode, err := n.Mode()
 		if err != nil {

@@ -404,6 +404,7 @@ func checkPrinted(ctx context.Context, t *testing.T, tp *topology.Topology, p pr
 	want := map[string]part{
 		"postgresql": {tp.Postgres.Addr(), tp.Postgres.PID()},
 		"temporal":   {tp.Temporal.Frontend, tp.TemporalPID()},
+		"web-ui":     {tp.UI.URL, tp.UIPID()},
 	}
 	for i := range tp.ZooKeeper {
 		n := &tp.ZooKeeper[i]
@@ -428,6 +429,18 @@ func checkPrinted(ctx context.Context, t *testing.T, tp *topology.Topology, p pr
 			resp.Body.Close()
 			assert.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s /readyz: %s", what, part, body)
 		}
+	}
+	// The printed Web UI serves the namespace from the frontend.
+	resp, err := http.Get(p.addrs["web-ui"] + "/api/v1/namespaces/" + tp.Temporal.Namespace)
+	if assert.NoError(t, err, "%s: the Web UI", what) {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "%s: the Web UI's namespace: %s", what, body)
+		var ns struct {
+			NamespaceInfo struct{ Name string } `json:"namespaceInfo"`
+		}
+		assert.NoError(t, json.Unmarshal(body, &ns), "%s: the Web UI's namespace: %s", what, body)
+		assert.Equal(t, tp.Temporal.Namespace, ns.NamespaceInfo.Name, "%s: the Web UI's namespace: %s", what, body)
 	}
 	assert.Equal(t, tp.CLI, p.cli)
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -642,7 +655,7 @@ func (c command) run(ctx context.Context, args ...string) (string, error) {
 
 // printed is what `up` and `status` print: every part's address and pid.
 type printed struct {
-	pids     map[string]int    // by part: postgresql, temporal, zookeeper-N, worker-N
+	pids     map[string]int    // by part: postgresql, temporal, web-ui, zookeeper-N, worker-N
 	addrs    map[string]string // the same keys
 	cliEnv   []string
 	cli      string
@@ -664,7 +677,7 @@ func parsePrinted(t *testing.T, out string) printed {
 		}
 		part := f[0]
 		switch {
-		case part == "postgresql" || part == "temporal":
+		case part == "postgresql" || part == "temporal" || part == "web-ui":
 			p.addrs[part] = f[2]
 		case strings.HasPrefix(part, "zookeeper-"):
 			p.addrs[part] = f[1]

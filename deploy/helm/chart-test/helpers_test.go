@@ -8,11 +8,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// componentLabel tells the workers' objects from the Web UI's.
+const componentLabel = "app.kubernetes.io/component"
+
+// find returns the one worker object of kind (the Web UI's, when enabled,
+// are not the worker's).
 func find(t *testing.T, objs []*unstructured.Unstructured, kind string) *unstructured.Unstructured {
 	t.Helper()
 	var found *unstructured.Unstructured
 	for _, o := range objs {
-		if o.GetKind() == kind {
+		if o.GetKind() == kind && o.GetLabels()[componentLabel] != "ui" {
 			require.Nil(t, found, "one %s", kind)
 			found = o
 		}

@@ -66,6 +66,14 @@ temporal:
   namespace: ""
   profile: {name: prod, secretName: temporal-config}
 `},
+		// The Web UI beside the workers, in front of the same frontend
+		// over the same mTLS Secret.
+		{name: "zookeeper+mtls+ui", store: worker.StoreZooKeeper, kinds: []string{"PodDisruptionBudget"}, yaml: bucket + `
+store: {kind: zookeeper, zookeeper: {servers: ["zk:2181"]}}
+temporal:
+  tls: {secretName: temporal-tls, serverName: temporal.internal}
+ui: {enabled: true}
+`},
 	}
 }
 

@@ -64,3 +64,22 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 {{- $ports | uniq | toJson -}}
 {{- end -}}
+
+{{/* The Web UI's pods: a selector of their own, never the workers'. */}}
+{{- define "finalizer.uiSelectorLabels" -}}
+app.kubernetes.io/name: checkpoint-finalizer
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: ui
+{{- end -}}
+
+{{- define "finalizer.uiLabels" -}}
+{{ include "finalizer.uiSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.ui.image.tag | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* The frontend the Web UI calls: ui.temporalAddress, else the workers'. */}}
+{{- define "finalizer.uiTemporalAddress" -}}
+{{- default .Values.temporal.address .Values.ui.temporalAddress -}}
+{{- end -}}
