@@ -2,13 +2,16 @@ package topology
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 )
 
@@ -52,7 +55,7 @@ func (tp *Topology) setupUI(ctx context.Context, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	port, err := freePorts(1)
+	port, err := freeport.Port()
 	if err != nil {
 		return err
 	}
@@ -61,11 +64,11 @@ func (tp *Topology) setupUI(ctx context.Context, progress io.Writer) error {
 		return err
 	}
 	tp.UI = UI{
-		URL:        fmt.Sprintf("http://127.0.0.1:%d", port[0]),
-		Port:       port[0],
+		URL:        fmt.Sprintf("http://127.0.0.1:%d", port),
+		Port:       port,
 		ConfigFile: filepath.Join(dir, "config", "production.yaml"),
 	}
-	cfg := fmt.Sprintf(uiConfig, UIVersion, tp.Temporal.Frontend, port[0], tp.Temporal.Namespace)
+	cfg := fmt.Sprintf(uiConfig, UIVersion, tp.Temporal.Frontend, port, tp.Temporal.Namespace)
 	if err := os.WriteFile(tp.UI.ConfigFile, []byte(cfg), 0o644); err != nil {
 		return err
 	}
@@ -127,4 +130,26 @@ func get(ctx context.Context, url string) error {
 		return fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
 	}
 	return nil
+}
+
+// UIImageConfig is the configuration template the temporalio/ui image of
+// UIVersion renders when it starts (config/docker.yaml of its module, from
+// the module proxy): what the compose file's and the chart's settings must
+// feed.
+func UIImageConfig() ([]byte, error) {
+	mod := "github.com/temporalio/ui-server/v2@" + UIVersion
+	cmd := exec.Command("go", "mod", "download", "-json", mod)
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go mod download %s: %w", mod, err)
+	}
+	var got struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &got); err != nil {
+		return nil, fmt.Errorf("go mod download %s: %w", mod, err)
+	}
+	if got.Error != "" {
+		return nil, fmt.Errorf("go mod download %s: %s", mod, got.Error)
+	}
+	return os.ReadFile(filepath.Join(got.Dir, "config", "docker.yaml"))
 }

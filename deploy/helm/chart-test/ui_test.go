@@ -1,10 +1,6 @@
 package charttest
 
 import (
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -153,14 +149,7 @@ func selects(t *testing.T, o *unstructured.Unstructured, set labels.Set) bool {
 // renders with {{ env "NAME" }}.
 func imageVariables(t *testing.T) map[string]bool {
 	t.Helper()
-	cmd := exec.Command("go", "mod", "download", "-json", "github.com/temporalio/ui-server/v2@"+topology.UIVersion)
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.Output()
-	require.NoError(t, err, "go mod download github.com/temporalio/ui-server/v2@%s", topology.UIVersion)
-	var mod struct{ Dir, Error string }
-	require.NoError(t, json.Unmarshal(out, &mod))
-	require.Empty(t, mod.Error)
-	b, err := os.ReadFile(filepath.Join(mod.Dir, "config", "docker.yaml"))
+	b, err := topology.UIImageConfig()
 	require.NoError(t, err)
 	read := map[string]bool{}
 	for _, m := range regexp.MustCompile(`env "([A-Z0-9_]+)"`).FindAllStringSubmatch(string(b), -1) {
