@@ -6,13 +6,16 @@
 // It prints each outcome and a summary, then keeps the Web UI up until
 // Ctrl-C.
 //
-//	go run ./cmd/finalizer-dev
+//	go run ./cmd/finalizer-dev [--jobs 3] [--checkpoints 12] [--fault-rate 0.3] [--exit] ...
+//
+// Exit codes: 0 done (or stopped with Ctrl-C), 1 a step failed, 2 a bad
+// command line.
 package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -21,8 +24,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 	"github.com/checkpoint-finalizer/finalizer/stores"
@@ -43,31 +49,60 @@ type settings struct {
 }
 
 func main() {
-	if version.Requested(os.Args[1:]) {
-		if err := version.Print(os.Stdout, "finalizer-dev"); err != nil {
-			os.Exit(1)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := command(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// command parses the command line (cobra and pflag; package flag's -jobs
+// still reads the same) and runs the demo: the exit code, 2 for a command
+// line it refuses.
+func command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if version.Requested(args) {
+		if err := version.Print(stdout, "finalizer-dev"); err != nil {
+			return 1
 		}
-		return
+		return 0
 	}
 	var s settings
-	flag.StringVar(&s.dir, "dir", filepath.Join(worker.DefaultDataDir, "dev"), "folder for the Temporal database, the embedded store and the bucket")
-	flag.IntVar(&s.port, "port", 7233, "Temporal frontend port on 127.0.0.1 (0: any free port)")
-	flag.IntVar(&s.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1 (0: any free port)")
-	flag.IntVar(&s.jobs, "jobs", 3, "demo jobs")
-	flag.IntVar(&s.checkpoints, "checkpoints", 12, "checkpoints each demo job finalizes")
-	flag.DurationVar(&s.interval, "interval", 200*time.Millisecond, "pause between a job's checkpoints")
-	flag.Float64Var(&s.faultRate, "fault-rate", 0.3, "share of publish attempts made ambiguous")
-	flag.IntVar(&s.retain, "retain", 2, "references kept per job")
-	flag.Uint64Var(&s.seed, "seed", uint64(time.Now().UnixNano()), "seed of the injected faults")
-	flag.BoolVar(&s.exit, "exit", false, "exit after the summary instead of keeping the Web UI up")
-	flag.Parse()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, s); err != nil {
-		fmt.Fprintln(os.Stderr, "finalizer-dev:", err)
-		os.Exit(1)
+	failed := false
+	root := &cobra.Command{
+		Use:           "finalizer-dev",
+		Short:         "the whole product on one machine, on its embedded default, with a demo job manager",
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(*cobra.Command, []string) error {
+			if err := run(ctx, s); err != nil {
+				fmt.Fprintln(stderr, "finalizer-dev:", err)
+				failed = true
+			}
+			return nil
+		},
 	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	fs := root.Flags()
+	fs.StringVar(&s.dir, "dir", filepath.Join(worker.DefaultDataDir, "dev"), "folder for the Temporal database, the embedded store and the bucket")
+	fs.IntVar(&s.port, "port", 7233, "Temporal frontend port on 127.0.0.1 (0: any free port)")
+	fs.IntVar(&s.uiPort, "ui-port", 8233, "Temporal Web UI port on 127.0.0.1 (0: any free port)")
+	fs.IntVar(&s.jobs, "jobs", 3, "demo jobs")
+	fs.IntVar(&s.checkpoints, "checkpoints", 12, "checkpoints each demo job finalizes")
+	fs.DurationVar(&s.interval, "interval", 200*time.Millisecond, "pause between a job's checkpoints")
+	fs.Float64Var(&s.faultRate, "fault-rate", 0.3, "share of publish attempts made ambiguous")
+	fs.IntVar(&s.retain, "retain", 2, "references kept per job")
+	fs.Uint64Var(&s.seed, "seed", uint64(time.Now().UnixNano()), "seed of the injected faults")
+	fs.BoolVar(&s.exit, "exit", false, "exit after the summary instead of keeping the Web UI up")
+	root.SetArgs(flagenv.LongDash(args, fs.Lookup))
+	switch err := root.Execute(); {
+	case err != nil:
+		fmt.Fprintf(stderr, "finalizer-dev: %v\n", err)
+		return 2
+	case failed:
+		return 1
+	}
+	return 0
 }
 
 func run(ctx context.Context, s settings) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -29,5 +30,20 @@ func TestDevModeRuns(t *testing.T) {
 	require.Positive(t, sum.injected)
 	for job, kept := range sum.retained {
 		require.Len(t, kept, 1, job)
+	}
+}
+
+// The command line, without starting anything: help lists the flags, a
+// value that does not parse or an unknown flag is refused with exit 2.
+func TestCommandLine(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Zero(t, command(context.Background(), []string{"--help"}, &out, &errOut))
+	for _, f := range []string{"--jobs", "--checkpoints", "--fault-rate", "--exit", "--ui-port"} {
+		require.Contains(t, out.String(), f)
+	}
+	for _, args := range [][]string{{"-jobs", "three"}, {"--no-such-flag"}, {"stray"}} {
+		errOut.Reset()
+		require.Equal(t, 2, command(context.Background(), args, &out, &errOut), "%v", args)
+		require.Contains(t, errOut.String(), "finalizer-dev: ", "%v", args)
 	}
 }

@@ -9,11 +9,12 @@
 // checked continuously; then the invariants I1-I7 checked from the store's
 // and the bucket's content and a simulated recovery.
 //
-//	go run ./cmd/finalizer-faults -seed 1 -finalizations 1000 -faults 200 -jobs 5 -store both -retirements 24 -adversarial 120
-//	go run ./cmd/finalizer-faults -seed 1 -finalizations 40 -naive
-//	go run ./cmd/finalizer-faults -seed 1 -finalizations 300 -store kubernetes
+//	go run ./cmd/finalizer-faults --seed 1 --finalizations 1000 --faults 200 --jobs 5 --store both --retirements 24 --adversarial 120
+//	go run ./cmd/finalizer-faults --seed 1 --finalizations 40 --naive
+//	go run ./cmd/finalizer-faults --seed 1 --finalizations 300 --store kubernetes
 //
-// Exit codes: 0 the expected verdict (no violation in the real mode, at
+// Flags are pflag's (package flag's -seed 1 still reads the same). Exit
+// codes: 0 the expected verdict (no violation in the real mode, at
 // least one in the naive mode), 1 the other verdict, 2 bad flags or a run
 // that could not be carried out.
 package main
@@ -22,7 +23,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +31,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness"
 )
@@ -45,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cfg, asJSON, verbose, err := parse(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, pflag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
@@ -89,7 +92,7 @@ func parse(args []string, stderr io.Writer) (faultharness.Config, bool, bool, er
 		asJSON  bool
 		verbose bool
 	)
-	fs := flag.NewFlagSet("finalizer-faults", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("finalizer-faults", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed of every random choice (the fault schedule is reproducible from it)")
 	fs.IntVar(&cfg.Finalizations, "finalizations", 60, "K: finalizations of the random phase")
@@ -106,16 +109,16 @@ func parse(args []string, stderr io.Writer) (faultharness.Config, bool, bool, er
 	fs.IntVar(&cfg.Retirements, "retirements", 0, "retirements in the random phase, each job ID reused after the reconciler forgot it (default K/40, at least 1; negative: none)")
 	fs.IntVar(&cfg.Adversarial, "adversarial", 0, "adversarial requests in the random phase: another job's or a nested directory, an unclaimed epoch, a trigger before the claim (default K/8, at least one of each; negative: none)")
 	fs.DurationVar(&cfg.ReconcileEvery, "reconcile-every", 0, "reconciler pass interval, apply and dangling quarantine (default 3s; negative: no reconciler)")
-	fs.DurationVar(&cfg.ReconcileGrace, "reconcile-grace", 0, "the reconciler's grace, and the workers' -reconcile-min-grace (default 2s)")
-	fs.DurationVar(&cfg.TombstoneTTL, "tombstone-ttl", 0, "the reconciler's tombstone TTL, and the workers' -reconcile-min-tombstone-ttl (default 30s: longer than a fast-path workflow task's retry after a worker kill; at least 1s)")
+	fs.DurationVar(&cfg.ReconcileGrace, "reconcile-grace", 0, "the reconciler's grace, and the workers' --reconcile-min-grace (default 2s)")
+	fs.DurationVar(&cfg.TombstoneTTL, "tombstone-ttl", 0, "the reconciler's tombstone TTL, and the workers' --reconcile-min-tombstone-ttl (default 30s: longer than a fast-path workflow task's retry after a worker kill; at least 1s)")
 	fs.DurationVar(&cfg.SampleEvery, "sample-every", 0, "interval between rounds of the continuous I1/I2 check of every live reference (default 250ms; negative: none)")
 	fs.StringVar(&cfg.WorkerBinary, "worker-binary", "", "finalizer-worker binary (default: built from this module)")
 	fs.StringVar(&cfg.Dir, "dir", "", "directory for the run's logs and databases (default: a temporary one)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run's directory")
 	fs.DurationVar(&cfg.SettleTimeout, "settle-timeout", 0, "bound on waiting for the finalizations once faults heal (default 10m)")
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	fs.BoolVar(&verbose, "v", false, "log progress (every fault) to stderr")
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVarP(&verbose, "v", "v", false, "log progress (every fault) to stderr")
+	if err := fs.Parse(flagenv.LongDash(args, fs.Lookup)); err != nil {
 		return cfg, false, false, err
 	}
 	if fs.NArg() > 0 {

@@ -179,7 +179,8 @@ func TestProductionTopology(t *testing.T) {
 	// in flight when it hits.
 	// Then it waits (up to 30 s) until the newest one is still running,
 	// so that the fault meets a finalization in flight.
-	next := func() {
+	// It returns how many were triggered.
+	next := func() int64 {
 		until := count.Load() + 6
 		for count.Load() < until && ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)
@@ -190,36 +191,33 @@ func TestProductionTopology(t *testing.T) {
 			mu.Unlock()
 			d, err := tc.DescribeWorkflow(ctx, newest, "")
 			if err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-				return
+				break
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+		return count.Load()
 	}
 	var faults []fault
-	next()
-	faults = append(faults, inject(ctx, t, target{
-		name:    fmt.Sprintf("kill -9 %s, then start it again (%d triggered)", tp.Workers[0].Name, count.Load()),
+	faults = append(faults, inject(ctx, t, next, target{
+		name:    fmt.Sprintf("kill -9 %s, then start it again", tp.Workers[0].Name),
 		pid:     tp.Workers[0].PID,
 		serving: func() error { return worker.Healthcheck(ctx, tp.Workers[0].Metrics) },
 		crash:   func() error { return tp.KillWorker(0) },
 		restart: func() error { time.Sleep(2 * time.Second); return tp.StartWorker(ctx, 0) },
 	}))
 
-	next()
-	upgrade := rollingUpgrade(ctx, t, command, tp, count.Load())
+	upgrade := rollingUpgrade(ctx, t, command, tp, next())
 
-	next()
-	faults = append(faults, inject(ctx, t, target{
-		name:    fmt.Sprintf("kill -9 the Temporal server, then start it again (%d triggered)", count.Load()),
+	faults = append(faults, inject(ctx, t, next, target{
+		name:    "kill -9 the Temporal server, then start it again",
 		pid:     tp.TemporalPID,
 		serving: func() error { _, err := tc.CheckHealth(ctx, &sdkclient.CheckHealthRequest{}); return err },
 		crash:   tp.KillTemporal,
 		restart: func() error { time.Sleep(2 * time.Second); return tp.StartTemporal(ctx) },
 	}))
 
-	next()
-	faults = append(faults, inject(ctx, t, target{
-		name:    fmt.Sprintf("PostgreSQL crashed (pg_ctl stop -m immediate) and started again (%d triggered)", count.Load()),
+	faults = append(faults, inject(ctx, t, next, target{
+		name:    "PostgreSQL crashed (pg_ctl stop -m immediate) and started again",
 		pid:     tp.Postgres.PID,
 		serving: tp.Postgres.Ready,
 		crash:   tp.CrashPostgres,
@@ -230,9 +228,8 @@ func TestProductionTopology(t *testing.T) {
 	// asking every node takes long enough for that one to finish first.
 	leader, err := tp.ZooKeeperLeader()
 	require.NoError(t, err)
-	next()
-	faults = append(faults, inject(ctx, t, target{
-		name:    fmt.Sprintf("kill -9 the ZooKeeper leader, node %d, then start it again (%d triggered)", leader.ID, count.Load()),
+	faults = append(faults, inject(ctx, t, next, target{
+		name:    fmt.Sprintf("kill -9 the ZooKeeper leader, node %d, then start it again", leader.ID),
 		pid:     leader.PID,
 		serving: func() error { _, err := leader.Mode(); return err },
 		crash:   func() error { return tp.KillZooKeeperNode(leader.ID) },
@@ -483,16 +480,19 @@ type fault struct {
 	before, after int
 }
 
-// inject proves the target runs and serves, crashes it (the crash must
-// find it running and leave no process), starts it again and proves it
-// came back: a new process that serves.
-func inject(ctx context.Context, t *testing.T, tg target) fault {
+// inject proves the target runs and serves, waits (inFlight) until a
+// finalization runs, crashes the target at once (the crash must find it
+// running and leave no process), starts it again and proves it came back:
+// a new process that serves.
+func inject(ctx context.Context, t *testing.T, inFlight func() int64, tg target) fault {
 	t.Helper()
 	f := fault{name: tg.name, before: tg.pid()}
 	require.NotZero(t, f.before, "%s: the target runs before the fault", tg.name)
 	require.NoError(t, tg.serving(), "%s: the target serves before the fault", tg.name)
-	t.Logf("fault: %s (pid %d)", tg.name, f.before)
+	triggered := inFlight()
 	f.at = time.Now()
+	f.name = fmt.Sprintf("%s (%d triggered)", tg.name, triggered)
+	t.Logf("fault: %s (pid %d)", f.name, f.before)
 	require.NoError(t, tg.crash(), "%s", tg.name)
 	require.Zero(t, tg.pid(), "%s: nothing runs after the crash", tg.name)
 	require.NoError(t, tg.restart(), "%s: restart", tg.name)
