@@ -141,6 +141,19 @@ func (p *process) signal(sig syscall.Signal, grace time.Duration) error {
 	return nil
 }
 
+// freeze sends SIGSTOP or SIGCONT to the process group; a process that
+// does not run is an error.
+func (p *process) freeze(sig syscall.Signal) error {
+	pid := p.pid()
+	if pid == 0 {
+		return fmt.Errorf("%s: %w (pid file %s)", p.Name, errNotRunning, p.PIDFile)
+	}
+	if err := syscall.Kill(-pid, sig); err != nil {
+		return fmt.Errorf("%s: %v: %w", p.Name, sig, err)
+	}
+	return nil
+}
+
 func waitExit(pid int, marker string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for alive(pid, marker) {

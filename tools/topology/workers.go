@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
@@ -200,6 +201,14 @@ func (tp *Topology) StartWorker(ctx context.Context, i int) error {
 // KillWorker kills worker i with SIGKILL; a worker that does not run is
 // an error.
 func (tp *Topology) KillWorker(i int) error { return tp.Workers[i].Process.kill() }
+
+// PauseWorker stops worker i's process group (SIGSTOP) until ResumeWorker:
+// a worker frozen mid-task, as a long GC pause or a throttled container
+// leaves it.
+func (tp *Topology) PauseWorker(i int) error { return tp.Workers[i].Process.freeze(syscall.SIGSTOP) }
+
+// ResumeWorker lets a paused worker run again (SIGCONT).
+func (tp *Topology) ResumeWorker(i int) error { return tp.Workers[i].Process.freeze(syscall.SIGCONT) }
 
 // PID is the worker's process ID, 0 when it does not run.
 func (w *Worker) PID() int { return w.Process.pid() }

@@ -198,12 +198,24 @@ func TestProductionTopology(t *testing.T) {
 		return count.Load()
 	}
 	var faults []fault
-	faults = append(faults, inject(ctx, t, next, target{
-		name:    fmt.Sprintf("kill -9 %s, then start it again", tp.Workers[0].Name),
+	// The other worker is paused (SIGSTOP) while the first is killed, so
+	// that a finalization running when the kill hits cannot end before it:
+	// nothing serves until the other resumes after the kill.
+	faults = append(faults, inject(ctx, t, func() int64 {
+		require.NoError(t, tp.PauseWorker(1))
+		return next()
+	}, target{
+		name:    fmt.Sprintf("kill -9 %s while %s is paused, then start it again", tp.Workers[0].Name, tp.Workers[1].Name),
 		pid:     tp.Workers[0].PID,
 		serving: func() error { return worker.Healthcheck(ctx, tp.Workers[0].Metrics) },
 		crash:   func() error { return tp.KillWorker(0) },
-		restart: func() error { time.Sleep(2 * time.Second); return tp.StartWorker(ctx, 0) },
+		restart: func() error {
+			if err := tp.ResumeWorker(1); err != nil {
+				return err
+			}
+			time.Sleep(2 * time.Second)
+			return tp.StartWorker(ctx, 0)
+		},
 	}))
 
 	upgrade := rollingUpgrade(ctx, t, command, tp, next())
