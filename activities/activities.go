@@ -16,6 +16,7 @@ type References interface {
 	Subsume(ctx context.Context, id stores.CheckpointID, epoch uint64) error
 	CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error
 	List(ctx context.Context, job stores.JobID) ([]stores.Entry, error)
+	ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error)
 	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
 	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
 }
@@ -59,4 +60,8 @@ type Activities struct {
 	// Retain is how many references per job retention keeps (savepoints
 	// count; the newest non-savepoint is kept on top). 0 keeps everything.
 	Retain int
+	// Retention takes the job of every reference published, for the
+	// worker's background retention pass (DrainRetention); nil: retention
+	// runs only in the job's coordinator.
+	Retention RetentionQueue
 }

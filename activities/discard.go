@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -59,5 +57,5 @@ func (a *Activities) guard() Guard {
 }
 
 func countDiscard(ctx context.Context) {
-	activity.GetMetricsHandler(ctx).Counter(MetricDiscards).Inc(1)
+	metricsOf(ctx).Counter(MetricDiscards).Inc(1)
 }

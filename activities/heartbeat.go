@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 	"time"
-
-	"go.temporal.io/sdk/activity"
 )
 
 // HeartbeatEvery is how often a long activity heartbeats while it works;
@@ -24,7 +22,7 @@ const HeartbeatTimeout = 30 * time.Second
 // timeout. The heartbeat says only that this worker is alive: the call
 // it covers has no progress to report. Local activities ignore it.
 func KeepAlive(ctx context.Context) (stop func()) {
-	activity.RecordHeartbeat(ctx)
+	heartbeat(ctx)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -34,7 +32,7 @@ func KeepAlive(ctx context.Context) (stop func()) {
 		for {
 			select {
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				heartbeat(ctx)
 			case <-done:
 				return
 			case <-ctx.Done():

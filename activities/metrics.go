@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -19,5 +17,5 @@ const (
 // CountStoreCall counts one store call by operation and outcome
 // (MetricStoreCalls), for the reconciler's activities too.
 func CountStoreCall(ctx context.Context, op string, o stores.Outcome) {
-	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"op": op, "outcome": o.String()}).Counter(MetricStoreCalls).Inc(1)
+	metricsOf(ctx).WithTags(map[string]string{"op": op, "outcome": o.String()}).Counter(MetricStoreCalls).Inc(1)
 }

@@ -15,6 +15,9 @@ import (
 // cannot rule out the earlier try: it is reported as RejectedAfterRetry, which
 // the workflow verifies.
 //
+// A reference published hands its job to the worker's background
+// retention (Retention), which removes what it subsumes.
+//
 // Run as a local activity, no try can be ruled out: a worker that crashed
 // after its write landed leaves no trace in the history, and the workflow
 // task's retry runs the activity again as its first attempt. Its rejections
@@ -23,6 +26,9 @@ func (a *Activities) Publish(ctx context.Context, p stores.Publication) error {
 	err := a.References.Publish(ctx, p)
 	outcome := stores.OutcomeOf(err)
 	CountStoreCall(ctx, "publish", outcome)
+	if outcome == stores.Published && a.Retention != nil {
+		a.Retention.Enqueue(p.JobID)
+	}
 	info := activity.GetInfo(ctx)
 	if outcome == stores.Rejected && (info.Attempt > 1 || info.IsLocalActivity) && !errorsIsInvalid(err) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.TypeRejectedAfterRetry, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -81,7 +80,7 @@ func (a *Activities) RemoveCheckpoints(ctx context.Context, in RemovalInput) (Re
 		}
 	}
 	for i, r := range in.Items {
-		activity.RecordHeartbeat(ctx, i)
+		heartbeat(ctx, i)
 		id := stores.CheckpointID{JobID: in.Job, Checkpoint: r.Checkpoint}
 		err := a.References.Subsume(ctx, id, in.Epoch)
 		CountStoreCall(ctx, "subsume", stores.OutcomeOf(err))
@@ -126,7 +125,7 @@ func (a *Activities) collectSubsumed(ctx context.Context, job stores.JobID, r Re
 	st, err := a.Finalizations.Finalization(ctx, contract.FinalizationID(id, epoch))
 	if err != nil || st.Running {
 		if err != nil {
-			activity.GetLogger(ctx).Warn("finalization not described; its subsumed tombstone stays for the next pass", "checkpoint", id, "error", err)
+			loggerOf(ctx).Warn("finalization not described; its subsumed tombstone stays for the next pass", "checkpoint", id, "error", err)
 		}
 		res.Uncollected = append(res.Uncollected, r)
 		return nil

@@ -46,6 +46,9 @@ func (a *Activities) Verify(ctx context.Context, in VerifyInput) (stores.Verdict
 		return stores.VerdictUnknown, Translate(err)
 	}
 	activity.GetMetricsHandler(ctx).WithTags(map[string]string{"verdict": verdict.String()}).Counter(MetricVerdicts).Inc(1)
+	if verdict == stores.Present && a.Retention != nil {
+		a.Retention.Enqueue(in.JobID) // published after all: retention as after a publish
+	}
 	return verdict, nil
 }
 

@@ -107,10 +107,13 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 
 	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
 	finalizations := activities.TemporalFinalizations{Client: c}
-	finalizer.Register(w, &activities.Activities{
+	acts := &activities.Activities{
 		References: e.refs, Leadership: e.store, States: e.states, StoreKind: b.name,
 		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: finalizations,
-	}, &reconcileacts.Activities{
+	}
+	// Cleaned up after the worker's stop (cleanups run last first).
+	t.Cleanup(finalizer.StartRetention(context.Background(), acts, slog.New(slog.DiscardHandler)))
+	finalizer.Register(w, acts, &reconcileacts.Activities{
 		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states, Finalizations: finalizations,
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.

@@ -9,15 +9,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
 	sdkclient "go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	finalizerclient "github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
 )
 
 // The whole path against real servers: claim, finalize a stream of
-// checkpoints, subsumption by the job's coordinator, invariants.
+// checkpoints, retention by the worker that publishes, invariants.
 func TestEndToEndZooKeeper(t *testing.T) {
 	e := newEnv(t, 1)
 	e.claim(1)
@@ -30,10 +32,11 @@ func TestEndToEndZooKeeper(t *testing.T) {
 	}
 	record(t, e, "finalize-published", runs[0])
 
-	// Retention 1: the coordinator removes 1 and 2, discarding their state.
+	// Retention 1: the worker's background retention removes 1 and 2,
+	// discarding their state, and collects their tombstones.
 	require.Eventually(t, func() bool {
-		list, err := e.store.List(e.ctx(), e.job)
-		return err == nil && len(list) == 1 && list[0].Checkpoint == 3
+		all, err := e.store.ListEntries(e.ctx(), e.job)
+		return err == nil && len(all) == 1 && all[0].Checkpoint == 3 && all[0].Reference != nil
 	}, time.Minute, 100*time.Millisecond)
 	require.Eventually(t, func() bool {
 		return !e.exists(e.job.Cluster+"/"+e.job.Job+"/chk-1/data-0") && !e.exists(e.job.Cluster+"/"+e.job.Job+"/chk-2/data-0")
@@ -42,10 +45,43 @@ func TestEndToEndZooKeeper(t *testing.T) {
 	assert.True(t, e.exists(e.job.Cluster+"/"+e.job.Job+"/shared/sst-1"))
 	e.checkInvariants()
 
-	// Coordinators on the fast path remove through RemoveCheckpoints: SubsumeCheckpoint runs
-	// only for those still on version 0, and its recorded histories
+	// An uneventful finalization, started as the client starts it, is its
+	// start, one workflow task, the version marker and the SDK's upsert of
+	// it, its two local activities and its close; it wakes no coordinator
+	// and lists no phase of its own.
+	f, err := finalizerclient.New(e.client, finalizerclient.Options{TaskQueue: e.taskQueue}).Finalize(e.ctx(), e.checkpoint(4, false))
+	require.NoError(t, err)
+	res, err := f.Wait(e.ctx())
+	require.NoError(t, err)
+	require.Equal(t, contract.Published, res.Phase)
+	var types []string
+	for _, ev := range history(t, e, e.client.GetWorkflow(e.ctx(), f.WorkflowID, f.RunID)).Events {
+		types = append(types, ev.GetEventType().String())
+	}
+	assert.Equal(t, []string{
+		"WorkflowExecutionStarted", "WorkflowTaskScheduled", "WorkflowTaskStarted", "WorkflowTaskCompleted",
+		"MarkerRecorded", "UpsertWorkflowSearchAttributes", "MarkerRecorded", "MarkerRecorded", "WorkflowExecutionCompleted",
+	}, types)
+	_, err = e.client.DescribeWorkflowExecution(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), "")
+	var notFound *serviceerror.NotFound
+	assert.ErrorAs(t, err, &notFound, "no coordinator started")
+
+	// A finalization of the previous release still reports to the job's
+	// coordinator, which still removes on the fast path (RemoveCheckpoints),
+	// beside the background retention. SubsumeCheckpoint runs only for
+	// coordinators still on version 0, and its recorded histories
 	// (subsume-discarded.json, v0-subsume-discarded.json) stay as they are.
-	record(t, e, "coordinator", e.client.GetWorkflow(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), ""))
+	report := contract.PublishedReport{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, Checkpoint: 4}
+	coordinator, err := e.client.SignalWithStartWorkflow(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), contract.PublishedSignal, report,
+		sdkclient.StartWorkflowOptions{TaskQueue: e.taskQueue}, contract.CoordinatorWorkflow,
+		contract.CoordinatorState{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		v, err := e.client.QueryWorkflow(e.ctx(), coordinator.GetID(), "", contract.StatusQuery)
+		var st contract.CoordinatorStatus
+		return err == nil && v.Get(&st) == nil && st.Passes >= 1
+	}, time.Minute, 100*time.Millisecond, "the coordinator passes")
+	record(t, e, "coordinator", coordinator)
 }
 
 func TestUnknownThenVerifyPresent(t *testing.T) {
@@ -103,16 +139,22 @@ func record(t *testing.T, e *env, name string, run sdkclient.WorkflowRun) {
 	if !*recordHistories {
 		return
 	}
-	iter := e.client.GetWorkflowHistory(e.ctx(), run.GetID(), run.GetRunID(), false, 0)
-	var history historypb.History
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		require.NoError(t, err)
-		history.Events = append(history.Events, ev)
-	}
-	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(&history)
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(history(t, e, run))
 	require.NoError(t, err)
 	dir := filepath.Join("..", "workflows", "testdata", "histories")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644))
+}
+
+// history reads an execution's history as it stands.
+func history(t *testing.T, e *env, run sdkclient.WorkflowRun) *historypb.History {
+	t.Helper()
+	iter := e.client.GetWorkflowHistory(e.ctx(), run.GetID(), run.GetRunID(), false, 0)
+	var h historypb.History
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		require.NoError(t, err)
+		h.Events = append(h.Events, ev)
+	}
+	return &h
 }

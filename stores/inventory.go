@@ -7,7 +7,7 @@ import (
 )
 
 // Inventory is what the reconciler needs of a store beyond ReferenceStore:
-// the cluster's jobs, every key of a job, and its one repair. Every backend
+// the cluster's jobs and its one repair. Every backend
 // implements it with the same semantics, held by the conformance suite.
 // Reads are linearizable, like Verify's.
 type Inventory interface {
@@ -15,9 +15,6 @@ type Inventory interface {
 	// with a job state (claimed, or retired and not yet forgotten) or at
 	// least one key (a fence written before any claim counts).
 	ListJobs(ctx context.Context, cluster string) ([]JobID, error)
-	// ListEntries returns every key of the job, published references and
-	// tombstones with their reasons and Since, in checkpoint order.
-	ListEntries(ctx context.Context, job JobID) ([]Entry, error)
 	// Quarantine turns the published reference of token at id into a
 	// tombstone (ReasonQuarantined), with one compare-and-set: only if the
 	// key still holds token. A key already quarantined for token is

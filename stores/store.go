@@ -52,6 +52,10 @@ type ReferenceStore interface {
 	// List returns the job's published references in checkpoint order,
 	// tombstones skipped.
 	List(ctx context.Context, job JobID) ([]Entry, error)
+	// ListEntries returns every key of the job, published references and
+	// tombstones with their reasons and Since, in checkpoint order, read
+	// linearizably.
+	ListEntries(ctx context.Context, job JobID) ([]Entry, error)
 
 	Close() error
 }

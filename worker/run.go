@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		references = o.wrapReferences(refs)
 	}
 	finalizations := activities.TemporalFinalizations{Client: c}
-	Register(w, &activities.Activities{
+	acts := &activities.Activities{
 		References:    references,
 		Leadership:    references,
 		States:        states,
@@ -100,7 +100,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		TaskQueue:     cfg.Temporal.TaskQueue,
 		Finalizations: finalizations,
 		Retain:        cfg.Retain,
-	}, &reconcileacts.Activities{
+	}
+	// Deferred after the stores' closes, so it stops before them, and
+	// after the worker's stop, so nothing publishes any more.
+	retentionLog := logger.With("component", "retention")
+	defer StartRetention(activities.WithBackground(context.Background(), sdklog.NewStructuredLogger(retentionLog), m.handler), acts, retentionLog)()
+	Register(w, acts, &reconcileacts.Activities{
 		// Every backend serves the inventory (referenceStore), so the store
 		// opened above is it; the fences go where the finalizer's go.
 		Inventory:     refs,

@@ -43,7 +43,7 @@ const recheckDelay = 2 * time.Second
 // again after recheckDelay when a pass did not see the newest checkpoint
 // reported.
 func JobCoordinator(ctx workflow.Context, st contract.CoordinatorState) error {
-	local := fastPath(ctx)
+	local := pathVersion(ctx) >= fastPathVersion
 	status := contract.CoordinatorStatus{CoordinatorState: st}
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (contract.CoordinatorStatus, error) { return status, nil }); err != nil {
 		return err
@@ -145,7 +145,7 @@ func retain(ctx workflow.Context, local bool, status *contract.CoordinatorStatus
 		seen = max(seen, e.Checkpoint)
 	}
 	var remove []stores.Entry
-	status.Retained, remove = RetentionPlan(view.References, view.Retain)
+	status.Retained, remove = activities.RetentionPlan(view.References, view.Retain)
 	if local {
 		return seen, removeBatch(ctx, job, status, remove)
 	}

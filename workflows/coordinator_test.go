@@ -42,7 +42,7 @@ func TestRetentionPlan(t *testing.T) {
 		{"fewer than n", []stores.Entry{ref(7, false)}, 3, []uint64{7}, nil},
 	}
 	for _, c := range cases {
-		keep, remove := workflows.RetentionPlan(c.entries, c.n)
+		keep, remove := activities.RetentionPlan(c.entries, c.n)
 		assert.Equal(t, c.keep, keep, c.name)
 		assert.Equal(t, c.remove, ids(remove), c.name)
 	}

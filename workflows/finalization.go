@@ -18,9 +18,17 @@ type finalization struct {
 	abandon  workflow.ReceiveChannel
 	// abandoned is the operator's reason, once one abandoned the finalization.
 	abandoned string
-	// local: this execution runs the fast path (see fastPath).
-	local bool
+	// version is the "local-fast-path" version this execution runs
+	// (pathVersion); local: the fast path, from version 1 on.
+	version workflow.Version
+	local   bool
+	// listed: the execution has upserted a phase of its own.
+	listed bool
 }
+
+// reports: the finalization reports to its job's coordinator, which runs
+// its retention; from version 2 on the worker that publishes does.
+func (f *finalization) reports() bool { return f.version < backgroundRetentionVersion }
 
 func newFinalization(ctx workflow.Context, req contract.FinalizeRequest) *finalization {
 	now := workflow.Now(ctx)
@@ -86,13 +94,18 @@ func (f *finalization) setPhase(p contract.Phase) {
 	}
 	if err := workflow.UpsertTypedSearchAttributes(f.ctx, upsert...); err != nil {
 		workflow.GetLogger(f.ctx).Warn("upsert search attributes", "error", err)
+		return
 	}
+	f.listed = true
 }
 
 // unlisted: on the fast path, the phases its first workflow task passes
 // through are not upserted, as no one could see them but the next phase:
 // Persisting once the starter listed it so, and the first Publishing,
-// which lasts a few seconds at most before Published or Verifying.
+// which lasts a few seconds at most before Published or Verifying. From
+// version 2 on, neither is Published after nothing else was listed: the
+// close status and the result say it, and the stuck filter (Verifying)
+// never matched it.
 func (f *finalization) unlisted(p contract.Phase) bool {
 	if !f.local {
 		return false
@@ -103,6 +116,8 @@ func (f *finalization) unlisted(p contract.Phase) bool {
 		return started == string(contract.Persisting)
 	case contract.Publishing:
 		return f.status.Attempts == 1
+	case contract.Published:
+		return !f.reports() && !f.listed
 	}
 	return false
 }

@@ -18,7 +18,8 @@ var a *activities.Activities
 // FinalizeCheckpoint finalizes one checkpoint; see the package documentation.
 func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (contract.FinalizeResult, error) {
 	f := newFinalization(ctx, req)
-	f.local = fastPath(ctx)
+	f.version = pathVersion(ctx)
+	f.local = f.version >= fastPathVersion
 	if err := f.start(); err != nil {
 		return contract.FinalizeResult{}, err
 	}
@@ -46,7 +47,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 		// fence, which the regular path records as it goes.
 		fast := f.local && f.status.Attempts == 1
 		var report workflow.Future
-		if fast {
+		if fast && f.reports() {
 			// The report only wakes the coordinator, whose pass reads the
 			// store: sent alongside the publish, it costs no time of its
 			// own. A reference that lands after the pass waits for the next.
@@ -129,10 +130,11 @@ func (f *finalization) publication() stores.Publication {
 }
 
 // published reports the checkpoint to its job's coordinator, unless that
-// was done alongside the publish, and ends.
+// was done alongside the publish or the worker's retention takes it, and
+// ends.
 func (f *finalization) published(ctx workflow.Context, reported bool) (contract.FinalizeResult, error) {
 	f.setPhase(contract.Published)
-	if !reported {
+	if !reported && f.reports() {
 		f.reported(ctx, reportCall.execute(ctx, f.local, a.Report, f.report()))
 	}
 	return f.end(contract.Published, ""), nil

@@ -26,7 +26,8 @@ func TestPublishedFirstTry(t *testing.T) {
 	assert.Equal(t, res.HandleKey, f.entry(1).Reference.Handle)
 	assert.True(t, f.exists(res.HandleKey), "the handle the reference points at exists (I1)")
 	assert.Zero(t, f.refs.Calls(storefault.OpVerify))
-	f.env.AssertActivityNumberOfCalls(t, "Report", 1)
+	f.env.AssertActivityNumberOfCalls(t, "Report", 0)
+	assert.Equal(t, []stores.JobID{job}, f.retention.jobs, "the worker's retention takes the job, not a coordinator")
 }
 
 // FLINK-24543: the first try landed but its reply was lost; Temporal's retry

@@ -24,7 +24,8 @@ import (
 // fixture runs the workflows in the SDK's test environment over the real
 // activities, the real embedded store (wrapped to inject ambiguity) and a
 // real file bucket (workflowtest.World, which the reconciler's tests run
-// over too). Only the report to the coordinator is mocked.
+// over too). Only the report to the coordinator is mocked, and the
+// worker's background retention recorded (jobQueue).
 type fixture struct {
 	t      *testing.T
 	env    *testsuite.TestWorkflowEnvironment
@@ -33,7 +34,14 @@ type fixture struct {
 	states *blobstate.Store
 	dir    string
 	acts   *activities.Activities
+	// retention holds the jobs the activities handed to retention.
+	retention *jobQueue
 }
+
+// jobQueue records the jobs handed to the worker's retention.
+type jobQueue struct{ jobs []stores.JobID }
+
+func (q *jobQueue) Enqueue(job stores.JobID) { q.jobs = append(q.jobs, job) }
 
 var job = workflowtest.Job
 
@@ -41,7 +49,8 @@ func newFixture(t *testing.T, retain int) *fixture {
 	t.Helper()
 	w := workflowtest.NewWorld(t)
 	f := &fixture{t: t, refs: w.Refs, inner: w.Inner, states: w.States, dir: w.Bucket.Dir}
-	f.acts = &activities.Activities{References: f.refs, Leadership: f.inner, States: f.states, StoreKind: "embedded", Retain: retain}
+	f.retention = &jobQueue{}
+	f.acts = &activities.Activities{References: f.refs, Leadership: f.inner, States: f.states, StoreKind: "embedded", Retain: retain, Retention: f.retention}
 	f.newEnv()
 	return f
 }

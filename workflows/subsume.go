@@ -45,7 +45,7 @@ type SubsumeResult struct {
 // same idempotent calls again. Coordinators on the fast path remove through
 // RemoveCheckpoints and start none; it serves coordinators on version 0.
 func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult, error) {
-	local := fastPath(ctx)
+	local := pathVersion(ctx) >= fastPathVersion
 	phase := "Subsuming"
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (string, error) { return phase, nil }); err != nil {
 		return SubsumeResult{}, err

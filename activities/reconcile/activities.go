@@ -19,6 +19,7 @@ import (
 // stores.ReferenceStore).
 type Inventory interface {
 	stores.Inventory
+	ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error)
 	Read(ctx context.Context, id stores.CheckpointID) (stores.Entry, error)
 	ReadJob(ctx context.Context, job stores.JobID) (stores.JobState, error)
 	CollectTombstones(ctx context.Context, job stores.JobID, olderThan time.Time) (int, error)

@@ -45,14 +45,12 @@ const footprintSettled = 100
 func RunFootprint(t *testing.T, s stores.ReferenceStore, fp Footprint) {
 	checkpoints := *FootprintCheckpoints
 	require.Greater(t, checkpoints, footprintSettled)
-	inv, ok := s.(stores.Inventory)
-	require.True(t, ok, "every backend serves the inventory")
 	job := stores.JobID{Cluster: "footprint", Job: "soak"}
 	c := context.Background()
 	require.NoError(t, s.ClaimEpoch(c, job, 1, "jm-1"))
 	token := func(n int) string { return fmt.Sprintf("token-%020d", n) }
 	measure := func(n int) (keys, bytes int) {
-		all, err := inv.ListEntries(c, job)
+		all, err := s.ListEntries(c, job)
 		require.NoError(t, err)
 		b, err := fp.Bytes(c)
 		require.NoError(t, err)

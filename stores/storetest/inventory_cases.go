@@ -28,7 +28,7 @@ func listJobs(t *testing.T, s stores.ReferenceStore, cluster string) []stores.Jo
 
 func listEntries(t *testing.T, s stores.ReferenceStore, job stores.JobID) []stores.Entry {
 	t.Helper()
-	all, err := inventory(t, s).ListEntries(ctx(t), job)
+	all, err := s.ListEntries(ctx(t), job)
 	require.NoError(t, err)
 	return all
 }
@@ -118,7 +118,7 @@ func testListEntries(t *testing.T, h Harness) {
 	require.NoError(t, err)
 	assert.Len(t, list, 2, "List skips tombstones")
 	assert.Empty(t, listEntries(t, s, stores.JobID{Cluster: testJob.Cluster, Job: "other"}))
-	_, err = inventory(t, s).ListEntries(ctx(t), stores.JobID{Cluster: testJob.Cluster, Job: "a/b"})
+	_, err = s.ListEntries(ctx(t), stores.JobID{Cluster: testJob.Cluster, Job: "a/b"})
 	requireRejected(t, err, stores.ErrInvalid)
 }
 

@@ -62,7 +62,7 @@ func (c call) run(ctx context.Context, s stores.ReferenceStore, inv stores.Inven
 		list, err := s.List(ctx, c.Job)
 		return listed(list, err, true)
 	case opListEntries:
-		all, err := inv.ListEntries(ctx, c.Job)
+		all, err := s.ListEntries(ctx, c.Job)
 		return listed(all, err, false)
 	case opListJobs:
 		jobs, err := inv.ListJobs(ctx, c.Job.Cluster)

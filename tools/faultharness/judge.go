@@ -6,9 +6,9 @@ import (
 
 	"gocloud.dev/blob"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // judge is the invariant checks over what a run observed and what the
@@ -85,7 +85,7 @@ func (j *judge) checkJob(ctx context.Context, job stores.JobID, shared string) (
 	for _, e := range refs {
 		j.checkReference(ctx, e, job, shared)
 	}
-	if keep, remove := workflows.RetentionPlan(refs, j.retain); len(remove) > 0 {
+	if keep, remove := activities.RetentionPlan(refs, j.retain); len(remove) > 0 {
 		j.violation("I5", job.String(), "%d references after settling, retention (retain %d) keeps %v only",
 			len(refs), j.retain, keep)
 	}
@@ -100,7 +100,7 @@ func (j *judge) overRetention(ctx context.Context, jobs []stores.JobID) (int, er
 		if err != nil {
 			return 0, err
 		}
-		_, remove := workflows.RetentionPlan(refs, j.retain)
+		_, remove := activities.RetentionPlan(refs, j.retain)
 		n += len(remove)
 	}
 	return n, nil

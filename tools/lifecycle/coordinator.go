@@ -43,7 +43,7 @@ func passPlan(view activities.RetentionView, epoch uint64) (uint64, []stores.Ent
 	default:
 		epoch = view.Job.Epoch
 	}
-	_, remove := workflows.RetentionPlan(view.References, view.Retain)
+	_, remove := activities.RetentionPlan(view.References, view.Retain)
 	return epoch, remove
 }
 

@@ -40,7 +40,7 @@
 // The workflows' decisions that live in workflow code (after a publish,
 // after a verify, a retention pass, a reconcile run) are mirrored in small
 // step functions, each citing the workflow it follows; pure helpers of
-// package workflows (RetentionPlan) are called, not copied.
+// package activities (RetentionPlan) are called, not copied.
 //
 // Nothing in internal/ may import this package (internal/layering).
 package lifecycle

@@ -8,11 +8,11 @@ import (
 
 	"gocloud.dev/blob"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
-	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
 // violation is a property the store and the bucket broke after a step.
@@ -381,7 +381,7 @@ func (w *world) checkAtRest(ctx context.Context) error {
 				refs = append(refs, e)
 			}
 		}
-		if _, remove := workflows.RetentionPlan(refs, retain); len(remove) > 0 {
+		if _, remove := activities.RetentionPlan(refs, retain); len(remove) > 0 {
 			w.violate(propI5, "%s holds %d references once settled; retention would still remove %d", j, len(refs), len(remove))
 		}
 	}
