@@ -44,8 +44,9 @@ type Config struct {
 	Kubeconfig string
 	Context    string
 	// REST is a ready client configuration, for embedding and tests. It is
-	// copied, never modified.
-	REST *rest.Config
+	// copied, never modified. A Config dumped as JSON leaves it out: it
+	// holds functions and credentials.
+	REST *rest.Config `json:"-"`
 
 	// RequestTimeout bounds each request. A write cut by it is Unknown.
 	RequestTimeout time.Duration
