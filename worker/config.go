@@ -8,6 +8,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client/connflags"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
+	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 )
 
 // StoreKind names an HA reference store backend.
@@ -85,40 +87,25 @@ type TemporalConfig struct {
 }
 
 // StoreConfig selects and configures the HA reference store; only the
-// settings of the selected Kind are used.
+// settings of the selected Kind are used. The backends' configurations are
+// their own: they hold their rules (Validate) and print no secret.
 type StoreConfig struct {
-	Kind       StoreKind
-	Embedded   EmbeddedConfig
-	ZooKeeper  ZooKeeperConfig
-	Kubernetes KubernetesConfig
+	Kind     StoreKind
+	Embedded EmbeddedConfig
+	// ZooKeeper's DigestPassword is the one from the environment; with
+	// ZooKeeperDigestPasswordFile set instead, the start reads it from that
+	// file.
+	ZooKeeper                   zookeeper.Config
+	ZooKeeperDigestPasswordFile string
+	// Kubernetes is in-cluster, or a kubeconfig file and optionally one of
+	// its contexts; its Logger is set when the store opens.
+	Kubernetes kubernetes.Config
 }
 
 // EmbeddedConfig configures the single-machine bbolt store.
 type EmbeddedConfig struct {
 	// Path of the store file; its directory is created if missing.
 	Path string
-}
-
-// ZooKeeperConfig configures the ZooKeeper store.
-type ZooKeeperConfig struct {
-	Servers        []string
-	Root           string
-	SessionTimeout time.Duration
-	// DigestUser with DigestPassword (or DigestPasswordFile) authenticates
-	// the session and restricts the store's nodes to that identity.
-	DigestUser         string
-	DigestPassword     client.Secret
-	DigestPasswordFile string
-}
-
-// KubernetesConfig configures the ConfigMap store: in-cluster, or a
-// kubeconfig file and optionally one of its contexts.
-type KubernetesConfig struct {
-	InCluster  bool
-	Kubeconfig string
-	Context    string
-	// Namespace holding the ConfigMaps; empty: the pod's or the context's.
-	Namespace string
 }
 
 // Defaults that are not obvious from their names.
@@ -139,7 +126,7 @@ func DefaultConfig() Config {
 		Store: StoreConfig{
 			Kind:     StoreEmbedded,
 			Embedded: EmbeddedConfig{Path: DefaultDataDir + "/references.db"},
-			ZooKeeper: ZooKeeperConfig{
+			ZooKeeper: zookeeper.Config{
 				// Not Flink's /flink: the finalizer's nodes must never mix
 				// with the ones a Flink HA setup writes itself.
 				Root:           "/checkpoint-finalizer",

@@ -374,3 +374,24 @@ func TestReconcilerFloors(t *testing.T) {
 	assert.ErrorContains(t, err, "--reconcile-min-grace / FINALIZER_RECONCILE_MIN_GRACE: must not be negative, got -1s")
 	assert.ErrorContains(t, err, "-retain")
 }
+
+// The digest password file is read when the configuration is checked and
+// when the store opens, never kept in the Config: what prints of it holds
+// only the file's path, and an error about it never the password.
+func TestZooKeeperPasswordFile(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "zk-password", "zk-secret\n")
+	args := []string{"-store=zookeeper", "-zookeeper-servers=zk:2181", "-zookeeper-digest-user=finalizer", "-zookeeper-digest-password-file=" + file}
+	cfg, err := LoadValidConfig(args, env(nil))
+	require.NoError(t, err)
+	z, err := cfg.Store.zookeeper()
+	require.NoError(t, err)
+	assert.Equal(t, "zk-secret", z.DigestPassword.Reveal(), "trailing newline dropped")
+	assert.Empty(t, cfg.Store.ZooKeeper.DigestPassword, "read, not kept")
+
+	_, err = LoadValidConfig(args, env(map[string]string{"FINALIZER_ZOOKEEPER_DIGEST_PASSWORD": "env-secret"}))
+	inv := invalidErr(t, err)
+	assert.Equal(t, "--zookeeper-digest-password-file / FINALIZER_ZOOKEEPER_DIGEST_PASSWORD_FILE", inv.Field)
+	assert.Contains(t, inv.Rule, "not both")
+	assert.NotContains(t, err.Error(), "env-secret")
+}

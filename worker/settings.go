@@ -46,7 +46,7 @@ func NewFlags(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&c.Store.ZooKeeper.Root, "zookeeper-root", c.Store.ZooKeeper.Root, "ZooKeeper `path` under which the store lives")
 	fs.DurationVar(&c.Store.ZooKeeper.SessionTimeout, "zookeeper-session-timeout", c.Store.ZooKeeper.SessionTimeout, "ZooKeeper session timeout")
 	fs.StringVar(&c.Store.ZooKeeper.DigestUser, "zookeeper-digest-user", "", "ZooKeeper digest `user` (with a digest password)")
-	fs.StringVar(&c.Store.ZooKeeper.DigestPasswordFile, "zookeeper-digest-password-file", "",
+	fs.StringVar(&c.Store.ZooKeeperDigestPasswordFile, "zookeeper-digest-password-file", "",
 		"`file` holding the ZooKeeper digest password; or the password itself in $"+envZKPassword)
 	fs.BoolVar(&c.Store.Kubernetes.InCluster, "kubernetes-in-cluster", false, "use the pod's service account")
 	fs.StringVar(&c.Store.Kubernetes.Kubeconfig, "kubernetes-kubeconfig", "", "kubeconfig `file` (instead of --kubernetes-in-cluster)")

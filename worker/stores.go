@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
@@ -45,25 +46,23 @@ func openReferences(ctx context.Context, cfg Config, log *slog.Logger) (referenc
 		}
 		return s, nil
 	case StoreZooKeeper:
-		password, err := readSecret(cfg.Store.ZooKeeper.DigestPassword, cfg.Store.ZooKeeper.DigestPasswordFile)
+		z, err := cfg.Store.zookeeper()
 		if err != nil {
 			return nil, fmt.Errorf("zookeeper digest password: %w", err)
 		}
 		ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
 		defer cancel()
-		s, err := zookeeper.Open(ctx, cfg.zookeeperConfig(password), log.With("component", "zookeeper"))
+		s, err := zookeeper.Open(ctx, z, log.With("component", "zookeeper"))
 		if err != nil {
 			return nil, fmt.Errorf("open zookeeper store: %w", err)
 		}
 		return s, nil
 	case StoreKubernetes:
 		k := cfg.Store.Kubernetes
+		k.Logger = log.With("component", "kubernetes")
 		ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
 		defer cancel()
-		s, err := kubernetes.Open(ctx, kubernetes.Config{
-			Namespace: k.Namespace, InCluster: k.InCluster, Kubeconfig: k.Kubeconfig, Context: k.Context,
-			Logger: log.With("component", "kubernetes"),
-		})
+		s, err := kubernetes.Open(ctx, k)
 		if err != nil {
 			return nil, fmt.Errorf("open kubernetes store: %w", err)
 		}
@@ -73,13 +72,20 @@ func openReferences(ctx context.Context, cfg Config, log *slog.Logger) (referenc
 	return nil, fmt.Errorf("unknown store kind %q", cfg.Store.Kind)
 }
 
-func (c Config) zookeeperConfig(password Secret) zookeeper.Config {
-	z := c.Store.ZooKeeper
-	return zookeeper.Config{
-		Servers:        z.Servers,
-		Root:           z.Root,
-		SessionTimeout: z.SessionTimeout,
-		DigestUser:     z.DigestUser,
-		DigestPassword: password.Reveal(),
+// zookeeper is the ZooKeeper store's configuration with its digest
+// password read from ZooKeeperDigestPasswordFile when that names one.
+func (s StoreConfig) zookeeper() (zookeeper.Config, error) {
+	z := s.ZooKeeper
+	if s.ZooKeeperDigestPasswordFile == "" {
+		return z, nil
 	}
+	if z.DigestPassword != "" {
+		return z, fmt.Errorf("set either %s or the file, not both", envZKPassword)
+	}
+	password, err := client.ReadSecretFile(s.ZooKeeperDigestPasswordFile)
+	if err != nil {
+		return z, err
+	}
+	z.DigestPassword = password
+	return z, nil
 }

@@ -11,11 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 )
 
 // Validate checks the configuration without touching the network: every
@@ -77,58 +76,77 @@ func (c Config) validateStore(add addFunc) {
 	}
 }
 
-// zookeeperFields maps the field names of zookeeper.Config.Validate to
-// the settings that feed them.
-var zookeeperFields = map[string]string{
-	"servers":         "zookeeper-servers",
-	"root":            "zookeeper-root",
-	"session timeout": "zookeeper-session-timeout",
-	"digest":          "zookeeper-digest-user",
-	"digest user":     "zookeeper-digest-user",
-}
+// zookeeperSettings and kubernetesSettings map the fields the backends'
+// Validate names to the settings that feed them.
+var (
+	zookeeperSettings = map[string]string{
+		"servers":         "zookeeper-servers",
+		"root":            "zookeeper-root",
+		"session timeout": "zookeeper-session-timeout",
+		"digest":          "zookeeper-digest-user",
+		"digest user":     "zookeeper-digest-user",
+	}
+	kubernetesSettings = map[string]string{
+		kubernetes.FieldKubeconfig: "kubernetes-kubeconfig",
+		kubernetes.FieldInCluster:  "kubernetes-in-cluster",
+		kubernetes.FieldContext:    "kubernetes-context",
+		kubernetes.FieldNamespace:  "kubernetes-namespace",
+	}
+	// kubernetesMentions spells, as flags, the sources the Kubernetes
+	// rules name (a context needs a kubeconfig, ...).
+	kubernetesMentions = strings.NewReplacer(
+		kubernetes.FieldKubeconfig, "--kubernetes-kubeconfig",
+		kubernetes.FieldInCluster, "--kubernetes-in-cluster")
+)
 
 func (c Config) validateZooKeeper(add addFunc) {
-	z := c.Store.ZooKeeper
-	if z.DigestPassword != "" && z.DigestPasswordFile != "" {
-		add("zookeeper-digest-password-file", "set either %s or the file, not both", envZKPassword)
-		return
-	}
-	password, err := readSecret(z.DigestPassword, z.DigestPasswordFile)
+	z, err := c.Store.zookeeper()
 	if err != nil {
 		add("zookeeper-digest-password-file", "%v", err)
 		return
 	}
 	// The backend owns its rules; only the names are translated.
-	err = c.zookeeperConfig(password).Validate()
-	if inv, ok := errors.AsType[*stores.InvalidError](err); ok {
-		name, known := zookeeperFields[inv.Field]
-		if !known {
-			name = "zookeeper " + inv.Field
-		}
-		add(name, "%s", inv.Rule)
-	} else if err != nil {
-		add("store", "zookeeper: %v", err)
-	}
+	addOwned(z.Validate(), zookeeperSettings, nil, add)
 }
 
 func (c Config) validateKubernetes(add addFunc) {
 	k := c.Store.Kubernetes
-	switch {
-	case k.InCluster && k.Kubeconfig != "":
-		add("kubernetes-kubeconfig", "set either --kubernetes-kubeconfig or --kubernetes-in-cluster, not both")
-	case !k.InCluster && k.Kubeconfig == "":
-		add("kubernetes-kubeconfig", "required with --store=kubernetes unless --kubernetes-in-cluster is set")
-	case k.Kubeconfig != "":
+	addOwned(k.Validate(), kubernetesSettings, kubernetesMentions, add)
+	// The one rule that reads a file, which the backend's Validate does not.
+	if k.Kubeconfig != "" {
 		if _, err := os.Stat(k.Kubeconfig); err != nil {
 			add("kubernetes-kubeconfig", "%v", err)
 		}
 	}
-	if k.Context != "" && k.Kubeconfig == "" {
-		add("kubernetes-context", "needs --kubernetes-kubeconfig")
+}
+
+// addOwned adds each problem of err, the errors.Join of *stores.InvalidError
+// a lower layer's Validate returns (the owner's rules), under the setting
+// that feeds its field, with the settings its rule mentions spelled by
+// mentions (nil: as they are). A field no setting feeds, and any other
+// error, go under --store.
+func addOwned(err error, settings map[string]string, mentions *strings.Replacer, add addFunc) {
+	if err == nil {
+		return
 	}
-	if k.Namespace != "" {
-		if msgs := validation.IsDNS1123Label(k.Namespace); len(msgs) > 0 {
-			add("kubernetes-namespace", "%q: %s", k.Namespace, strings.Join(msgs, "; "))
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		inv, ok := errors.AsType[*stores.InvalidError](e)
+		if !ok {
+			add("store", "%v", e)
+			continue
+		}
+		rule := inv.Rule
+		if mentions != nil {
+			rule = mentions.Replace(rule)
+		}
+		if name, known := settings[inv.Field]; known {
+			add(name, "%s", rule)
+		} else {
+			add("store", "%s: %s", inv.Field, rule)
 		}
 	}
 }

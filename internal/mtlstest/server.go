@@ -28,6 +28,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
+	"github.com/checkpoint-finalizer/finalizer/internal/serverconfig"
 )
 
 // Namespace is the namespace Start registers, with the finalizer's search
@@ -43,84 +44,6 @@ type Server struct {
 	cmd      *exec.Cmd
 	exited   chan struct{}
 }
-
-// config is the server's development-sqlite.yaml with our ports, TLS on the
-// frontend (client certificates required) and the system worker dialing it
-// with the client certificate.
-const config = `log:
-  stdout: true
-  level: warn
-persistence:
-  defaultStore: sqlite-default
-  visibilityStore: sqlite-visibility
-  numHistoryShards: 1
-  datastores:
-    sqlite-default:
-      sql:
-        pluginName: "sqlite"
-        databaseName: "default"
-        connectAddr: "localhost"
-        connectProtocol: "tcp"
-        connectAttributes: {mode: "memory", cache: "private"}
-        maxConns: 1
-        maxIdleConns: 1
-        maxConnLifetime: "1h"
-    sqlite-visibility:
-      sql:
-        pluginName: "sqlite"
-        databaseName: "default"
-        connectAddr: "localhost"
-        connectProtocol: "tcp"
-        connectAttributes: {mode: "memory", cache: "private"}
-        maxConns: 1
-        maxIdleConns: 1
-        maxConnLifetime: "1h"
-global:
-  membership:
-    maxJoinDuration: 30s
-    broadcastAddress: "127.0.0.1"
-  tls:
-    frontend:
-      server:
-        certFile: %[1]q
-        keyFile: %[2]q
-        requireClientAuth: true
-        clientCaFiles: [%[3]q]
-      client:
-        serverName: %[4]q
-        rootCaFiles: [%[3]q]
-    systemWorker:
-      certFile: %[5]q
-      keyFile: %[6]q
-      client:
-        serverName: %[4]q
-        rootCaFiles: [%[3]q]
-services:
-  frontend:
-    rpc: {grpcPort: %[7]d, membershipPort: %[8]d, bindOnLocalHost: true, httpPort: %[9]d}
-  history:
-    rpc: {grpcPort: %[10]d, membershipPort: %[11]d, bindOnLocalHost: true}
-  matching:
-    rpc: {grpcPort: %[12]d, membershipPort: %[13]d, bindOnLocalHost: true}
-  worker:
-    rpc: {grpcPort: %[14]d, membershipPort: %[15]d, bindOnLocalHost: true}
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: "active"
-  currentClusterName: "active"
-  clusterInformation:
-    active:
-      enabled: true
-      initialFailoverVersion: 1
-      rpcName: "frontend"
-      rpcAddress: "127.0.0.1:%[7]d"
-dcRedirectionPolicy:
-  policy: "noop"
-dynamicConfigClient:
-  filepath: %[16]q
-  pollInterval: "10s"
-`
 
 // dynamicConfig lets a search attribute registered a moment ago be used
 // at once, as the dev server does.
@@ -185,9 +108,21 @@ func start(ctx context.Context, dir string, opts Options, progress io.Writer) (*
 	if err := os.WriteFile(dc, []byte(dcText), 0o644); err != nil {
 		return nil, err
 	}
-	yaml := fmt.Sprintf(config, pki.ServerCert, pki.ServerKey, pki.CAFile, pki.ServerName, pki.ClientCert, pki.ClientKey,
-		ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6], ports[7], ports[8], dc)
-	if err := os.WriteFile(filepath.Join(confDir, "mtls.yaml"), []byte(yaml), 0o644); err != nil {
+	// In memory: one test's server keeps nothing.
+	store := serverconfig.SQL{Plugin: "sqlite", Database: "default", Addr: "localhost",
+		Attributes: map[string]string{"mode": "memory", "cache": "private"}, MaxConns: 1}
+	yaml, err := serverconfig.Render(serverconfig.Config{
+		LogLevel: "warn", HistoryShards: 1, Default: store, Visibility: store, Ports: serverconfig.PortsFrom(ports),
+		// The frontend requires client certificates; the system worker
+		// dials it with the client's.
+		TLS: &serverconfig.TLS{CAFile: pki.CAFile, ServerName: pki.ServerName, ServerCert: pki.ServerCert, ServerKey: pki.ServerKey,
+			ClientCert: pki.ClientCert, ClientKey: pki.ClientKey},
+		DynamicConfigFile: dc,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(confDir, "mtls.yaml"), yaml, 0o644); err != nil {
 		return nil, err
 	}
 	s := &Server{Frontend: fmt.Sprintf("127.0.0.1:%d", ports[0]), PKI: pki, Log: filepath.Join(dir, "temporal-server.log"),

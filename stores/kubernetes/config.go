@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // Defaults of Config.
@@ -42,8 +44,9 @@ type Config struct {
 	Kubeconfig string
 	Context    string
 	// REST is a ready client configuration, for embedding and tests. It is
-	// copied, never modified.
-	REST *rest.Config
+	// copied, never modified. A Config dumped as JSON leaves it out: it
+	// holds functions and credentials.
+	REST *rest.Config `json:"-"`
 
 	// RequestTimeout bounds each request. A write cut by it is Unknown.
 	RequestTimeout time.Duration
@@ -58,36 +61,58 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Validate checks the configuration without touching the network.
+// The settings Validate names (stores.InvalidError.Field); a rule that
+// involves another setting names it the same way.
+const (
+	FieldKubeconfig = "kubeconfig"
+	FieldInCluster  = "in-cluster"
+	FieldContext    = "context"
+	FieldNamespace  = "namespace"
+	FieldREST       = "REST"
+	FieldLimits     = "limits"
+)
+
+// Validate checks the configuration without touching the network. It
+// reports every problem at once: errors.Join of *stores.InvalidError, each
+// naming its setting (the Field constants).
 func (c Config) Validate() error {
 	var errs []error
-	sources := 0
-	for _, set := range []bool{c.InCluster, c.Kubeconfig != "", c.REST != nil} {
-		if set {
-			sources++
+	invalid := func(field, format string, args ...any) {
+		errs = append(errs, &stores.InvalidError{Field: field, Rule: fmt.Sprintf(format, args...)})
+	}
+	var sources []string
+	for _, s := range []struct {
+		name string
+		set  bool
+	}{{FieldKubeconfig, c.Kubeconfig != ""}, {FieldInCluster, c.InCluster}, {FieldREST, c.REST != nil}} {
+		if s.set {
+			sources = append(sources, s.name)
 		}
 	}
-	if sources != 1 {
-		errs = append(errs, errors.New("exactly one of InCluster, Kubeconfig and REST must be set"))
+	switch len(sources) {
+	case 0:
+		invalid(FieldKubeconfig, "required unless %s (or %s) is set", FieldInCluster, FieldREST)
+	case 1:
+	case 2:
+		invalid(sources[0], "set either %s or %s, not both", sources[0], sources[1])
+	default:
+		invalid(sources[0], "set only one of %s", strings.Join(sources, ", "))
 	}
 	if c.Context != "" && c.Kubeconfig == "" {
-		errs = append(errs, errors.New("context needs kubeconfig"))
+		invalid(FieldContext, "needs %s", FieldKubeconfig)
 	}
 	if c.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(c.Namespace); len(msgs) > 0 {
-			errs = append(errs, fmt.Errorf("namespace %q: %s", c.Namespace, strings.Join(msgs, "; ")))
+			invalid(FieldNamespace, "%q: %s", c.Namespace, strings.Join(msgs, "; "))
 		}
 	}
 	if c.REST != nil && c.REST.Host == "" {
-		errs = append(errs, errors.New("REST.Host is empty"))
+		invalid(FieldREST, "has no Host")
 	}
 	if c.RequestTimeout < 0 || c.MaxAttempts < 0 || c.QPS < 0 || c.Burst < 0 {
-		errs = append(errs, errors.New("RequestTimeout, MaxAttempts, QPS and Burst must not be negative"))
+		invalid(FieldLimits, "RequestTimeout, MaxAttempts, QPS and Burst must not be negative")
 	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("kubernetes store config: %w", err)
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // withDefaults fills the zero fields.

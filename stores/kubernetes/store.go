@@ -37,7 +37,7 @@ var _ stores.ReferenceStore = (*Store)(nil)
 // server: the first call does, and reports what it finds.
 func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kubernetes store config: %w", err)
 	}
 	cfg = cfg.withDefaults()
 	rc, ns, err := cfg.restConfig()
@@ -48,7 +48,7 @@ func New(cfg Config) (*Store, error) {
 		return nil, errors.New("kubernetes store config: no namespace given or found in the context")
 	}
 	if err := (Config{Namespace: ns, REST: rc}).Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kubernetes store config: %w", err)
 	}
 	rc.QPS, rc.Burst = cfg.QPS, cfg.Burst
 	rc.UserAgent = "checkpoint-finalizer/kubernetes-store"

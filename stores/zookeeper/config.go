@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -23,39 +24,47 @@ type Config struct {
 	// SessionTimeout is the session timeout asked of the server.
 	SessionTimeout time.Duration
 	// DigestUser and DigestPassword, when set, authenticate the session and
-	// restrict every node the store creates to that identity.
+	// restrict every node the store creates to that identity. The password
+	// never prints (stores.Secret), so a Config can be logged whole.
 	DigestUser     string
-	DigestPassword string
+	DigestPassword stores.Secret
 	// MaxValueSize bounds an encoded reference; 0 means DefaultMaxValueSize.
 	MaxValueSize int
 }
 
-// Validate checks the configuration before anything connects.
+// Validate checks the configuration before anything connects. It reports
+// every problem at once: errors.Join of *stores.InvalidError, each naming
+// its field (servers, root, session timeout, digest, digest user, max
+// value size).
 func (c Config) Validate() error {
+	var errs []error
+	invalid := func(field, format string, args ...any) {
+		errs = append(errs, &stores.InvalidError{Field: field, Rule: fmt.Sprintf(format, args...)})
+	}
 	if len(c.Servers) == 0 {
-		return &stores.InvalidError{Field: "servers", Rule: "at least one host:port is required"}
+		invalid("servers", "at least one host:port is required")
 	}
 	for _, s := range c.Servers {
 		if host, port, ok := strings.Cut(s, ":"); !ok || host == "" || port == "" {
-			return &stores.InvalidError{Field: "servers", Rule: fmt.Sprintf("%q is not host:port", s)}
+			invalid("servers", "%q is not host:port", s)
 		}
 	}
 	if err := validateRoot(c.Root); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if c.SessionTimeout < time.Second {
-		return &stores.InvalidError{Field: "session timeout", Rule: fmt.Sprintf("must be at least 1s, got %s", c.SessionTimeout)}
+		invalid("session timeout", "must be at least 1s, got %s", c.SessionTimeout)
 	}
 	if (c.DigestUser == "") != (c.DigestPassword == "") {
-		return &stores.InvalidError{Field: "digest", Rule: "user and password must be set together"}
+		invalid("digest", "user and password must be set together")
 	}
 	if strings.Contains(c.DigestUser, ":") {
-		return &stores.InvalidError{Field: "digest user", Rule: "must not contain ':'"}
+		invalid("digest user", "must not contain ':'")
 	}
 	if c.MaxValueSize < 0 {
-		return &stores.InvalidError{Field: "max value size", Rule: "must not be negative"}
+		invalid("max value size", "must not be negative")
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // validateRoot accepts an absolute path of plain segments, no trailing slash.

@@ -41,8 +41,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 		s.maxValue = DefaultMaxValueSize
 	}
 	if cfg.DigestUser != "" {
-		s.acl = zk.DigestACL(zk.PermAll, cfg.DigestUser, cfg.DigestPassword)
-		if err := conn.AddAuth("digest", []byte(cfg.DigestUser+":"+cfg.DigestPassword)); err != nil {
+		s.acl = zk.DigestACL(zk.PermAll, cfg.DigestUser, cfg.DigestPassword.Reveal())
+		if err := conn.AddAuth("digest", []byte(cfg.DigestUser+":"+cfg.DigestPassword.Reveal())); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("authenticate to zookeeper as %q: %w", cfg.DigestUser, err)
 		}

@@ -129,8 +129,7 @@ func (sr *storeRun) openDirect(ctx context.Context, dir string) error {
 	case worker.StoreEmbedded:
 		sr.refs, err = embedded.Open(filepath.Join(dir, "direct-references.db"))
 	case worker.StoreZooKeeper:
-		zc := sr.wcfg.Store.ZooKeeper
-		sr.refs, err = zookeeper.Open(ctx, zookeeper.Config{Servers: zc.Servers, Root: zc.Root, SessionTimeout: zc.SessionTimeout}, sr.cfg.Logger)
+		sr.refs, err = zookeeper.Open(ctx, sr.wcfg.Store.ZooKeeper, sr.cfg.Logger)
 	default:
 		err = fmt.Errorf("no direct path for store %s", sr.kind)
 	}

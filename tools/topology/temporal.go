@@ -24,6 +24,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
+	"github.com/checkpoint-finalizer/finalizer/internal/serverconfig"
 )
 
 // ServerVersion is the Temporal server the topology runs: the version of
@@ -49,94 +50,6 @@ type Temporal struct {
 	// pprof).
 	Ports []int `json:"ports"`
 }
-
-// serverConfig is development-postgres12.yaml of the server's module with
-// our ports and no archival: one process, every service on loopback.
-const serverConfig = `# Written by tools/topology: Temporal %[1]s on PostgreSQL (postgres12
-# plugin), SQL advanced visibility, every service in one process.
-log:
-  stdout: true
-  level: info
-
-persistence:
-  defaultStore: postgres-default
-  visibilityStore: postgres-visibility
-  numHistoryShards: %[15]d
-  datastores:
-    postgres-default:
-      sql:
-        pluginName: "%[16]s"
-        databaseName: "%[17]s"
-        connectAddr: "%[2]s"
-        connectProtocol: "tcp"
-        user: "%[3]s"
-        password: "%[4]s"
-        maxConns: 20
-        maxIdleConns: 20
-        maxConnLifetime: "1h"
-    postgres-visibility:
-      sql:
-        pluginName: "%[16]s"
-        databaseName: "%[18]s"
-        connectAddr: "%[2]s"
-        connectProtocol: "tcp"
-        user: "%[3]s"
-        password: "%[4]s"
-        maxConns: 10
-        maxIdleConns: 10
-        maxConnLifetime: "1h"
-
-global:
-  membership:
-    maxJoinDuration: 30s
-    broadcastAddress: "127.0.0.1"
-  # Loopback only: the benchmark profiles the server's CPU through it.
-  pprof:
-    host: "127.0.0.1"
-    port: %[19]d
-
-services:
-  frontend:
-    rpc:
-      grpcPort: %[5]d
-      membershipPort: %[6]d
-      bindOnLocalHost: true
-      httpPort: %[7]d
-  history:
-    rpc:
-      grpcPort: %[8]d
-      membershipPort: %[9]d
-      bindOnLocalHost: true
-  matching:
-    rpc:
-      grpcPort: %[10]d
-      membershipPort: %[11]d
-      bindOnLocalHost: true
-  worker:
-    rpc:
-      grpcPort: %[12]d
-      membershipPort: %[13]d
-      bindOnLocalHost: true
-
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: "active"
-  currentClusterName: "active"
-  clusterInformation:
-    active:
-      enabled: true
-      initialFailoverVersion: 1
-      rpcName: "frontend"
-      rpcAddress: "127.0.0.1:%[5]d"
-
-dcRedirectionPolicy:
-  policy: "noop"
-
-dynamicConfigClient:
-  filepath: "%[14]s"
-  pollInterval: "10s"
-`
 
 // dynamicConfig is empty on purpose: the server's production defaults.
 const dynamicConfig = "# Temporal dynamic config (tools/topology): production defaults.\n"
@@ -181,10 +94,20 @@ func (tp *Topology) setupTemporal(ctx context.Context, progress io.Writer) error
 	if err := os.WriteFile(dc, []byte(dynamicConfig), 0o644); err != nil {
 		return err
 	}
-	cfg := fmt.Sprintf(serverConfig, ServerVersion, pg.Addr(), pg.User, pg.Password,
-		ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6], ports[7], ports[8], dc,
-		HistoryShards, SQLPlugin, Schemas[0].Database, Schemas[1].Database, ports[9])
-	if err := os.WriteFile(tp.Temporal.ConfigFile, []byte(cfg), 0o644); err != nil {
+	store := serverconfig.SQL{Plugin: SQLPlugin, Database: Schemas[0].Database, Addr: pg.Addr(), User: pg.User, Password: pg.Password, MaxConns: 20}
+	visibility := store
+	visibility.Database, visibility.MaxConns = Schemas[1].Database, 10
+	cfg, err := serverconfig.Render(serverconfig.Config{
+		Header: fmt.Sprintf("# Written by tools/topology: Temporal %s on PostgreSQL (%s plugin), SQL advanced visibility,\n"+
+			"# every service in one process.", ServerVersion, SQLPlugin),
+		LogLevel: "info", HistoryShards: HistoryShards, Default: store, Visibility: visibility,
+		// Pprof on loopback only: the benchmark profiles the server's CPU through it.
+		Ports: serverconfig.PortsFrom(ports), PprofPort: ports[9], DynamicConfigFile: dc,
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(tp.Temporal.ConfigFile, cfg, 0o644); err != nil {
 		return err
 	}
 	tp.Temporal.Process = process{
