@@ -41,7 +41,9 @@ type Process struct {
 
 // Start starts cmd as the package doc describes. It sets cmd.SysProcAttr
 // and, with Options.Log, cmd.Stdout and cmd.Stderr; the rest of cmd (Env,
-// Dir, Stdin) is the caller's.
+// Dir, Stdin) is the caller's. exec.Cmd.Wait runs from the start and
+// closes the pipes of cmd.StdoutPipe and StdinPipe at the exit: a caller
+// that reads what the child wrote before it exited passes an os.Pipe.
 func Start(cmd *exec.Cmd, opts Options) (*Process, error) {
 	name := opts.Name
 	if name == "" {

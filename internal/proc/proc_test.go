@@ -57,13 +57,18 @@ func helper(what string) *exec.Cmd {
 	return cmd
 }
 
-// start starts a helper and kills it when the test ends.
-func start(t *testing.T, what string, opts proc.Options) *proc.Process {
+// start starts a helper, which prints what it reports on stdout (a
+// helper that exits must not be read after its exit: see Start), and
+// kills it when the test ends.
+func start(t *testing.T, what string, opts proc.Options) (*proc.Process, *bufio.Reader) {
 	t.Helper()
-	p, err := proc.Start(helper(what), opts)
+	cmd := helper(what)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	p, err := proc.Start(cmd, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Kill() })
-	return p
+	return p, bufio.NewReader(stdout)
 }
 
 // gone: pid has exited (a zombie no one reaped yet counts).
@@ -97,7 +102,7 @@ func readPid(t *testing.T, out *bufio.Reader) int {
 }
 
 func TestStopHonouredSIGTERMIsClean(t *testing.T) {
-	p := start(t, "sleep", proc.Options{})
+	p, _ := start(t, "sleep", proc.Options{})
 	assert.True(t, p.Running())
 	began := time.Now()
 	require.NoError(t, p.Stop(time.Minute), "a death by SIGTERM is a clean stop")
@@ -108,13 +113,8 @@ func TestStopHonouredSIGTERMIsClean(t *testing.T) {
 }
 
 func TestStopKillsAfterGraceWhenSIGTERMIsIgnored(t *testing.T) {
-	cmd := helper("ignore-term")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	p, err := proc.Start(cmd, proc.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.Kill() })
-	ready, err := bufio.NewReader(stdout).ReadString('\n')
+	p, stdout := start(t, "ignore-term", proc.Options{})
+	ready, err := stdout.ReadString('\n')
 	require.NoError(t, err)
 	require.Equal(t, "ready\n", ready)
 	began := time.Now()
@@ -125,7 +125,7 @@ func TestStopKillsAfterGraceWhenSIGTERMIsIgnored(t *testing.T) {
 }
 
 func TestKillOfAnExitedProcessIsANoOp(t *testing.T) {
-	p := start(t, "sleep", proc.Options{})
+	p, _ := start(t, "sleep", proc.Options{})
 	require.NoError(t, p.Kill())
 	assert.False(t, p.Running())
 	var exit *exec.ExitError
@@ -162,13 +162,8 @@ func TestLogIsAppendedAfterTheHeader(t *testing.T) {
 
 // Signals reach the whole group: a grandchild dies with the child.
 func TestKillReachesTheProcessGroup(t *testing.T) {
-	cmd := helper("grandchild")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	p, err := proc.Start(cmd, proc.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.Kill() })
-	grandchild := readPid(t, bufio.NewReader(stdout))
+	p, stdout := start(t, "grandchild", proc.Options{})
+	grandchild := readPid(t, stdout)
 	require.False(t, gone(grandchild))
 	require.NoError(t, p.Kill())
 	assert.Eventually(t, func() bool { return gone(grandchild) }, 5*time.Second, 10*time.Millisecond)

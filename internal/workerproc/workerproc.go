@@ -32,10 +32,11 @@ func Build(dir string) (string, error) {
 }
 
 // Start runs bin with args (and a metrics address of its own) for the
-// test's lifetime and returns once the worker polls its task queue. The
+// test's lifetime and returns that metrics address once the worker polls
+// its task queue. The
 // process (internal/proc) is stopped with SIGTERM (SIGKILL after 10 s)
 // when the test ends; its log is printed when the test failed.
-func Start(t testing.TB, bin string, args ...string) {
+func Start(t testing.TB, bin string, args ...string) string {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "worker.log")
 	metrics := FreeAddr(t)
@@ -50,6 +51,7 @@ func Start(t testing.TB, bin string, args ...string) {
 	})
 	// Ready once it polls: /healthz answers 200 only then.
 	require.Eventually(t, func() bool { return healthy(metrics) }, time.Minute, 100*time.Millisecond, "worker ready")
+	return metrics
 }
 
 // healthy asks the worker's /healthz as any probe would (this package sits
