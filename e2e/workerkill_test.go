@@ -2,11 +2,9 @@ package e2e
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +13,8 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -44,8 +44,7 @@ func TestWorkerKilledMidFinalization(t *testing.T) {
 		return err == nil && v.Get(&st) == nil && st.Phase == contract.Verifying
 	}, 2*time.Minute, 200*time.Millisecond, "the partitioned publish goes to Verifying")
 
-	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
-	_, _ = first.Process.Wait()
+	require.NoError(t, first.Kill())
 	proxy.Heal()
 	startWorker(t, bin, queue, proxy.Addr, e.root, e.bucket)
 
@@ -64,51 +63,38 @@ func TestWorkerKilledMidFinalization(t *testing.T) {
 
 func buildWorker(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "finalizer-worker")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/checkpoint-finalizer/finalizer/worker/cmd/finalizer-worker")
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Run(), "build the worker")
+	bin, err := workerproc.Build(t.TempDir())
+	require.NoError(t, err, "build the worker")
 	return bin
 }
 
 // startWorker runs the real worker process on ZooKeeper at zkAddr.
-func startWorker(t *testing.T, bin, queue, zkAddr, root, bucket string) *exec.Cmd {
+func startWorker(t *testing.T, bin, queue, zkAddr, root, bucket string) *proc.Process {
 	t.Helper()
-	log, err := os.Create(filepath.Join(t.TempDir(), "worker.log"))
-	require.NoError(t, err)
-	metrics := freeAddr(t)
-	cmd := exec.Command(bin,
+	logPath := filepath.Join(t.TempDir(), "worker.log")
+	metrics := workerproc.FreeAddr(t)
+	p, err := proc.Start(exec.Command(bin,
 		"-temporal-address="+temporal.HostPort, "-task-queue="+queue,
 		"-store=zookeeper", "-zookeeper-servers="+zkAddr, "-zookeeper-root="+root,
-		"-zookeeper-session-timeout=4s", "-state-bucket=file://"+bucket, "-metrics-address="+metrics)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
+		"-zookeeper-session-timeout=4s", "-state-bucket=file://"+bucket, "-metrics-address="+metrics),
+		proc.Options{Log: logPath})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = p.Kill()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("worker log:\n%s", b)
+		}
+	})
 	// Ready once it polls: /healthz answers 200 only then.
 	require.Eventually(t, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		return worker.Healthcheck(ctx, metrics) == nil
 	}, time.Minute, 100*time.Millisecond, "worker ready")
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("worker log:\n%s", b)
-		}
-	})
-	return cmd
+	return p
 }
 
 func startOptions(req contract.FinalizeRequest, queue string) sdkclient.StartWorkflowOptions {
 	return sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: queue}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
@@ -280,21 +281,13 @@ func TestComposeTemporalRunsNatively(t *testing.T) {
 	checkRenderedPersistence(t, cfg)
 
 	logPath := filepath.Join(root, "temporal-server.log")
-	logFile, err := os.Create(logPath)
-	require.NoError(t, err)
-	defer logFile.Close()
-	server := exec.Command(filepath.Join(bin, "temporal-server"), "--root", root, "--env", "docker", "start")
-	server.Stdout, server.Stderr = logFile, logFile
+	cmd := exec.Command(filepath.Join(bin, "temporal-server"), "--root", root, "--env", "docker", "start")
 	for k, v := range env {
-		server.Env = append(server.Env, k+"="+v)
+		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	require.NoError(t, server.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- server.Wait() }()
-	t.Cleanup(func() {
-		_ = server.Process.Kill()
-		<-exited
-	})
+	server, err := proc.Start(cmd, proc.Options{Log: logPath})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = server.Kill() })
 
 	// The compose healthcheck's own command decides when it serves.
 	hc := []string(p.Services[worker.SvcTemporal].HealthCheck.Test)
@@ -312,11 +305,8 @@ func TestComposeTemporalRunsNatively(t *testing.T) {
 		if err == nil {
 			break
 		}
-		select {
-		case werr := <-exited:
-			exited <- werr
-			t.Fatalf("temporal-server exited (%v):\n%s", werr, tail(logPath))
-		default:
+		if err := server.Exited(); err != nil {
+			t.Fatalf("%v:\n%s", err, tail(logPath))
 		}
 		require.True(t, time.Now().Before(deadline), "not healthy: %s\n%s", out, tail(logPath))
 		time.Sleep(time.Second)
@@ -387,21 +377,13 @@ func checkComposeUI(t *testing.T, p *types.Project, frontend, root string) {
 	require.NoError(t, err)
 	env["TEMPORAL_ADDRESS"], env["TEMPORAL_UI_PORT"] = frontend, strconv.Itoa(port[0])
 	logPath := filepath.Join(root, "ui-server.log")
-	logFile, err := os.Create(logPath)
-	require.NoError(t, err)
-	defer logFile.Close()
-	ui := exec.Command(filepath.Join(bin, serverbin.UIServer), "--root", root, "--env", "docker", "start")
-	ui.Stdout, ui.Stderr = logFile, logFile
+	cmd := exec.Command(filepath.Join(bin, serverbin.UIServer), "--root", root, "--env", "docker", "start")
 	for k, v := range env {
-		ui.Env = append(ui.Env, k+"="+v)
+		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	require.NoError(t, ui.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- ui.Wait() }()
-	defer func() {
-		_ = ui.Process.Kill()
-		<-exited
-	}()
+	ui, err := proc.Start(cmd, proc.Options{Name: "the UI server", Log: logPath})
+	require.NoError(t, err)
+	defer func() { _ = ui.Kill() }()
 
 	hc := strings.Join(p.Services[worker.SvcUI].HealthCheck.Test, " ")
 	healthz := regexp.MustCompile(`http://[^/ ]+(/\S*)`).FindStringSubmatch(hc)
@@ -419,11 +401,8 @@ func checkComposeUI(t *testing.T, p *types.Project, frontend, root string) {
 				}
 				err = fmt.Errorf("%s: %s", resp.Status, b)
 			}
-			select {
-			case werr := <-exited:
-				exited <- werr
-				t.Fatalf("the UI server exited (%v):\n%s", werr, tail(logPath))
-			default:
+			if err := ui.Exited(); err != nil {
+				t.Fatalf("%v:\n%s", err, tail(logPath))
 			}
 			require.True(t, time.Now().Before(deadline), "GET %s: %v\n%s", path, err, tail(logPath))
 			time.Sleep(250 * time.Millisecond)

@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // readyTimeout bounds one start: the server serves in ~0.2-1.5 s, but 2
@@ -25,7 +27,7 @@ const pollInterval = 50 * time.Millisecond
 // waitReady returns once the frontend answers a health check and every
 // requested search attribute is visible in the namespace, or fails early
 // when the process exits.
-func (s *Server) waitReady(ctx context.Context, p *process) error {
+func (s *Server) waitReady(ctx context.Context, p *proc.Process) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	// Accepting TCP first: dialing a closed port makes gRPC back off for
@@ -50,7 +52,7 @@ func (s *Server) waitReady(ctx context.Context, p *process) error {
 }
 
 // dial connects an SDK client and waits for a passing health check.
-func (s *Server) dial(ctx context.Context, p *process) (client.Client, error) {
+func (s *Server) dial(ctx context.Context, p *proc.Process) (client.Client, error) {
 	var lastErr error
 	for {
 		c, err := s.dialOnce(ctx)
@@ -88,7 +90,7 @@ func (s *Server) dialOnce(ctx context.Context) (client.Client, error) {
 // registered with its type. On a fresh database the dev server's
 // --search-attribute flag registers them; on an existing one it does not
 // touch the namespace, so missing ones are added here, once.
-func (s *Server) waitSearchAttributes(ctx context.Context, p *process, ops operatorservice.OperatorServiceClient) error {
+func (s *Server) waitSearchAttributes(ctx context.Context, p *proc.Process, ops operatorservice.OperatorServiceClient) error {
 	if len(s.saTypes) == 0 {
 		return nil
 	}
@@ -147,7 +149,7 @@ func (s *Server) missingSearchAttributes(ctx context.Context, ops operatorservic
 var errSearchAttributeType = errors.New("search attribute type clash")
 
 // waitListening waits until addr accepts a TCP connection.
-func waitListening(ctx context.Context, p *process, addr string) error {
+func waitListening(ctx context.Context, p *proc.Process, addr string) error {
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
@@ -162,12 +164,12 @@ func waitListening(ctx context.Context, p *process, addr string) error {
 
 // pause sleeps one poll interval, failing early when the context ends or
 // the server process exits.
-func pause(ctx context.Context, p *process) error {
+func pause(ctx context.Context, p *proc.Process) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-p.exited:
-		return p.exitErr()
+	case <-p.Done():
+		return p.Exited()
 	case <-time.After(pollInterval):
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
@@ -38,7 +39,7 @@ type Server struct {
 	tempDir string // created by StartServer, removed by Cleanup
 
 	mu   sync.Mutex
-	proc *process
+	proc *proc.Process
 }
 
 // StartServer starts a dev server and returns once it serves (see the
@@ -131,7 +132,7 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 	if err := s.waitReady(ctx, p); err != nil {
-		_ = p.kill()
+		_ = p.Kill()
 		return err
 	}
 	s.mu.Lock()
@@ -158,10 +159,10 @@ func (s *Server) lostPortRace() bool {
 func (s *Server) PID() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.proc == nil || s.proc.exitErr() != nil {
+	if s.proc == nil || !s.proc.Running() {
 		return 0
 	}
-	return s.proc.cmd.Process.Pid
+	return s.proc.Pid()
 }
 
 // Stop sends SIGTERM and waits; after 10 s it sends SIGKILL and reports
@@ -171,7 +172,7 @@ func (s *Server) Stop() error {
 	if p == nil {
 		return nil
 	}
-	return p.stop(stopGrace)
+	return p.Stop(stopGrace)
 }
 
 // Kill sends SIGKILL, a crash without any shutdown, and waits for the exit.
@@ -180,7 +181,7 @@ func (s *Server) Kill() error {
 	if p == nil {
 		return nil
 	}
-	return p.kill()
+	return p.Kill()
 }
 
 // Restart stops the server if it runs (SIGTERM; call Kill first to test a
@@ -222,7 +223,7 @@ func (s *Server) removeTemp() {
 
 // take detaches the current process, so that Stop, Kill and Restart from
 // different goroutines never signal one process twice.
-func (s *Server) take() *process {
+func (s *Server) take() *proc.Process {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.proc

@@ -7,65 +7,47 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // process is one child (etcd or kube-apiserver) writing to its own log.
 type process struct {
-	name    string
-	cmd     *exec.Cmd
+	*proc.Process
 	logPath string
-	exited  chan struct{}
-	err     error
 }
 
-// startProcess starts bin with args, stdout and stderr into logPath. The
-// child gets its own process group and dies with the test binary
-// (Pdeathsig), so an aborted test run leaves no server behind.
+// startProcess starts bin with args, stdout and stderr into logPath, in a
+// process group of its own that dies with the test binary (internal/proc),
+// so an aborted test run leaves no server behind.
 func startProcess(name, bin, logPath string, args []string) (*process, error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	defer logFile.Close()
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// etcd reads every ETCD_* variable as a flag: keep the caller's out.
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ETCD_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+	p, err := proc.Start(cmd, proc.Options{Name: name, Log: logPath})
+	if err != nil {
+		return nil, err
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); close(p.exited) }()
-	return p, nil
+	return &process{Process: p, logPath: logPath}, nil
 }
 
 // running reports an early exit as an error.
 func (p *process) running() error {
-	select {
-	case <-p.exited:
-		return fmt.Errorf("%s exited: %v (log %s)", p.name, p.err, p.logPath)
-	default:
-		return nil
+	if err := p.Exited(); err != nil {
+		return fmt.Errorf("%w (log %s)", err, p.logPath)
 	}
+	return nil
 }
 
-// stop sends SIGTERM, then SIGKILL after grace.
+// stop sends SIGTERM, then SIGKILL after grace; a server that did not
+// start is a no-op. How it ended is the log's to tell.
 func (p *process) stop(grace time.Duration) {
-	if p == nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a frozen process takes its SIGTERM only once it runs
-	select {
-	case <-p.exited:
-	case <-time.After(grace):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
+	if p != nil {
+		_ = p.Stop(grace)
 	}
 }
 
@@ -74,10 +56,7 @@ func (p *process) signal(sig syscall.Signal) error {
 	if err := p.running(); err != nil {
 		return err
 	}
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		return fmt.Errorf("signal %s: %w", p.name, err)
-	}
-	return nil
+	return p.Signal(sig)
 }
 
 // tail returns the last n bytes of a log, for error messages.

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverconfig"
@@ -41,8 +41,7 @@ type Server struct {
 	Frontend string
 	PKI      PKI
 	Log      string
-	cmd      *exec.Cmd
-	exited   chan struct{}
+	proc     *proc.Process
 }
 
 // dynamicConfig lets a search attribute registered a moment ago be used
@@ -125,22 +124,12 @@ func start(ctx context.Context, dir string, opts Options, progress io.Writer) (*
 	if err := os.WriteFile(filepath.Join(confDir, "mtls.yaml"), yaml, 0o644); err != nil {
 		return nil, err
 	}
-	s := &Server{Frontend: fmt.Sprintf("127.0.0.1:%d", ports[0]), PKI: pki, Log: filepath.Join(dir, "temporal-server.log"),
-		exited: make(chan struct{})}
-	log, err := os.Create(s.Log)
+	s := &Server{Frontend: fmt.Sprintf("127.0.0.1:%d", ports[0]), PKI: pki, Log: filepath.Join(dir, "temporal-server.log")}
+	s.proc, err = proc.Start(exec.Command(filepath.Join(bin, "temporal-server"), "--root", dir, "--config", "config", "--env", "mtls",
+		"--allow-no-auth", "start"), proc.Options{Name: "temporal-server", Log: s.Log})
 	if err != nil {
 		return nil, err
 	}
-	defer log.Close()
-	s.cmd = exec.Command(filepath.Join(bin, "temporal-server"), "--root", dir, "--config", "config", "--env", "mtls",
-		"--allow-no-auth", "start")
-	s.cmd.Stdout, s.cmd.Stderr = log, log
-	// Its own process group: Stop ends the server and nothing else.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start temporal-server: %w", err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.exited) }()
 	if err := s.setup(ctx); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("temporal-server with mTLS at %s (log %s): %w", s.Frontend, s.Log, err)
@@ -149,10 +138,7 @@ func start(ctx context.Context, dir string, opts Options, progress io.Writer) (*
 }
 
 // Stop kills the server and waits for it.
-func (s *Server) Stop() {
-	_ = s.cmd.Process.Kill()
-	<-s.exited
-}
+func (s *Server) Stop() { _ = s.proc.Kill() }
 
 // ClientTLS is the TLS configuration of a client holding the client
 // certificate (with cert) or none.
@@ -223,7 +209,7 @@ func (s *Server) setup(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-s.exited:
+		case <-s.proc.Done():
 			return fmt.Errorf("exited: %v", last)
 		case <-ctx.Done():
 			return fmt.Errorf("not ready: %v", last)

@@ -11,13 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // Build compiles finalizer-worker into dir and returns its path.
@@ -32,36 +32,26 @@ func Build(dir string) (string, error) {
 }
 
 // Start runs bin with args (and a metrics address of its own) for the
-// test's lifetime and returns once the worker polls its task queue. The
-// process is stopped with SIGTERM (SIGKILL after 10 s) when the test ends;
-// its log is printed when the test failed.
-func Start(t testing.TB, bin string, args ...string) {
+// test's lifetime and returns that metrics address once the worker polls
+// its task queue. The
+// process (internal/proc) is stopped with SIGTERM (SIGKILL after 10 s)
+// when the test ends; its log is printed when the test failed.
+func Start(t testing.TB, bin string, args ...string) string {
 	t.Helper()
-	logFile, err := os.Create(filepath.Join(t.TempDir(), "worker.log"))
-	require.NoError(t, err)
+	logPath := filepath.Join(t.TempDir(), "worker.log")
 	metrics := FreeAddr(t)
-	cmd := exec.Command(bin, append(args, "-metrics-address="+metrics)...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
+	p, err := proc.Start(exec.Command(bin, append(args, "-metrics-address="+metrics)...), proc.Options{Log: logPath})
+	require.NoError(t, err)
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _, _ = cmd.Process.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = logFile.Close()
+		_ = p.Stop(10 * time.Second)
 		if t.Failed() {
-			b, _ := os.ReadFile(logFile.Name())
+			b, _ := os.ReadFile(logPath)
 			t.Logf("worker log:\n%s", b)
 		}
 	})
 	// Ready once it polls: /healthz answers 200 only then.
 	require.Eventually(t, func() bool { return healthy(metrics) }, time.Minute, 100*time.Millisecond, "worker ready")
+	return metrics
 }
 
 // healthy asks the worker's /healthz as any probe would (this package sits

@@ -5,4 +5,9 @@
 // nodes can be killed with SIGKILL and started again, and whose leader is
 // found with the srvr four-letter word. Logs are kept (and their path
 // printed) when the caller reports a failure.
+//
+// Configure, Command, Mode, Leader and WaitServing are the ensemble's
+// parts for a tool that runs the nodes its own way (tools/topology runs
+// them detached, outliving it): the one place that writes ZooKeeper's
+// configuration and command line. Processes run under internal/proc.
 package zktest

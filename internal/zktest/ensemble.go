@@ -1,17 +1,13 @@
 package zktest
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // Ensemble is a replicated ZooKeeper ensemble on loopback: one process per
@@ -35,8 +31,8 @@ type Node struct {
 	cfgPath string
 	logPath string
 
-	mu   sync.Mutex
-	proc *process
+	mu      sync.Mutex
+	process *proc.Process
 }
 
 // nodeStartTimeout covers a JVM start plus a leader election.
@@ -45,9 +41,6 @@ const nodeStartTimeout = 60 * time.Second
 // StartEnsemble starts an ensemble of n nodes (n odd, at least 3 for a
 // quorum that survives one loss) and waits until every node serves.
 func StartEnsemble(n int) (*Ensemble, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("start zookeeper ensemble: %d nodes", n)
-	}
 	if err := Ensure(); err != nil {
 		return nil, err
 	}
@@ -56,26 +49,13 @@ func StartEnsemble(n int) (*Ensemble, error) {
 		return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
 	}
 	e := &Ensemble{Dir: dir}
-	// Every port first: each node's configuration lists all peers.
-	ports := make([][3]int, n)
-	for i := range ports {
-		for j := range ports[i] {
-			if ports[i][j], err = freeport.Port(); err != nil {
-				return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
-			}
-		}
+	members, err := Configure(dir, n)
+	if err != nil {
+		e.Cleanup(true)
+		return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
 	}
-	var peers strings.Builder
-	for i, p := range ports {
-		fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d\n", i+1, p[1], p[2])
-	}
-	for i, p := range ports {
-		node, err := newNode(dir, i+1, p[0], peers.String())
-		if err != nil {
-			e.Cleanup(true)
-			return nil, fmt.Errorf("start zookeeper ensemble: %w", err)
-		}
-		e.Nodes = append(e.Nodes, node)
+	for _, m := range members {
+		e.Nodes = append(e.Nodes, &Node{ID: m.ID, Addr: m.Addr, Dir: m.Dir, cfgPath: m.Config(), logPath: m.Log()})
 	}
 	// Launch all before waiting: a node serves only once a quorum exists.
 	for _, node := range e.Nodes {
@@ -93,27 +73,6 @@ func StartEnsemble(n int) (*Ensemble, error) {
 	return e, nil
 }
 
-func newNode(root string, id, clientPort int, peers string) (*Node, error) {
-	dir := filepath.Join(root, "node-"+strconv.Itoa(id))
-	data := filepath.Join(dir, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(id)+"\n"), 0o644); err != nil {
-		return nil, err
-	}
-	// tickTime 500 ms keeps elections and session expiry quick; the limits
-	// (in ticks) give a follower 5 s to sync and 2.5 s of silence.
-	cfg := fmt.Sprintf("tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
-		"maxClientCnxns=0\nminSessionTimeout=1000\nmaxSessionTimeout=60000\n%s", data, clientPort, peers)
-	cfgPath := filepath.Join(dir, "zoo.cfg")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		return nil, err
-	}
-	return &Node{ID: id, Addr: fmt.Sprintf("127.0.0.1:%d", clientPort), Dir: dir,
-		cfgPath: cfgPath, logPath: filepath.Join(dir, "zookeeper.log")}, nil
-}
-
 // Servers are the client addresses of every node, for a client's server list.
 func (e *Ensemble) Servers() []string {
 	addrs := make([]string, len(e.Nodes))
@@ -126,12 +85,11 @@ func (e *Ensemble) Servers() []string {
 // Leader returns the node that answers "Mode: leader" to srvr; an error
 // while the ensemble has none (an election is running).
 func (e *Ensemble) Leader() (*Node, error) {
-	for _, n := range e.Nodes {
-		if mode, err := n.Mode(); err == nil && mode == "leader" {
-			return n, nil
-		}
+	i, err := Leader(e.Servers())
+	if err != nil {
+		return nil, err
 	}
-	return nil, errors.New("zookeeper ensemble: no leader")
+	return e.Nodes[i], nil
 }
 
 // WaitServing waits until every node runs and serves within a quorum.
@@ -168,37 +126,32 @@ func (e *Ensemble) Cleanup(keep bool) {
 // Mode asks the node for its srvr mode: "leader", "follower" or
 // "standalone"; an error when it does not serve.
 func (n *Node) Mode() (string, error) {
-	out, err := FourLetter(n.Addr, "srvr")
+	mode, err := Mode(n.Addr)
 	if err != nil {
 		return "", fmt.Errorf("zookeeper node %d: %w", n.ID, err)
 	}
-	for _, line := range strings.Split(out, "\n") {
-		if mode, ok := strings.CutPrefix(line, "Mode: "); ok {
-			return strings.TrimSpace(mode), nil
-		}
-	}
-	return "", fmt.Errorf("zookeeper node %d does not serve: %q", n.ID, strings.TrimSpace(out))
+	return mode, nil
 }
 
 // Running reports whether the node's process is alive.
 func (n *Node) Running() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.proc != nil && n.proc.running()
+	return n.process != nil && n.process.Running()
 }
 
 // Kill sends SIGKILL, a crash without any shutdown, and waits for the exit.
 // Killing a stopped node is a no-op.
 func (n *Node) Kill() {
 	if p := n.take(); p != nil {
-		p.kill()
+		_ = p.Kill()
 	}
 }
 
 // Stop sends SIGTERM and waits; stopping a stopped node is a no-op.
 func (n *Node) Stop() {
 	if p := n.take(); p != nil {
-		p.stop(10 * time.Second)
+		_ = p.Stop(stopGrace)
 	}
 }
 
@@ -213,7 +166,7 @@ func (n *Node) Pause() error {
 		return err
 	}
 	n.mu.Lock()
-	pid := n.proc.cmd.Process.Pid
+	pid := n.process.Pid()
 	n.mu.Unlock()
 	return waitStopped(pid, 5*time.Second)
 }
@@ -224,10 +177,10 @@ func (n *Node) Resume() error { return n.signal(syscall.SIGCONT) }
 func (n *Node) signal(sig syscall.Signal) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.proc == nil || !n.proc.running() {
+	if n.process == nil || !n.process.Running() {
 		return fmt.Errorf("zookeeper node %d is stopped", n.ID)
 	}
-	if err := n.proc.cmd.Process.Signal(sig); err != nil {
+	if err := n.process.Signal(sig); err != nil {
 		return fmt.Errorf("zookeeper node %d: %s: %w", n.ID, sig, err)
 	}
 	return nil
@@ -251,19 +204,19 @@ func (n *Node) launch() error {
 		return fmt.Errorf("zookeeper node %d: %w", n.ID, err)
 	}
 	n.mu.Lock()
-	n.proc = p
+	n.process = p
 	n.mu.Unlock()
 	return nil
 }
 
 func (n *Node) waitServing(timeout time.Duration) error {
 	n.mu.Lock()
-	p := n.proc
+	p := n.process
 	n.mu.Unlock()
 	if p == nil {
 		return fmt.Errorf("zookeeper node %d is stopped", n.ID)
 	}
-	if err := p.waitMode(n.Addr, timeout); err != nil {
+	if err := WaitServing(n.Addr, p.Running, timeout); err != nil {
 		return fmt.Errorf("zookeeper node %d (log %s): %w", n.ID, n.logPath, err)
 	}
 	return nil
@@ -271,10 +224,10 @@ func (n *Node) waitServing(timeout time.Duration) error {
 
 // take detaches the current process, so that Kill and Stop from different
 // goroutines never signal one process twice.
-func (n *Node) take() *process {
+func (n *Node) take() *proc.Process {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	p := n.proc
-	n.proc = nil
+	p := n.process
+	n.process = nil
 	return p
 }

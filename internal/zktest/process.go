@@ -3,83 +3,68 @@ package zktest
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
-// process is one running ZooKeeper JVM.
-type process struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
+// stopGrace is how long a node has to shut down after SIGTERM.
+const stopGrace = 10 * time.Second
+
+// launch starts a node on cfgPath with its output appended to logPath, so
+// that a restarted node keeps one log across its lives. Its own process
+// group that dies with the test binary (internal/proc): Kill reaches the
+// JVM itself, and an aborted test leaves no node behind.
+func launch(cfgPath, logPath string) (*proc.Process, error) {
+	argv := Command(cfgPath)
+	return proc.Start(exec.Command(argv[0], argv[1:]...), proc.Options{Name: "zookeeper", Log: logPath})
 }
 
-// launch starts QuorumPeerMain on cfgPath with its output appended to
-// logPath, so that a restarted node keeps one log across its lives.
-func launch(cfgPath, logPath string) (*process, error) {
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// Mode asks the server at addr for its srvr mode: "leader", "follower" or
+// "standalone"; an error when it does not serve.
+func Mode(addr string) (string, error) {
+	out, err := FourLetter(addr, "srvr")
 	if err != nil {
-		return nil, fmt.Errorf("open zookeeper log: %w", err)
+		return "", err
 	}
-	defer logFile.Close()
-	cmd := exec.Command("java", "-Xms32m", "-Xmx256m", "-XX:+UseSerialGC",
-		"-Dzookeeper.admin.enableServer=false", "-Dzookeeper.4lw.commands.whitelist=*",
-		"-cp", jar+":"+loggingJar, "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfgPath)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Own process group, so a dying test binary does not leave it behind
-	// unnoticed and Kill reaches the JVM itself.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start zookeeper: %w", err)
+	for _, line := range strings.Split(out, "\n") {
+		if mode, ok := strings.CutPrefix(line, "Mode: "); ok {
+			return strings.TrimSpace(mode), nil
+		}
 	}
-	p := &process{cmd: cmd, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
-	return p, nil
+	return "", fmt.Errorf("does not serve: %q", strings.TrimSpace(out))
 }
 
-// stop sends SIGTERM and, after grace, SIGKILL; it waits for the exit.
-func (p *process) stop(grace time.Duration) {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	// A paused node (Node.Pause) handles SIGTERM only once continued.
-	_ = p.cmd.Process.Signal(syscall.SIGCONT)
-	select {
-	case <-p.exited:
-	case <-time.After(grace):
-		p.kill()
+// Leader is the index of the address whose server answers "Mode: leader";
+// an error while the ensemble has none (an election is running).
+func Leader(addrs []string) (int, error) {
+	for i, addr := range addrs {
+		if mode, err := Mode(addr); err == nil && mode == "leader" {
+			return i, nil
+		}
 	}
+	return 0, errors.New("zookeeper ensemble: no leader")
 }
 
-// kill sends SIGKILL, a crash without any shutdown, and waits for the exit.
-func (p *process) kill() {
-	_ = p.cmd.Process.Kill()
-	<-p.exited
-}
-
-// running reports whether the process has not exited yet.
-func (p *process) running() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
-
-// waitMode waits for a "Mode:" line from the srvr command at addr: ruok
-// answers imok even before the server can serve, and an ensemble member
-// answers with a mode only once it has joined a quorum.
-func (p *process) waitMode(addr string, timeout time.Duration) error {
+// WaitServing waits until the server at addr answers srvr with a mode, or
+// fails early once running reports its process gone: ruok answers imok
+// even before the server can serve, and an ensemble member answers with a
+// mode only once it has joined a quorum.
+func WaitServing(addr string, running func() bool, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if !p.running() {
+	for {
+		_, err := Mode(addr)
+		if err == nil {
+			return nil
+		}
+		if !running() {
 			return errors.New("zookeeper exited")
 		}
-		if mode, err := FourLetter(addr, "srvr"); err == nil && strings.Contains(mode, "Mode:") {
-			return nil
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not serving after %s: %w", timeout, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("not serving after %s", timeout)
 }

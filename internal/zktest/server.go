@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // Server is one running standalone ZooKeeper process.
@@ -17,8 +18,8 @@ type Server struct {
 	// Addr is host:port of the client port on loopback.
 	Addr string
 	// Dir holds the configuration, data and log.
-	Dir  string
-	proc *process
+	Dir     string
+	process *proc.Process
 }
 
 // StartServer starts a standalone server and waits until it serves.
@@ -34,19 +35,17 @@ func StartServer() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
-	cfg := fmt.Sprintf("tickTime=500\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\nmaxClientCnxns=0\nminSessionTimeout=1000\nmaxSessionTimeout=60000\n",
-		filepath.Join(dir, "data"), port)
 	cfgPath := filepath.Join(dir, "zoo.cfg")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+	if err := writeConfig(cfgPath, filepath.Join(dir, "data"), port, ""); err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
 	logPath := filepath.Join(dir, "zookeeper.log")
-	proc, err := launch(cfgPath, logPath)
+	p, err := launch(cfgPath, logPath)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Dir: dir, proc: proc}
-	if err := proc.waitMode(s.Addr, 30*time.Second); err != nil {
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Dir: dir, process: p}
+	if err := WaitServing(s.Addr, p.Running, 30*time.Second); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("start zookeeper (log %s): %w", logPath, err)
 	}
@@ -54,7 +53,7 @@ func StartServer() (*Server, error) {
 }
 
 // Stop terminates the server and waits for it.
-func (s *Server) Stop() { s.proc.stop(10 * time.Second) }
+func (s *Server) Stop() { _ = s.process.Stop(stopGrace) }
 
 // Restart stops the server if it runs and starts it again on the same
 // data and port, so clients reconnect to the same Addr (their sessions
@@ -62,12 +61,12 @@ func (s *Server) Stop() { s.proc.stop(10 * time.Second) }
 func (s *Server) Restart() error {
 	s.Stop()
 	cfgPath, logPath := filepath.Join(s.Dir, "zoo.cfg"), filepath.Join(s.Dir, "zookeeper.log")
-	proc, err := launch(cfgPath, logPath)
+	p, err := launch(cfgPath, logPath)
 	if err != nil {
 		return err
 	}
-	s.proc = proc
-	if err := proc.waitMode(s.Addr, 30*time.Second); err != nil {
+	s.process = p
+	if err := WaitServing(s.Addr, p.Running, 30*time.Second); err != nil {
 		return fmt.Errorf("restart zookeeper (log %s): %w", logPath, err)
 	}
 	return nil

@@ -3,10 +3,10 @@ package bench
 import (
 	"os"
 	"os/exec"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,22 +43,18 @@ func TestUsageOfThisProcess(t *testing.T) {
 // postmaster spends almost none itself: a parent that only sleeps, with
 // one child that burned CPU and exited and one that burns it still.
 func TestTreeCPUCountsChildren(t *testing.T) {
-	cmd := exec.Command("bash", "-c", `(i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done); (while :; do :; done) & sleep 60`)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the busy child dies with the group
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
+	p, err := proc.Start(exec.Command("bash", "-c", `(i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done); (while :; do :; done) & sleep 60`),
+		proc.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Kill() }) // the busy child dies with the group
 	require.Eventually(t, func() bool {
-		own, err := processCPU(cmd.Process.Pid)
+		own, err := processCPU(p.Pid())
 		require.NoError(t, err)
-		tree, err := processTreeCPU(cmd.Process.Pid)
+		tree, err := processTreeCPU(p.Pid())
 		require.NoError(t, err)
 		return tree >= own+200*time.Millisecond
 	}, 30*time.Second, 50*time.Millisecond)
-	m, err := startMeter(serverProcesses{temporal: os.Getpid(), database: cmd.Process.Pid})
+	m, err := startMeter(serverProcesses{temporal: os.Getpid(), database: p.Pid()})
 	require.NoError(t, err)
 	time.Sleep(300 * time.Millisecond)
 	u, err := m.stop()

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // remote runs the durable path from a separate trigger process (this
@@ -31,22 +33,33 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), TriggerEnv+"=1")
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	// Pipes of our own: exec's close once the exit is reaped, which
+	// internal/proc does at once, maybe before the sample is read.
+	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
+		stdinR.Close()
+		stdinW.Close()
 		return Sample{}, Usage{}, err
 	}
-	if err := cmd.Start(); err != nil {
+	defer stdoutR.Close()
+	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
+	trigger, err := proc.Start(cmd, proc.Options{Name: "trigger process"})
+	// The child holds its ends now; ours would hide its exit from a read.
+	stdinR.Close()
+	stdoutW.Close()
+	if err != nil {
+		stdinW.Close()
 		return Sample{}, Usage{}, fmt.Errorf("start trigger process %v: %w", argv, err)
 	}
-	s, u, err := converse(stdin, bufio.NewReader(stdout), spec, sr.srv.temporal.Processes())
+	s, u, err := converse(stdinW, bufio.NewReader(stdoutR), spec, sr.srv.temporal.Processes())
 	if err != nil {
-		_ = cmd.Process.Kill()
+		_ = trigger.Kill()
 	}
-	if werr := cmd.Wait(); werr != nil && err == nil {
+	if werr := trigger.Wait(); werr != nil && err == nil {
 		err = fmt.Errorf("trigger process: %w", werr)
 	}
 	return s, u, err

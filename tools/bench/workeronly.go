@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -56,6 +56,10 @@ func (w WorkerOnly) GrowthPer1000() (int64, bool) {
 
 const workerOnlyJob = "worker-only"
 
+// workerStopGrace is how long the worker process may drain after SIGTERM
+// before it is killed.
+const workerStopGrace = 40 * time.Second
+
 // workerOnly runs a finalizer-worker process on its own task queue, then
 // parks finalizations on it up to each count of cfg.WorkerParked (they
 // add up), reading its memory after each; it abandons them at the end.
@@ -66,12 +70,12 @@ func (sr *storeRun) workerOnly(ctx context.Context) (*WorkerOnly, error) {
 		return nil, err
 	}
 	queue := "bench-worker-only-" + string(sr.kind)
-	proc, metrics, err := sr.startWorkerProcess(ctx, filepath.Join(bin, "finalizer-worker"), queue)
+	wp, metrics, err := sr.startWorkerProcess(ctx, filepath.Join(bin, "finalizer-worker"), queue)
 	if err != nil {
 		return nil, err
 	}
-	defer stopProcess(proc)
-	pid := strconv.Itoa(proc.Process.Pid)
+	defer func() { _ = wp.Stop(workerStopGrace) }()
+	pid := strconv.Itoa(wp.Pid())
 	w := &WorkerOnly{Store: sr.kind}
 	if w.IdleRSS, err = processStatusBytes(pid, "VmRSS"); err != nil {
 		return nil, err
@@ -110,7 +114,7 @@ func (sr *storeRun) workerOnly(ctx context.Context) (*WorkerOnly, error) {
 // startWorkerProcess starts the worker binary on the run's servers and
 // store, configured as an operator would (FINALIZER_* variables), and
 // returns once it is ready.
-func (sr *storeRun) startWorkerProcess(ctx context.Context, bin, queue string) (*exec.Cmd, string, error) {
+func (sr *storeRun) startWorkerProcess(ctx context.Context, bin, queue string) (*proc.Process, string, error) {
 	metrics, err := freeport.Addr()
 	if err != nil {
 		return nil, "", err
@@ -129,50 +133,31 @@ func (sr *storeRun) startWorkerProcess(ctx context.Context, bin, queue string) (
 		"FINALIZER_METRICS_ADDRESS="+metrics,
 		"FINALIZER_LOG_LEVEL=warn",
 	)
-	logFile, err := os.Create(filepath.Join(sr.dir, "worker-only.log"))
+	logPath := filepath.Join(sr.dir, "worker-only.log")
+	wp, err := proc.Start(cmd, proc.Options{Log: logPath})
 	if err != nil {
 		return nil, "", err
 	}
-	defer logFile.Close()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		return nil, "", fmt.Errorf("start %s: %w", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		resp, err := http.Get("http://" + metrics + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return cmd, metrics, nil // the goroutine above reaps it
+				return wp, metrics, nil
 			}
 		}
 		select {
-		case err := <-exited:
-			return nil, "", fmt.Errorf("worker process exited before ready (%v), see %s", err, logFile.Name())
+		case <-wp.Done():
+			return nil, "", fmt.Errorf("worker process exited before ready (%v), see %s", wp.Wait(), logPath)
 		case <-ctx.Done():
-			stopProcess(cmd)
+			_ = wp.Stop(workerStopGrace)
 			return nil, "", ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			stopProcess(cmd)
-			return nil, "", errors.New("worker process not ready after 2m, see " + logFile.Name())
+			_ = wp.Stop(workerStopGrace)
+			return nil, "", errors.New("worker process not ready after 2m, see " + logPath)
 		}
 	}
-}
-
-// stopProcess asks the worker to stop (SIGTERM: it drains) and kills it
-// if it has not gone after its grace.
-func stopProcess(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	for range 400 {
-		if cmd.Process.Signal(syscall.Signal(0)) != nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	_ = cmd.Process.Kill()
 }

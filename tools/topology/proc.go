@@ -12,11 +12,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // A process the topology runs: detached in a session of its own (so that
 // it outlives `topology up` and a signal to the group reaches all of it),
-// its output appended to Log, its pid in PIDFile. Marker is a string its
+// its output appended to Log, its pid in PIDFile. internal/proc starts it;
+// the signals here find it again by pid, from any later process. Marker is a string its
 // command line contains (a path under the topology's directory), so that a
 // recycled pid is never taken for it.
 type process struct {
@@ -28,12 +31,13 @@ type process struct {
 	Marker  string   `json:"marker"`
 }
 
-// children reaps the processes this process started, so that a killed one
-// does not linger as a zombie that kill(pid, 0) still finds.
+// children are the processes this process started: internal/proc reaps
+// them, so that a killed one does not linger as a zombie that kill(pid, 0)
+// still finds.
 var children = struct {
 	sync.Mutex
-	exited map[int]chan struct{}
-}{exited: map[int]chan struct{}{}}
+	procs map[int]*proc.Process
+}{procs: map[int]*proc.Process{}}
 
 // start launches the process unless it runs already.
 func (p *process) start() error {
@@ -43,26 +47,17 @@ func (p *process) start() error {
 	if err := os.MkdirAll(filepath.Dir(p.Log), 0o755); err != nil {
 		return err
 	}
-	log, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	cmd := exec.Command(p.Args[0], p.Args[1:]...)
+	cmd.Env = append(os.Environ(), p.Env...)
+	child, err := proc.Start(cmd, proc.Options{Name: p.Name, Log: p.Log, Detach: true,
+		Header: fmt.Sprintf("=== topology: starting %s at %s\n", p.Name, time.Now().UTC().Format(time.RFC3339))})
 	if err != nil {
 		return err
 	}
-	defer log.Close()
-	fmt.Fprintf(log, "=== topology: starting %s at %s\n", p.Name, time.Now().UTC().Format(time.RFC3339))
-	cmd := exec.Command(p.Args[0], p.Args[1:]...)
-	cmd.Env = append(os.Environ(), p.Env...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", p.Name, err)
-	}
-	pid := cmd.Process.Pid
-	exited := make(chan struct{})
 	children.Lock()
-	children.exited[pid] = exited
+	children.procs[child.Pid()] = child
 	children.Unlock()
-	go func() { _ = cmd.Wait(); close(exited) }()
-	return os.WriteFile(p.PIDFile, []byte(strconv.Itoa(pid)+"\n"), 0o644)
+	return os.WriteFile(p.PIDFile, []byte(strconv.Itoa(child.Pid())+"\n"), 0o644)
 }
 
 // pid is the running process's id, 0 when it does not run.
@@ -84,14 +79,10 @@ func (p *process) pid() int {
 // alive: the pid runs (not a zombie) and its command line holds marker.
 func alive(pid int, marker string) bool {
 	children.Lock()
-	exited, ours := children.exited[pid]
+	child, ours := children.procs[pid]
 	children.Unlock()
-	if ours {
-		select {
-		case <-exited:
-			return false
-		default:
-		}
+	if ours && !child.Running() {
+		return false
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,7 +16,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/worker"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 )
 
 // releaseVersion is what a release build sets with -ldflags -X.
@@ -56,40 +51,11 @@ func TestReleaseVersionInBuildInfo(t *testing.T) {
 	bin := buildRelease(t)
 	srv := temporaltest.Start(t, devserver.Options{SearchAttributes: contract.SearchAttributes()})
 	dir := t.TempDir()
-	metrics := freeAddr(t)
-	cmd := exec.Command(bin, "-temporal-address="+srv.HostPort,
+	metrics := workerproc.Start(t, bin, "-temporal-address="+srv.HostPort,
 		"-embedded-path="+filepath.Join(dir, "refs.db"),
-		"-state-bucket=file://"+filepath.Join(dir, "bucket")+"?create_dir=true",
-		"-metrics-address="+metrics)
-	logs, err := os.Create(filepath.Join(dir, "worker.log"))
-	require.NoError(t, err)
-	cmd.Stdout, cmd.Stderr = logs, logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_, _ = cmd.Process.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(logs.Name())
-			t.Logf("worker log:\n%s", b)
-		}
-	})
-	require.Eventually(t, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		return worker.Healthcheck(ctx, metrics) == nil
-	}, time.Minute, 100*time.Millisecond, "worker ready")
+		"-state-bucket=file://"+filepath.Join(dir, "bucket")+"?create_dir=true")
 	assert.Regexp(t, `(?m)^finalizer_build_info\{[^}]*version="`+regexp.QuoteMeta(releaseVersion)+`"[^}]*\} 1$`,
 		scrape(t, "http://"+metrics+"/metrics"))
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
 }
 
 func scrape(t *testing.T, url string) string {
