@@ -34,6 +34,7 @@ type Settings struct {
 	Rate        float64       `json:"rate"`
 	Duration    time.Duration `json:"duration"`
 	Warmup      time.Duration `json:"warmup"`
+	Repeat      int           `json:"repeat"`
 	Concurrency int           `json:"concurrency"`
 	Jobs        int           `json:"jobs"`
 	Parked      int           `json:"parked"`

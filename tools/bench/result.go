@@ -12,8 +12,13 @@ type Result struct {
 	Path       Path             `json:"path"`
 	Load       Load             `json:"load"`
 	Published  int              `json:"published"`
-	Errors     int              `json:"errors"`
-	FirstError string           `json:"firstError,omitempty"`
+	// Errors counts the finalizations that failed or ended other than
+	// Published; Discarded those of them that ended Discarded (fell
+	// behind: a later checkpoint overtook them). Over all repetitions in a
+	// median result.
+	Errors     int    `json:"errors"`
+	Discarded  int    `json:"discarded,omitempty"`
+	FirstError string `json:"firstError,omitempty"`
 	// Throughput is Published finalizations per second of the run.
 	Throughput float64 `json:"throughput"`
 	Latency    Latency `json:"latency"`
@@ -35,12 +40,18 @@ type Result struct {
 	ServerCPUPerFinalization time.Duration `json:"serverCpuPerFinalization"`
 	// PeakRSS is the worker process's VmHWM over the run.
 	PeakRSS int64 `json:"peakRssBytes"`
+	// Runs are the repetitions of the cell a median result was computed
+	// from (see medianResult); empty for a single run.
+	Runs []Result `json:"runs,omitempty"`
 }
+
+// Duration is time.Duration, short for the figures' accessors.
+type Duration = time.Duration
 
 func newResult(store worker.StoreKind, path Path, load Load, s Sample, u Usage) Result {
 	r := Result{
 		Store: store, Path: path, Load: load,
-		Published: len(s.Latencies), Errors: s.Errors, FirstError: s.FirstError,
+		Published: len(s.Latencies), Errors: s.Errors, Discarded: s.Discarded, FirstError: s.FirstError,
 		Throughput: s.Throughput(), Latency: s.Summary(), PeakRSS: u.PeakRSS,
 		TriggerP50: summarize(s.Triggers).P50,
 	}
