@@ -104,6 +104,11 @@ type Config struct {
 	// measured run: their verify retries back off from 1 s towards 5 min,
 	// so right after parking they load the worker most.
 	ParkedSettle time.Duration
+	// Footprint is how many checkpoints of one job the footprint phase
+	// finalizes through the durable path (ZooKeeper and Kubernetes), the
+	// job's footprint read after footprintSettled and after the last; 0
+	// skips it.
+	Footprint int
 	// Retain is the worker's retention (references kept per job).
 	Retain int
 	// Temporal is the server the run starts and measures on.
@@ -135,7 +140,7 @@ func DefaultConfig() Config {
 	return Config{
 		Stores: slices.Clone(Stores), Paths: slices.Clone(Paths), Modes: slices.Clone(Modes),
 		Rate: 20, Duration: 15 * time.Second, Warmup: 3 * time.Second, Repeat: 3,
-		Concurrency: 8, Jobs: 20, ScaleJobs: []int{1, 10, 100, 1000}, Parked: 1000, WorkerParked: []int{1000}, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
+		Concurrency: 8, Jobs: 20, ScaleJobs: []int{1, 10, 100, 1000}, Parked: 1000, WorkerParked: []int{1000}, Footprint: 1000, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
 	}
 }
 
@@ -172,6 +177,7 @@ func (c Config) Validate() error {
 		{ascending(c.WorkerParked), "worker-parked", c.WorkerParked, "must be a comma-separated list of ascending counts between 1 and 100000"},
 		{c.Parked >= 0 && c.Parked <= 100000, "parked", c.Parked, "must be between 0 (skip the parked scenario) and 100000"},
 		{c.ParkedSettle >= 0 && c.ParkedSettle <= time.Hour, "parked-settle", c.ParkedSettle, "must be between 0 and 1h"},
+		{c.Footprint == 0 || (c.Footprint > footprintSettled && c.Footprint <= 100000), "footprint", c.Footprint, fmt.Sprintf("must be 0 (skip the footprint phase) or between %d and 100000 checkpoints", footprintSettled+1)},
 		{c.Retain >= 0, "retain", c.Retain, "must be at least 0 (0 keeps every reference)"},
 		{slices.Contains(TemporalServers, c.Temporal), "temporal", c.Temporal, fmt.Sprintf("must be one of %v", TemporalServers)},
 		{validDynamicConfig(c.TemporalConfig), "temporal-config", c.TemporalConfig, "must be comma-separated key=value pairs"},

@@ -8,10 +8,10 @@ import (
 
 // Result is one measured load run of one path on one store.
 type Result struct {
-	Store      worker.StoreKind `json:"store"`
-	Path       Path             `json:"path"`
-	Load       Load             `json:"load"`
-	Published  int              `json:"published"`
+	Store     worker.StoreKind `json:"store"`
+	Path      Path             `json:"path"`
+	Load      Load             `json:"load"`
+	Published int              `json:"published"`
 	// Errors counts the finalizations that failed or ended other than
 	// Published; Discarded those of them that ended Discarded (fell
 	// behind: a later checkpoint overtook them). Over all repetitions in a

@@ -34,7 +34,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Started: time.Now(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Settings: Settings{
 			Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, Repeat: cfg.Repeat, Concurrency: cfg.Concurrency,
-			Jobs: cfg.Jobs, Parked: cfg.Parked, Retain: cfg.Retain, Temporal: cfg.Temporal.describe(),
+			Jobs: cfg.Jobs, Parked: cfg.Parked, Footprint: cfg.Footprint, Retain: cfg.Retain, Temporal: cfg.Temporal.describe(),
 		},
 	}
 	srv, err := startServers(ctx, cfg, dir)
@@ -90,6 +90,13 @@ func runStore(ctx context.Context, cfg Config, srv *servers, dir string, kind wo
 			return err
 		}
 		rep.Anatomy = append(rep.Anatomy, a)
+	}
+	if kind != worker.StoreEmbedded && cfg.Footprint > 0 {
+		f, err := sr.footprint(ctx)
+		if err != nil {
+			return err
+		}
+		rep.Footprints = append(rep.Footprints, *f)
 	}
 	if kind == worker.StoreZooKeeper && len(cfg.WorkerParked) > 0 {
 		w, err := sr.workerOnly(ctx)
