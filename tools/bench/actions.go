@@ -30,8 +30,9 @@ const (
 //
 // Actions that leave no event are not counted: activity heartbeats that
 // reach the server, queries, and the extra action of each workflow task
-// heartbeat a long local activity causes. Neither occurs on an uneventful
-// finalization but the heartbeat of a regular activity that heartbeats.
+// heartbeat a long local activity causes. Of those an uneventful
+// finalization causes only the heartbeats of a regular activity that
+// heartbeats (the coordinator's RemoveCheckpoints).
 func billableActions(events []*historypb.HistoryEvent) int {
 	n := 0
 	laTasks := map[int64]bool{}

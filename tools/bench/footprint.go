@@ -130,9 +130,9 @@ func (sr *storeRun) configMapBytes(ctx context.Context, job stores.JobID) (int, 
 	return n, nil
 }
 
-// zookeeperBytes is the data of the job node and of the job's checkpoints
-// subtree (the worker's layout: <root>/<cluster>/jobs/<job> and
-// <root>/<cluster>/checkpoints/<job>/...).
+// zookeeperBytes is the data of the job node, of its checkpoints node and
+// of each checkpoint's node under it (the worker's layout:
+// <root>/<cluster>/jobs/<job>, <root>/<cluster>/checkpoints/<job>/<id>).
 func (sr *storeRun) zookeeperBytes(job stores.JobID) (int, error) {
 	conn, _, err := zk.Connect(sr.wcfg.Store.ZooKeeper.Servers, 30*time.Second, zk.WithLogInfo(false))
 	if err != nil {
@@ -140,30 +140,22 @@ func (sr *storeRun) zookeeperBytes(job stores.JobID) (int, error) {
 	}
 	defer conn.Close()
 	base := zkRoot + "/" + job.Cluster
-	jobNode, _, err := conn.Get(base + "/jobs/" + job.Job)
+	checkpoints := base + "/checkpoints/" + job.Job
+	keys, _, err := conn.Children(checkpoints)
 	if err != nil {
-		return 0, fmt.Errorf("footprint: job node: %w", err)
+		return 0, fmt.Errorf("footprint: children of %s: %w", checkpoints, err)
 	}
-	n, err := subtreeBytes(conn, base+"/checkpoints/"+job.Job)
-	return len(jobNode) + n, err
-}
-
-func subtreeBytes(c *zk.Conn, path string) (int, error) {
-	data, _, err := c.Get(path)
-	if err != nil {
-		return 0, fmt.Errorf("footprint: get %s: %w", path, err)
+	paths := []string{base + "/jobs/" + job.Job, checkpoints}
+	for _, k := range keys {
+		paths = append(paths, checkpoints+"/"+k)
 	}
-	children, _, err := c.Children(path)
-	if err != nil {
-		return 0, fmt.Errorf("footprint: children of %s: %w", path, err)
-	}
-	n := len(data)
-	for _, ch := range children {
-		m, err := subtreeBytes(c, path+"/"+ch)
+	n := 0
+	for _, p := range paths {
+		_, stat, err := conn.Exists(p)
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("footprint: stat %s: %w", p, err)
 		}
-		n += m
+		n += int(stat.DataLength)
 	}
 	return n, nil
 }
