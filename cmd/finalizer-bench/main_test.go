@@ -88,7 +88,7 @@ func TestTinyRun(t *testing.T) {
 	for _, a := range rep.Anatomy {
 		assert.Positive(t, a.Actions, a.Path)
 	}
-	assert.Len(t, rep.Targets, 13)
+	assert.Len(t, rep.Targets, 12)
 	for _, tg := range rep.Targets {
 		assert.NotEqual(t, bench.NotMeasured, tg.Status, tg.Name)
 	}
