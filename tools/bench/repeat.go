@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // measureRepeated measures one cell cfg.Repeat times, each on fresh jobs
@@ -46,17 +47,17 @@ func medianResult(runs []Result) Result {
 	m.Published = median(runs, func(r Result) int { return r.Published })
 	m.Throughput = median(runs, func(r Result) float64 { return r.Throughput })
 	m.Latency = Latency{
-		P50: median(runs, func(r Result) Duration { return r.Latency.P50 }),
-		P95: median(runs, func(r Result) Duration { return r.Latency.P95 }),
-		P99: median(runs, func(r Result) Duration { return r.Latency.P99 }),
-		Max: median(runs, func(r Result) Duration { return r.Latency.Max }),
+		P50: median(runs, func(r Result) time.Duration { return r.Latency.P50 }),
+		P95: median(runs, func(r Result) time.Duration { return r.Latency.P95 }),
+		P99: median(runs, func(r Result) time.Duration { return r.Latency.P99 }),
+		Max: median(runs, func(r Result) time.Duration { return r.Latency.Max }),
 	}
-	m.TriggerP50 = median(runs, func(r Result) Duration { return r.TriggerP50 })
+	m.TriggerP50 = median(runs, func(r Result) time.Duration { return r.TriggerP50 })
 	m.CPUCores = median(runs, func(r Result) float64 { return r.CPUCores })
-	m.CPUPerFinalization = median(runs, func(r Result) Duration { return r.CPUPerFinalization })
+	m.CPUPerFinalization = median(runs, func(r Result) time.Duration { return r.CPUPerFinalization })
 	m.ServerCores = median(runs, func(r Result) float64 { return r.ServerCores })
 	m.DatabaseCores = median(runs, func(r Result) float64 { return r.DatabaseCores })
-	m.ServerCPUPerFinalization = median(runs, func(r Result) Duration { return r.ServerCPUPerFinalization })
+	m.ServerCPUPerFinalization = median(runs, func(r Result) time.Duration { return r.ServerCPUPerFinalization })
 	m.PeakRSS = median(runs, func(r Result) int64 { return r.PeakRSS })
 	return m
 }

@@ -45,9 +45,6 @@ type Result struct {
 	Runs []Result `json:"runs,omitempty"`
 }
 
-// Duration is time.Duration, short for the figures' accessors.
-type Duration = time.Duration
-
 func newResult(store worker.StoreKind, path Path, load Load, s Sample, u Usage) Result {
 	r := Result{
 		Store: store, Path: path, Load: load,
