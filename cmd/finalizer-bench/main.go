@@ -1,21 +1,26 @@
 // Command finalizer-bench measures finalizations side by side in one run
-// on its own real servers (a Temporal dev server and ZooKeeper; the
-// embedded store): the durable path triggered in-process with eager start
+// on its own real servers (a Temporal server, ZooKeeper, a kube-apiserver
+// on etcd; the embedded store): the floor (the cheapest workflow Temporal
+// runs for it), the durable path triggered in-process with eager start
 // and from a separate client process, a naive one-activity-per-step
 // workflow, and the direct non-durable path, each at a fixed offered rate
-// and at maximum throughput; then, on ZooKeeper, the worker's memory and
+// and at maximum throughput, every cell -repeat times; then each path's
+// history events and billable actions, the store footprint of one job
+// after -footprint checkpoints and, on ZooKeeper, the worker's memory and
 // the fast path's throughput with finalizations parked in Verifying. It
-// prints markdown tables, the ratios and the targets with whether
-// each is met (see tools/bench).
+// prints markdown tables (medians and spreads), the ratios and the issue's
+// targets with whether each is met (see tools/bench).
 //
 //	go run ./cmd/finalizer-bench
-//	go run ./cmd/finalizer-bench -store zookeeper -phases durable -modes max -parked 1000 -parked-settle 2m
+//	go run ./cmd/finalizer-bench -store zookeeper -phases durable -modes max -parked 1000 -parked-settle 2m -repeat 1
 //	go run ./cmd/finalizer-bench -store zookeeper -phases durable,direct -modes rate -duration 30s -parked 0
+//	go run ./cmd/finalizer-bench -store kubernetes -duration 2s -warmup 0 -repeat 2 -scale-jobs '' -parked 0 -worker-parked '' -footprint 110
 //
-// The first runs everything (both stores, every path and mode, the parked
-// scenario measured right after parking: ~12 min on 2 cores); the second
-// the parked scenario alone, once the parked finalizations' verify retries
-// have backed off, as they are when parked for long.
+// The first runs everything (all three stores, every path and mode three
+// times, the footprint, the parked scenario measured right after parking);
+// the second the parked scenario alone, once the parked finalizations'
+// verify retries have backed off, as they are when parked for long; the
+// last is a smoke run of a few minutes.
 //
 // Every flag (pflag's --name; package flag's -name still reads the same)
 // falls back to FINALIZER_BENCH_<FLAG_IN_UPPER_SNAKE>, an empty one counting

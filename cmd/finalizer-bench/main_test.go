@@ -43,6 +43,7 @@ func TestTinyRun(t *testing.T) {
 	code := run(ctx, []string{
 		"-store", "zookeeper", "-rate", "10", "-duration", "500ms", "-warmup", "0",
 		"-concurrency", "2", "-jobs", "2", "-scale-jobs", "10,12", "-parked", "5", "-worker-parked", "5,8", "-json",
+		"-repeat", "1", "-footprint", "110",
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 
@@ -82,7 +83,12 @@ func TestTinyRun(t *testing.T) {
 		assert.Equal(t, parked, w.Steps[i].Confirmed, "the worker process parked them in Verifying")
 		assert.Greater(t, w.Steps[i].RSS, int64(10<<20), "a Go worker's resident set, not the bench's")
 	}
-	assert.Len(t, rep.Targets, 7)
+	require.Len(t, rep.Footprints, 1)
+	assert.Len(t, rep.Footprints[0].Points, 2, "after 100 checkpoints and after the last")
+	for _, a := range rep.Anatomy {
+		assert.Positive(t, a.Actions, a.Path)
+	}
+	assert.Len(t, rep.Targets, 12)
 	for _, tg := range rep.Targets {
 		assert.NotEqual(t, bench.NotMeasured, tg.Status, tg.Name)
 	}
@@ -96,10 +102,11 @@ func TestMarkdownReport(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{
 		"-store", "embedded", "-phases", "durable,direct", "-modes", "rate", "-rate", "10",
-		"-duration", "300ms", "-warmup", "0", "-jobs", "2", "-scale-jobs", "",
+		"-duration", "300ms", "-warmup", "0", "-jobs", "2", "-scale-jobs", "", "-repeat", "2",
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	out := stdout.String()
+	assert.Contains(t, out, "Every cell measured 2 times")
 	assert.Contains(t, out, "| embedded | durable | rate |")
 	assert.Contains(t, out, "| embedded | direct | rate |")
 	assert.Contains(t, out, "durable p50 / direct p50 (rate)")
@@ -124,6 +131,8 @@ func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 		"--scale-jobs":      {"-scale-jobs", "10,0"},
 		"--worker-parked":   {"-worker-parked", "1000,10"},
 		"--timeout":         {"-timeout", "10ms"},
+		"--repeat":          {"-repeat", "0"},
+		"--footprint":       {"-footprint", "100"},
 	}
 	for flagName, args := range cases {
 		var stdout, stderr bytes.Buffer
@@ -132,6 +141,31 @@ func TestFlagsValidatedBeforeAnythingStarts(t *testing.T) {
 		assert.True(t, strings.HasPrefix(stderr.String(), "finalizer-bench: "+flagName+" "), "%s: %s", flagName, stderr.String())
 		assert.Empty(t, stdout.String())
 	}
+}
+
+// The Kubernetes store against the real kube-apiserver the run starts,
+// every cell repeated: the report keeps each repetition under its median.
+func TestKubernetesRun(t *testing.T) {
+	realserver.Require(t, "Temporal dev server, kube-apiserver and etcd")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{
+		"-store", "kubernetes", "-phases", "floor,durable,direct", "-modes", "rate", "-rate", "10",
+		"-duration", "300ms", "-warmup", "0", "-jobs", "2", "-scale-jobs", "", "-repeat", "2", "-footprint", "0", "-json",
+	}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+
+	var rep bench.Report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stdout.String())
+	require.Len(t, rep.Results, 3)
+	for _, r := range rep.Results {
+		assert.Equal(t, "kubernetes", string(r.Store))
+		assert.Len(t, r.Runs, 2, r.Path)
+		assert.Positive(t, r.Published, r.Path)
+		assert.Zero(t, r.Errors, "%s: %s", r.Path, r.FirstError)
+	}
+	require.Len(t, rep.Anatomy, 2, "floor and durable taken apart")
 }
 
 // The PostgreSQL server runs the production topology's settings: extra
@@ -157,7 +191,7 @@ func TestPostgresRun(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{
 		"-temporal", "postgres", "-store", "embedded", "-phases", "floor,durable,remote", "-modes", "rate",
-		"-rate", "10", "-duration", "2s", "-warmup", "0", "-jobs", "20", "-scale-jobs", "", "-json",
+		"-rate", "10", "-duration", "2s", "-warmup", "0", "-jobs", "20", "-scale-jobs", "", "-json", "-repeat", "1",
 		"-profile", profiles,
 	}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -29,10 +30,19 @@ type Anatomy struct {
 	// VisibilityWrites counts the visibility records written: each
 	// execution's start and close, and each search-attribute upsert.
 	VisibilityWrites int `json:"visibilityWrites"`
+	// Actions and CoordinatorActions are the Temporal Cloud billable
+	// actions its events and the coordinator's events for it record
+	// (billableActions).
+	Actions            int `json:"actions"`
+	CoordinatorActions int `json:"coordinatorActions"`
 }
 
 // Total is the events the finalization costs, its own and its coordinator's.
 func (a Anatomy) Total() int { return sum(a.Events) + sum(a.CoordinatorEvents) }
+
+// TotalActions is the billable actions the finalization costs, its own and
+// its coordinator's.
+func (a Anatomy) TotalActions() int { return a.Actions + a.CoordinatorActions }
 
 func sum(m map[string]int) int {
 	n := 0
@@ -56,7 +66,7 @@ func (sr *storeRun) anatomy(ctx context.Context, path Path) (Anatomy, error) {
 	src := newCheckpoints(sr.bucket, sr.cluster, sr.epoch, []string{job})
 	fin := sr.finalizer(path)
 	coordinator := contract.CoordinatorID(sr.cluster, job)
-	var before map[string]int
+	var before, added []*historypb.HistoryEvent
 	var id string
 	for i := range 2 {
 		req, err := src.next(0)
@@ -74,34 +84,36 @@ func (sr *storeRun) anatomy(ctx context.Context, path Path) (Anatomy, error) {
 		if path == Naive {
 			id = "naive/" + id
 		}
-		counts, err := sr.settledEvents(ctx, coordinator)
+		events, err := sr.settledEvents(ctx, coordinator)
 		if err != nil {
 			return Anatomy{}, fmt.Errorf("anatomy of %s: coordinator: %w", path, err)
 		}
 		if i == 0 {
-			before = counts
+			before = events
 			continue
 		}
-		before = diff(counts, before)
+		added = events[min(len(before), len(events)):]
 	}
 	events, err := sr.events(ctx, id)
 	if err != nil {
 		return Anatomy{}, fmt.Errorf("anatomy of %s: %w", path, err)
 	}
-	a := Anatomy{Store: sr.kind, Path: path, Events: events, CoordinatorEvents: before}
+	own, coord := countEvents(events), countEvents(added)
+	a := Anatomy{Store: sr.kind, Path: path, Events: own, CoordinatorEvents: coord,
+		Actions: billableActions(events), CoordinatorActions: billableActions(added)}
 	// The finalization's start and close, its upserts, and the
 	// coordinator's upserts (a coordinator that started or closed for it
 	// shows in its counts too).
-	a.VisibilityWrites = 2 + events[eventName(enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)] +
-		before[eventName(enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)] +
-		before[eventName(enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)] +
-		before[eventName(enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)]
+	a.VisibilityWrites = 2 + own[eventName(enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)] +
+		coord[eventName(enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)] +
+		coord[eventName(enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)] +
+		coord[eventName(enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)]
 	return a, nil
 }
 
 // settledEvents waits until the coordinator has nothing pending and its
-// history stopped growing, and returns its events by type.
-func (sr *storeRun) settledEvents(ctx context.Context, id string) (map[string]int, error) {
+// history stopped growing, and returns its events.
+func (sr *storeRun) settledEvents(ctx context.Context, id string) ([]*historypb.HistoryEvent, error) {
 	var last int64 = -1
 	deadline := time.Now().Add(sr.cfg.Timeout)
 	for {
@@ -126,34 +138,32 @@ func (sr *storeRun) settledEvents(ctx context.Context, id string) (map[string]in
 	}
 }
 
-// events reads an execution's whole history and counts its events by type.
-func (sr *storeRun) events(ctx context.Context, id string) (map[string]int, error) {
+// events reads an execution's whole history.
+func (sr *storeRun) events(ctx context.Context, id string) ([]*historypb.HistoryEvent, error) {
 	it := sr.ready.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	counts := map[string]int{}
+	var events []*historypb.HistoryEvent
 	for it.HasNext() {
 		e, err := it.Next()
 		if err != nil {
 			return nil, fmt.Errorf("history of %s: %w", id, err)
 		}
+		events = append(events, e)
+	}
+	return events, nil
+}
+
+// countEvents counts events by type.
+func countEvents(events []*historypb.HistoryEvent) map[string]int {
+	counts := map[string]int{}
+	for _, e := range events {
 		counts[eventName(e.GetEventType())]++
 	}
-	return counts, nil
+	return counts
 }
 
 // eventName is the event type as the Web UI shows it
 // (WorkflowTaskScheduled): the API's String form.
 func eventName(t enumspb.EventType) string { return t.String() }
-
-// diff is after minus before, types that did not grow left out.
-func diff(after, before map[string]int) map[string]int {
-	d := map[string]int{}
-	for k, v := range after {
-		if n := v - before[k]; n != 0 {
-			d[k] = n
-		}
-	}
-	return d
-}
 
 // eventList writes counts as "Type ×n, ..." in a stable order.
 func eventList(counts map[string]int) string {

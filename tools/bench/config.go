@@ -66,7 +66,7 @@ func (t TemporalServer) describe() string {
 var TemporalServers = []TemporalServer{DevServer, Postgres}
 
 // Stores lists the HA stores a run can measure.
-var Stores = []worker.StoreKind{worker.StoreEmbedded, worker.StoreZooKeeper}
+var Stores = []worker.StoreKind{worker.StoreEmbedded, worker.StoreZooKeeper, worker.StoreKubernetes}
 
 // Config is one benchmark run.
 type Config struct {
@@ -78,6 +78,11 @@ type Config struct {
 	// Duration of every measured load run; Warmup runs before each, unmeasured.
 	Duration time.Duration
 	Warmup   time.Duration
+	// Repeat is how many times every cell (a store's path in a mode, and
+	// each scaling run) is measured, on fresh jobs each time; the report
+	// gives each figure's median and spread, and the verdicts are
+	// computed on the medians.
+	Repeat int
 	// Concurrency is the Max mode's number of closed-loop triggerers, each
 	// on a job of its own.
 	Concurrency int
@@ -99,6 +104,11 @@ type Config struct {
 	// measured run: their verify retries back off from 1 s towards 5 min,
 	// so right after parking they load the worker most.
 	ParkedSettle time.Duration
+	// Footprint is how many checkpoints of one job the footprint phase
+	// finalizes through the durable path (ZooKeeper and Kubernetes), the
+	// job's footprint read after footprintSettled and after the last; 0
+	// skips it.
+	Footprint int
 	// Retain is the worker's retention (references kept per job).
 	Retain int
 	// Temporal is the server the run starts and measures on.
@@ -129,8 +139,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Stores: slices.Clone(Stores), Paths: slices.Clone(Paths), Modes: slices.Clone(Modes),
-		Rate: 20, Duration: 15 * time.Second, Warmup: 3 * time.Second,
-		Concurrency: 8, Jobs: 20, ScaleJobs: []int{1, 10, 100, 1000}, Parked: 1000, WorkerParked: []int{1000}, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
+		Rate: 20, Duration: 15 * time.Second, Warmup: 3 * time.Second, Repeat: 3,
+		Concurrency: 8, Jobs: 20, ScaleJobs: []int{1, 10, 100, 1000}, Parked: 1000, WorkerParked: []int{1000}, Footprint: 1000, Retain: 1, Timeout: time.Minute, Temporal: DevServer,
 	}
 }
 
@@ -160,12 +170,14 @@ func (c Config) Validate() error {
 		{c.Rate > 0 && c.Rate <= 10000, "rate", c.Rate, "must be above 0 and at most 10000 finalizations/s"},
 		{c.Duration >= 100*time.Millisecond && c.Duration <= 24*time.Hour, "duration", c.Duration, "must be between 100ms and 24h"},
 		{c.Warmup >= 0 && c.Warmup <= time.Hour, "warmup", c.Warmup, "must be between 0 and 1h"},
+		{c.Repeat >= 1 && c.Repeat <= 20, "repeat", c.Repeat, "must be between 1 and 20"},
 		{c.Concurrency >= 1 && c.Concurrency <= 1000, "concurrency", c.Concurrency, "must be between 1 and 1000"},
 		{c.Jobs >= 1 && c.Jobs <= 10000, "jobs", c.Jobs, "must be between 1 and 10000"},
 		{validScale(c.ScaleJobs), "scale-jobs", c.ScaleJobs, "must be a comma-separated list of job counts between 1 and 10000"},
 		{ascending(c.WorkerParked), "worker-parked", c.WorkerParked, "must be a comma-separated list of ascending counts between 1 and 100000"},
 		{c.Parked >= 0 && c.Parked <= 100000, "parked", c.Parked, "must be between 0 (skip the parked scenario) and 100000"},
 		{c.ParkedSettle >= 0 && c.ParkedSettle <= time.Hour, "parked-settle", c.ParkedSettle, "must be between 0 and 1h"},
+		{c.Footprint == 0 || (c.Footprint > footprintSettled && c.Footprint <= 100000), "footprint", c.Footprint, fmt.Sprintf("must be 0 (skip the footprint phase) or between %d and 100000 checkpoints", footprintSettled+1)},
 		{c.Retain >= 0, "retain", c.Retain, "must be at least 0 (0 keeps every reference)"},
 		{slices.Contains(TemporalServers, c.Temporal), "temporal", c.Temporal, fmt.Sprintf("must be one of %v", TemporalServers)},
 		{validDynamicConfig(c.TemporalConfig), "temporal-config", c.TemporalConfig, "must be comma-separated key=value pairs"},

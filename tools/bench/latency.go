@@ -12,8 +12,10 @@ type Sample struct {
 	// Triggers are how long the Published ones' triggers took to be
 	// accepted, where the path has a trigger.
 	Triggers []time.Duration `json:"triggers,omitempty"`
-	// Errors counts finalizations that failed or ended otherwise.
-	Errors int `json:"errors"`
+	// Errors counts finalizations that failed or ended otherwise;
+	// Discarded those of them that ended Discarded.
+	Errors    int `json:"errors"`
+	Discarded int `json:"discarded,omitempty"`
 	// FirstError says why, for the report.
 	FirstError string `json:"firstError,omitempty"`
 	// Elapsed is from the first send to the last completion.

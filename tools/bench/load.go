@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -137,6 +138,9 @@ func (r *recorder) record(o outcome) {
 	defer r.mu.Unlock()
 	if o.err != nil {
 		r.sample.Errors++
+		if ended, ok := errors.AsType[*unpublished](o.err); ok && ended.Phase == contract.Discarded {
+			r.sample.Discarded++
+		}
 		if r.sample.FirstError == "" {
 			r.sample.FirstError = o.err.Error()
 		}

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -15,6 +17,11 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		"max mode: %d closed-loop triggerers, latency from the send; %s measured after %s warm-up; retain %d. "+
 		"CPU and peak RSS are the process running the worker (and, except for the separate-process path, the triggers).\n\n",
 		s.Rate, s.Jobs, s.Concurrency, s.Duration, s.Warmup, s.Retain)
+	if s.Repeat > 1 {
+		fmt.Fprintf(w, "Every cell measured %d times on fresh jobs: each figure is the median, throughput, p50, p99 and "+
+			"the CPU per finalization followed by their spread (min-max); failed (and discarded) count every run; "+
+			"the ratios and targets use the medians.\n\n", s.Repeat)
+	}
 
 	fmt.Fprintln(w, "| store | path | mode | published | failed | throughput/s | p50 | p95 | p99 | max | trigger p50 | CPU cores | CPU/finalization | peak RSS | Temporal CPU cores | DB CPU cores | server CPU/finalization |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
@@ -40,10 +47,12 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	}
 
 	if len(r.Anatomy) > 0 {
-		fmt.Fprintln(w, "\nOne uneventful finalization per path, on a job whose previous checkpoint it subsumes:")
-		fmt.Fprintln(w, "\n| store | path | history events | coordinator events | total | visibility writes |\n|---|---|--:|--:|--:|--:|")
+		fmt.Fprintln(w, "\nOne uneventful finalization per path, on a job whose previous checkpoint it subsumes "+
+			"(billable actions counted from the histories by Temporal Cloud's published rules; heartbeats leave no event and are not in them):")
+		fmt.Fprintln(w, "\n| store | path | history events | coordinator events | total | visibility writes | actions | coordinator actions | total actions |\n|---|---|--:|--:|--:|--:|--:|--:|--:|")
 		for _, a := range r.Anatomy {
-			fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d |\n", a.Store, a.Path, sum(a.Events), sum(a.CoordinatorEvents), a.Total(), a.VisibilityWrites)
+			fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", a.Store, a.Path, sum(a.Events), sum(a.CoordinatorEvents), a.Total(), a.VisibilityWrites,
+				a.Actions, a.CoordinatorActions, a.TotalActions())
 		}
 		for _, a := range r.Anatomy {
 			fmt.Fprintf(w, "\n%s %s: %s", a.Store, a.Path, eventList(a.Events))
@@ -52,6 +61,14 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 		}
+	}
+
+	for _, f := range r.Footprints {
+		fmt.Fprintf(w, "\n%s: footprint of one job finalized through the durable path, one checkpoint after the other", f.Store)
+		for _, p := range f.Points {
+			fmt.Fprintf(w, "; after %d checkpoints: %d keys, %d bytes", p.Checkpoints, p.Keys, p.Bytes)
+		}
+		fmt.Fprintln(w, ".")
 	}
 
 	for _, wo := range r.WorkerOnly {
@@ -87,10 +104,33 @@ func writeResult(w io.Writer, r Result, mode string) {
 	if r.DatabaseCores > 0 {
 		db = fmt.Sprintf("%.2f", r.DatabaseCores)
 	}
-	fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.1f | %s | %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %s |\n",
-		r.Store, r.Path, mode, r.Published, r.Errors, r.Throughput,
-		ms(r.Latency.P50), ms(r.Latency.P95), ms(r.Latency.P99), ms(r.Latency.Max), trigger,
-		r.CPUCores, ms(r.CPUPerFinalization), mib(r.PeakRSS), r.ServerCores, db, ms(r.ServerCPUPerFinalization))
+	failed := strconv.Itoa(r.Errors)
+	if r.Discarded > 0 {
+		failed += fmt.Sprintf(" (%d discarded)", r.Discarded)
+	}
+	perSecond := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+	fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %s |\n",
+		r.Store, r.Path, mode, r.Published, failed,
+		withSpread(r, perSecond, func(r Result) float64 { return r.Throughput }),
+		withSpread(r, ms, func(r Result) time.Duration { return r.Latency.P50 }), ms(r.Latency.P95),
+		withSpread(r, ms, func(r Result) time.Duration { return r.Latency.P99 }), ms(r.Latency.Max), trigger,
+		r.CPUCores, withSpread(r, ms, func(r Result) time.Duration { return r.CPUPerFinalization }), mib(r.PeakRSS), r.ServerCores, db,
+		withSpread(r, ms, func(r Result) time.Duration { return r.ServerCPUPerFinalization }))
+}
+
+// withSpread formats a median result's figure followed by its spread over
+// the repetitions, "20.1 (19.8-20.3)"; a single run's figure alone.
+func withSpread[T number](r Result, format func(T) string, figure func(Result) T) string {
+	v := format(figure(r))
+	if len(r.Runs) < 2 {
+		return v
+	}
+	lo, hi := spread(r.Runs, figure)
+	low, high := format(lo), format(hi)
+	if l, unit, ok := strings.Cut(low, " "); ok && strings.HasSuffix(high, " "+unit) {
+		low = l // "10.0-14.0 ms"
+	}
+	return fmt.Sprintf("%s (%s-%s)", v, low, high)
 }
 
 // shorten cuts an SDK error chain, which repeats itself, to n bytes.

@@ -47,9 +47,16 @@ func direct(states *blobstate.Store, refs stores.ReferenceStore) finalizeFunc {
 	}
 }
 
+// published is nil for a Published result, else an *unpublished.
 func published(res contract.FinalizeResult) error {
 	if res.Phase != contract.Published {
-		return fmt.Errorf("ended %s: %s", res.Phase, res.Reason)
+		return &unpublished{res}
 	}
 	return nil
 }
+
+// unpublished is a finalization that ended other than Published: the
+// recorder counts the Discarded ones apart (they fell behind).
+type unpublished struct{ contract.FinalizeResult }
+
+func (u *unpublished) Error() string { return fmt.Sprintf("ended %s: %s", u.Phase, u.Reason) }

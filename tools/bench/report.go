@@ -21,6 +21,8 @@ type Report struct {
 	// Anatomy takes one uneventful finalization of each workflow path
 	// apart: the history events and visibility writes it costs.
 	Anatomy []Anatomy `json:"anatomy,omitempty"`
+	// Footprints are the footprint phase's, one per store it ran on.
+	Footprints []Footprint `json:"footprints,omitempty"`
 	// WorkerOnly is the worker process's memory with finalizations parked.
 	WorkerOnly []WorkerOnly `json:"workerOnly,omitempty"`
 	Ratios     []Ratio      `json:"ratios"`
@@ -34,9 +36,11 @@ type Settings struct {
 	Rate        float64       `json:"rate"`
 	Duration    time.Duration `json:"duration"`
 	Warmup      time.Duration `json:"warmup"`
+	Repeat      int           `json:"repeat"`
 	Concurrency int           `json:"concurrency"`
 	Jobs        int           `json:"jobs"`
 	Parked      int           `json:"parked"`
+	Footprint   int           `json:"footprint,omitempty"`
 	Retain      int           `json:"retain"`
 }
 

@@ -8,12 +8,17 @@ import (
 
 // Result is one measured load run of one path on one store.
 type Result struct {
-	Store      worker.StoreKind `json:"store"`
-	Path       Path             `json:"path"`
-	Load       Load             `json:"load"`
-	Published  int              `json:"published"`
-	Errors     int              `json:"errors"`
-	FirstError string           `json:"firstError,omitempty"`
+	Store     worker.StoreKind `json:"store"`
+	Path      Path             `json:"path"`
+	Load      Load             `json:"load"`
+	Published int              `json:"published"`
+	// Errors counts the finalizations that failed or ended other than
+	// Published; Discarded those of them that ended Discarded (fell
+	// behind: a later checkpoint overtook them). Over all repetitions in a
+	// median result.
+	Errors     int    `json:"errors"`
+	Discarded  int    `json:"discarded,omitempty"`
+	FirstError string `json:"firstError,omitempty"`
 	// Throughput is Published finalizations per second of the run.
 	Throughput float64 `json:"throughput"`
 	Latency    Latency `json:"latency"`
@@ -35,12 +40,15 @@ type Result struct {
 	ServerCPUPerFinalization time.Duration `json:"serverCpuPerFinalization"`
 	// PeakRSS is the worker process's VmHWM over the run.
 	PeakRSS int64 `json:"peakRssBytes"`
+	// Runs are the repetitions of the cell a median result was computed
+	// from (see medianResult); empty for a single run.
+	Runs []Result `json:"runs,omitempty"`
 }
 
 func newResult(store worker.StoreKind, path Path, load Load, s Sample, u Usage) Result {
 	r := Result{
 		Store: store, Path: path, Load: load,
-		Published: len(s.Latencies), Errors: s.Errors, FirstError: s.FirstError,
+		Published: len(s.Latencies), Errors: s.Errors, Discarded: s.Discarded, FirstError: s.FirstError,
 		Throughput: s.Throughput(), Latency: s.Summary(), PeakRSS: u.PeakRSS,
 		TriggerP50: summarize(s.Triggers).P50,
 	}

@@ -33,8 +33,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Started: time.Now(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Settings: Settings{
-			Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, Concurrency: cfg.Concurrency,
-			Jobs: cfg.Jobs, Parked: cfg.Parked, Retain: cfg.Retain, Temporal: cfg.Temporal.describe(),
+			Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, Repeat: cfg.Repeat, Concurrency: cfg.Concurrency,
+			Jobs: cfg.Jobs, Parked: cfg.Parked, Footprint: cfg.Footprint, Retain: cfg.Retain, Temporal: cfg.Temporal.describe(),
 		},
 	}
 	srv, err := startServers(ctx, cfg, dir)
@@ -66,7 +66,7 @@ func runStore(ctx context.Context, cfg Config, srv *servers, dir string, kind wo
 	for _, path := range cfg.Paths {
 		for _, mode := range cfg.Modes {
 			load := Load{Mode: mode, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Jobs: cfg.Jobs, Duration: cfg.Duration, Timeout: cfg.Timeout}
-			res, err := sr.measure(ctx, path, load, fmt.Sprintf("%s-%s", path, mode))
+			res, err := sr.measureRepeated(ctx, path, load, fmt.Sprintf("%s-%s", path, mode))
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ func runStore(ctx context.Context, cfg Config, srv *servers, dir string, kind wo
 	}
 	for _, jobs := range cfg.ScaleJobs {
 		load := Load{Mode: Rate, Rate: cfg.Rate, Jobs: jobs, Duration: cfg.Duration, Timeout: cfg.Timeout}
-		res, err := sr.measure(ctx, Durable, load, fmt.Sprintf("scale-%d", jobs))
+		res, err := sr.measureRepeated(ctx, Durable, load, fmt.Sprintf("scale-%d", jobs))
 		if err != nil {
 			return err
 		}
@@ -90,6 +90,13 @@ func runStore(ctx context.Context, cfg Config, srv *servers, dir string, kind wo
 			return err
 		}
 		rep.Anatomy = append(rep.Anatomy, a)
+	}
+	if kind != worker.StoreEmbedded && cfg.Footprint > 0 {
+		f, err := sr.footprint(ctx)
+		if err != nil {
+			return err
+		}
+		rep.Footprints = append(rep.Footprints, *f)
 	}
 	if kind == worker.StoreZooKeeper && len(cfg.WorkerParked) > 0 {
 		w, err := sr.workerOnly(ctx)

@@ -21,6 +21,7 @@ import (
 type servers struct {
 	temporal temporalServer
 	zk       *zktest.Server // nil when no store needs it
+	kube     *kubeServer    // nil when no store needs it
 }
 
 // temporalServer is the Temporal server a run measures on: where it
@@ -37,7 +38,8 @@ type temporalServer interface {
 }
 
 // startServers starts the run's Temporal server (cfg.Temporal) in dir and,
-// when a store needs it, a standalone ZooKeeper.
+// when a store needs them, a standalone ZooKeeper and a kube-apiserver on
+// its etcd.
 func startServers(ctx context.Context, cfg Config, dir string) (*servers, error) {
 	var (
 		t   temporalServer
@@ -60,12 +62,22 @@ func startServers(ctx context.Context, cfg Config, dir string) (*servers, error)
 		}
 		fmt.Fprintf(cfg.Progress, "ZooKeeper %s (dir %s)\n", s.zk.Addr, s.zk.Dir)
 	}
+	if slices.Contains(cfg.Stores, worker.StoreKubernetes) {
+		if s.kube, err = startKube(ctx, dir); err != nil {
+			s.stop(cfg.Keep)
+			return nil, err
+		}
+		fmt.Fprintf(cfg.Progress, "kube-apiserver %s (dir %s)\n", s.kube.URL, s.kube.Dir)
+	}
 	return s, nil
 }
 
 func (s *servers) stop(keep bool) {
 	if s.zk != nil {
 		s.zk.Cleanup(keep)
+	}
+	if s.kube != nil {
+		s.kube.stop(keep)
 	}
 	_ = s.temporal.Stop() // best effort on the way out; its folder is dir
 }

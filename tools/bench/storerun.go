@@ -16,6 +16,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
+	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -49,7 +50,8 @@ type storeRun struct {
 
 // startStore starts the store's worker in this process and opens the
 // direct path's stores: a bbolt file of its own (the worker's is locked),
-// or a ZooKeeper session of its own on the same root.
+// or a ZooKeeper session of its own on the same root, or a Kubernetes
+// client of its own on the same namespace.
 func startStore(ctx context.Context, cfg Config, srv *servers, dir string, kind worker.StoreKind) (*storeRun, error) {
 	sdir := filepath.Join(dir, string(kind))
 	bucket := jobmanager.Bucket{Dir: filepath.Join(sdir, "bucket")}
@@ -88,6 +90,10 @@ func workerConfig(cfg Config, srv *servers, dir string, kind worker.StoreKind, b
 	if srv.zk != nil {
 		w.Store.ZooKeeper.Servers = []string{srv.zk.Addr}
 		w.Store.ZooKeeper.Root = zkRoot
+	}
+	if srv.kube != nil {
+		w.Store.Kubernetes.Kubeconfig = srv.kube.kubeconfig
+		w.Store.Kubernetes.Namespace = kubeNamespace
 	}
 	w.StateBucket = bucket.URL() + "?create_dir=true"
 	w.Retain = cfg.Retain
@@ -130,6 +136,8 @@ func (sr *storeRun) openDirect(ctx context.Context, dir string) error {
 		sr.refs, err = embedded.Open(filepath.Join(dir, "direct-references.db"))
 	case worker.StoreZooKeeper:
 		sr.refs, err = zookeeper.Open(ctx, sr.wcfg.Store.ZooKeeper, sr.cfg.Logger)
+	case worker.StoreKubernetes:
+		sr.refs, err = kubernetes.New(kubernetes.Config{Namespace: kubeNamespace, REST: sr.srv.kube.AdminConfig(), Logger: sr.cfg.Logger})
 	default:
 		err = fmt.Errorf("no direct path for store %s", sr.kind)
 	}
