@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -112,12 +114,17 @@ func (sr *storeRun) anatomy(ctx context.Context, path Path) (Anatomy, error) {
 }
 
 // settledEvents waits until the coordinator has nothing pending and its
-// history stopped growing, and returns its events.
+// history stopped growing, and returns its events: none when the job has
+// no coordinator (the worker's background retention serves it).
 func (sr *storeRun) settledEvents(ctx context.Context, id string) ([]*historypb.HistoryEvent, error) {
 	var last int64 = -1
 	deadline := time.Now().Add(sr.cfg.Timeout)
 	for {
 		d, err := sr.ready.Client.DescribeWorkflow(ctx, id, "")
+		var notFound *serviceerror.NotFound
+		if errors.As(err, &notFound) {
+			return nil, nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/go-zookeeper/zk"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -81,8 +80,8 @@ func (sr *storeRun) footprint(ctx context.Context) (*Footprint, error) {
 		if n != footprintSettled && n != sr.cfg.Footprint {
 			continue
 		}
-		if _, err := sr.settledEvents(ctx, contract.CoordinatorID(sr.cluster, job.Job)); err != nil {
-			return nil, fmt.Errorf("footprint: coordinator: %w", err)
+		if err := sr.retentionSettled(ctx, job); err != nil {
+			return nil, fmt.Errorf("footprint: %w", err)
 		}
 		p, err := sr.footprintAt(ctx, job, n)
 		if err != nil {
@@ -154,4 +153,31 @@ func (sr *storeRun) zookeeperBytes(job stores.JobID) (int, error) {
 		n += int(stat.DataLength)
 	}
 	return n, nil
+}
+
+// retentionSettled waits until the job's retention has nothing left to
+// do: no tombstone, and no more references than retention keeps.
+func (sr *storeRun) retentionSettled(ctx context.Context, job stores.JobID) error {
+	deadline := time.Now().Add(sr.cfg.Timeout)
+	for {
+		entries, err := sr.refs.ListEntries(ctx, job)
+		if err != nil {
+			return fmt.Errorf("list entries: %w", err)
+		}
+		settled := sr.cfg.Retain <= 0 || len(entries) <= sr.cfg.Retain
+		for _, e := range entries {
+			settled = settled && e.Reference != nil
+		}
+		if settled {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("retention of %s not settled after %s: %d keys", job, sr.cfg.Timeout, len(entries))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
