@@ -38,7 +38,8 @@ var choices = []choice{
 	{40, (*generator).advance},
 	{12, (*generator).leaderCheckpoint},
 	{8, (*generator).claim},
-	{6, (*generator).report},
+	{3, (*generator).report},
+	{8, (*generator).drain},
 	{4, (*generator).remove},
 	{7, (*generator).foreignEpochRequest},
 	{4, (*generator).adversarialRequest},
@@ -412,6 +413,25 @@ func (g *generator) report() []step {
 		}
 	}
 	return []step{reportStep{on: on, job: job, epoch: max(epoch, 1), fault: g.fault()}}
+}
+
+// drain runs a worker's background retention of a job: mostly one its
+// publishes handed over, now and then any job on any worker (a retry
+// after a failed pass, a pass that read the store before a publish).
+func (g *generator) drain() []step {
+	var queued []coordKey
+	for _, on := range clusters {
+		for job := range g.w.workers[on].handed {
+			queued = append(queued, coordKey{worker: on, job: job})
+		}
+	}
+	slices.SortFunc(queued, func(a, b coordKey) int { return strings.Compare(a.worker+a.job.String(), b.worker+b.job.String()) })
+	k, ok := pick(g, queued)
+	if !ok || g.r.IntN(6) == 0 {
+		job := g.job()
+		k = coordKey{worker: job.Cluster, job: job}
+	}
+	return []step{drainStep{on: k.worker, job: k.job, fault: g.fault()}}
 }
 
 func (g *generator) remove() []step {

@@ -353,19 +353,15 @@ func (w *world) checkAtRest(ctx context.Context) error {
 		if st.Owner == "" || st.Retired {
 			continue
 		}
-		k := coordKey{worker: j.Cluster, job: j}
-		c, ok := w.coords[k]
-		if !ok {
-			c = &coordinator{w: w.workers[j.Cluster], state: contract.CoordinatorState{Cluster: j.Cluster, Job: j.Job, Epoch: st.Epoch}}
-			w.coords[k] = c
+		// A coordinator's removal in flight is retried by Temporal until
+		// it is done; then the job's background retention passes, as
+		// every publish's would.
+		if c, ok := w.coords[coordKey{worker: j.Cluster, job: j}]; ok {
+			for try := 0; try < 10 && c.pending != nil; try++ {
+				w.settled = append(w.settled, fmt.Sprintf("coordinator of %s: %s", j, c.remove(faultNone)))
+			}
 		}
-		for try := 0; try < 10 && c.pending != nil; try++ {
-			c.remove(faultNone)
-		}
-		w.settled = append(w.settled, fmt.Sprintf("coordinator of %s: %s", j, c.report(st.Epoch, faultNone)))
-		for try := 0; try < 10 && c.pending != nil; try++ {
-			w.settled = append(w.settled, fmt.Sprintf("coordinator of %s: %s", j, c.remove(faultNone)))
-		}
+		w.settled = append(w.settled, drainStep{on: j.Cluster, job: j}.run(ctx, w))
 	}
 	if err := w.check(ctx); err != nil {
 		return err

@@ -42,6 +42,9 @@ type worker struct {
 	// orphans are the handles the reconciler's inventories reported as
 	// orphan candidates in the schedule running.
 	orphans []string
+	// handed are the jobs its publishes handed to its background
+	// retention.
+	handed handed
 }
 
 func newWorker(cluster string, fins activities.Finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {
@@ -50,8 +53,8 @@ func newWorker(cluster string, fins activities.Finalizations, now func() time.Ti
 		return nil, err
 	}
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
-	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}}
-	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain, Finalizations: fins}
+	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}, handed: handed{}}
+	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain, Finalizations: fins, Retention: w.handed}
 	// The reconciler's floors count back from the simulated now, so that
 	// the clock steps let tombstones and handles age.
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout,

@@ -130,6 +130,7 @@ func (w *world) reset() error {
 	for _, wk := range w.workers {
 		wk.refs.inner, wk.states.inner = st, w.states
 		wk.tenant.foreign = nil
+		clear(wk.handed)
 	}
 	clear(w.objects)
 	w.files = map[string][]string{}
