@@ -9,6 +9,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // unclaimedEpochs is how far above the current claim an unclaimed-epoch
@@ -87,7 +88,7 @@ func (r *run) prepare(ctx context.Context, j *job, kind AdversarialKind) (*attac
 			outer = n
 		}
 		dir := fmt.Sprintf("%sx/chk-%d/", jobmanager.CheckpointDir(j.id, outer), n)
-		if a.f.req, err = r.w.blob.writeCheckpointAt(ctx, j.id, epoch, n, dir, false); err != nil {
+		if a.f.req, err = r.writeCheckpointAt(ctx, j.id, epoch, n, dir, false); err != nil {
 			return nil, err
 		}
 		a.want = jobmanager.CheckpointDir(j.id, n)
@@ -99,13 +100,13 @@ func (r *run) prepare(ctx context.Context, j *job, kind AdversarialKind) (*attac
 			break
 		}
 		n, _ := j.take()
-		if a.f.req, err = r.w.blob.writeCheckpoint(ctx, j.id, epoch, n, false); err != nil {
+		if a.f.req, err = r.writeCheckpoint(ctx, j.id, epoch, n, false); err != nil {
 			return nil, err
 		}
 	case TriggerBeforeClaim:
 		n, _ := j.take()
 		a.target = nil
-		if a.f.req, err = r.w.blob.writeCheckpoint(ctx, j.id, epoch+1, n, false); err != nil {
+		if a.f.req, err = r.writeCheckpoint(ctx, j.id, epoch+1, n, false); err != nil {
 			return nil, err
 		}
 	}
@@ -116,8 +117,8 @@ func (r *run) prepare(ctx context.Context, j *job, kind AdversarialKind) (*attac
 // newestLive is the job's newest published reference, nil for none.
 func (r *run) newestLive(ctx context.Context, j *job) (*stores.Entry, error) {
 	var refs []stores.Entry
-	if err := retry(ctx, "list "+j.id.String(), func(ctx context.Context) (err error) {
-		refs, err = j.lane.store.checker().List(ctx, j.id)
+	if err := pace.Retry(ctx, "list "+j.id.String(), func(ctx context.Context) (err error) {
+		refs, err = j.lane.Checker().List(ctx, j.id)
 		return err
 	}, nil); err != nil {
 		return nil, err
@@ -188,11 +189,11 @@ func (r *run) written(ctx context.Context, f *finalization) string {
 		handle bool
 	)
 	key := blobstate.Key(id, f.req.Epoch)
-	err := retry(ctx, "read "+id.String(), func(ctx context.Context) (err error) {
-		if e, err = f.lane.store.checker().Read(ctx, id); err != nil {
+	err := pace.Retry(ctx, "read "+id.String(), func(ctx context.Context) (err error) {
+		if e, err = f.lane.Checker().Read(ctx, id); err != nil {
 			return err
 		}
-		handle, err = r.w.blob.exists(ctx, key)
+		handle, err = bucketHas(ctx, r.w.Bucket(), key)
 		return err
 	}, nil)
 	switch {
@@ -213,8 +214,8 @@ func (r *run) gone(ctx context.Context, a *attack) bool {
 		return false
 	}
 	var held bool
-	err := retry(ctx, "read "+a.f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		held, err = stillPublished(ctx, a.f.lane.store.checker(), *a.target, a.f.req.CheckpointID().JobID)
+	err := pace.Retry(ctx, "read "+a.f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
+		held, err = stillPublished(ctx, a.f.lane.Checker(), *a.target, a.f.req.CheckpointID().JobID)
 		return err
 	}, nil)
 	return err == nil && !held

@@ -7,6 +7,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // check reads the store and the bucket as they are and reports every
@@ -23,8 +24,8 @@ func (r *run) check(ctx context.Context) {
 	// anything it holds must at least resolve.
 	for _, in := range r.intruders {
 		var refs []stores.Entry
-		if err := retry(ctx, "list "+in.id.String(), func(ctx context.Context) (err error) {
-			refs, err = in.lane.store.checker().List(ctx, in.id)
+		if err := pace.Retry(ctx, "list "+in.id.String(), func(ctx context.Context) (err error) {
+			refs, err = in.lane.Checker().List(ctx, in.id)
 			return err
 		}, nil); err != nil {
 			r.harnessError(err)
@@ -74,7 +75,7 @@ func (j *judge) checkAtRest(ctx context.Context, byID map[stores.CheckpointID][]
 func (j *judge) checkReference(ctx context.Context, e stores.Entry, job stores.JobID, shared string) {
 	subject := fmt.Sprintf("%s checkpoint %d", job, e.Checkpoint)
 	var problem string
-	if err := retry(ctx, "look up "+subject, func(ctx context.Context) (err error) {
+	if err := pace.Retry(ctx, "look up "+subject, func(ctx context.Context) (err error) {
 		problem, err = j.referenceProblem(ctx, e, shared)
 		return err
 	}, nil); err != nil {
@@ -107,7 +108,7 @@ func (j *judge) checkFinalization(ctx context.Context, f *finalization, js store
 	}
 	id := f.req.CheckpointID()
 	var e stores.Entry
-	if err := retry(ctx, "read "+id.String(), func(ctx context.Context) (err error) {
+	if err := pace.Retry(ctx, "read "+id.String(), func(ctx context.Context) (err error) {
 		e, err = j.store(id.JobID).Read(ctx, id)
 		return err
 	}, nil); err != nil {

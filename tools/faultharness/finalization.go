@@ -14,13 +14,15 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // finalization is the harness's record of one finalization.
 type finalization struct {
 	req   contract.FinalizeRequest
 	label string // "random", "closing", a targeted scenario's or an adversarial kind's name
-	lane  *lane
+	lane  *world.Lane
 	// rawID is the workflow ID of a finalization started straight through
 	// the SDK (naive, adversarial), empty for one started by the client.
 	rawID string
@@ -57,14 +59,14 @@ func (r *run) trigger(ctx context.Context, req contract.FinalizeRequest, label s
 // caller's side, as a caller in another language may.
 func (r *run) start(ctx context.Context, f *finalization) error {
 	req, l := f.req, f.lane
-	err := retry(ctx, "trigger "+req.WorkflowID(), func(ctx context.Context) error {
+	err := pace.Retry(ctx, "trigger "+req.WorkflowID(), func(ctx context.Context) error {
 		switch {
 		case r.cfg.Naive:
-			return r.startOnce(ctx, f.rawID, naiveTaskQueue, NaiveWorkflow, naive.Input{Request: req, ActivityTaskQueue: l.taskQueue})
+			return r.startOnce(ctx, f.rawID, world.NaiveTaskQueue, NaiveWorkflow, naive.Input{Request: req, ActivityTaskQueue: l.TaskQueue})
 		case f.rawID != "":
-			return r.startOnce(ctx, f.rawID, l.taskQueue, contract.FinalizeWorkflow, req)
+			return r.startOnce(ctx, f.rawID, l.TaskQueue, contract.FinalizeWorkflow, req)
 		}
-		h, err := l.fc.Finalize(ctx, req)
+		h, err := l.Client.Finalize(ctx, req)
 		if err == nil {
 			f.mu.Lock()
 			f.handle = h
@@ -84,7 +86,7 @@ func (r *run) start(ctx context.Context, f *finalization) error {
 // startOnce starts a workflow unless it was started already: a retry
 // after a lost answer finds the first start standing.
 func (r *run) startOnce(ctx context.Context, id, queue, workflow string, arg any) error {
-	_, err := r.w.tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
+	_, err := r.w.Temporal().ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 		ID:                                       id,
 		TaskQueue:                                queue,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
@@ -102,10 +104,10 @@ func (r *run) startOnce(ctx context.Context, id, queue, workflow string, arg any
 // ends; a finalization still running then is recorded as not ended.
 func (r *run) await(ctx context.Context, f *finalization) {
 	var res contract.FinalizeResult
-	err := retry(ctx, "wait for "+f.req.WorkflowID(), func(context.Context) error {
+	err := pace.Retry(ctx, "wait for "+f.req.WorkflowID(), func(context.Context) error {
 		// A long poll: no per-call deadline but the run's.
 		if f.rawID != "" {
-			return r.w.tc.GetWorkflow(ctx, f.rawID, "").Get(ctx, &res)
+			return r.w.Temporal().GetWorkflow(ctx, f.rawID, "").Get(ctx, &res)
 		}
 		f.mu.Lock()
 		h := f.handle

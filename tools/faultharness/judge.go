@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -40,8 +41,8 @@ type judge struct {
 // reconciler's reports.
 func (r *run) checks() *judge {
 	return &judge{
-		store:  func(id stores.JobID) stores.ReferenceStore { return r.laneOf(id).store.checker() },
-		states: r.w.states, bucket: r.w.blob.bucket, retain: r.cfg.Retain,
+		store:  func(id stores.JobID) stores.ReferenceStore { return r.laneOf(id).Checker() },
+		states: r.w.States(), bucket: r.w.Bucket(), retain: r.cfg.Retain,
 		incarnation: func(id stores.JobID, epoch uint64) (retirement, bool) {
 			return r.jobOf(id).retiredIncarnation(epoch)
 		},
@@ -71,7 +72,7 @@ func (j *judge) wasReported(key string) bool { return j.reported != nil && j.rep
 // ok is false when the store could not be read.
 func (j *judge) checkJob(ctx context.Context, job stores.JobID, shared string) (js stores.JobState, ok bool) {
 	var refs []stores.Entry
-	err := retry(ctx, "read job "+job.String(), func(ctx context.Context) (err error) {
+	err := pace.Retry(ctx, "read job "+job.String(), func(ctx context.Context) (err error) {
 		if refs, err = j.store(job).List(ctx, job); err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // sampleTimeout bounds one lookup of the continuous check; a store or
@@ -16,7 +18,7 @@ const sampleTimeout = 10 * time.Second
 // sampled is one job whose live references the continuous check follows.
 type sampled struct {
 	job  stores.JobID
-	lane *lane
+	lane *world.Lane
 	// shared is the job's shared file, "" for an intruder (it has none).
 	shared string
 }
@@ -37,7 +39,7 @@ func (r *run) sampleLoop(ctx context.Context) {
 		r.mu.Lock()
 		r.rep.Lifecycle.Continuous.Rounds++
 		r.mu.Unlock()
-		sleep(ctx, r.cfg.SampleEvery)
+		pace.Sleep(ctx, r.cfg.SampleEvery)
 	}
 }
 
@@ -64,7 +66,7 @@ func (r *run) sampleJob(ctx context.Context, s sampled, reported map[string]bool
 		r.mu.Unlock()
 	}
 	lctx, cancel := context.WithTimeout(ctx, sampleTimeout)
-	refs, err := s.lane.store.checker().List(lctx, s.job)
+	refs, err := s.lane.Checker().List(lctx, s.job)
 	cancel()
 	if err != nil {
 		count(&c.ReadErrors)
@@ -106,6 +108,6 @@ func (r *run) sampleReference(ctx context.Context, s sampled, e stores.Entry) (p
 	if problem, err = r.checks().referenceProblem(lctx, e, s.shared); err != nil || problem == "" {
 		return problem, false, err
 	}
-	held, err = stillPublished(lctx, s.lane.store.checker(), e, s.job)
+	held, err = stillPublished(lctx, s.lane.Checker(), e, s.job)
 	return problem, held, err
 }
