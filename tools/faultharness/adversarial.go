@@ -10,6 +10,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 // unclaimedEpochs is how far above the current claim an unclaimed-epoch
@@ -144,7 +145,7 @@ func checkpointOf(e *stores.Entry) uint64 {
 // check's, on retention the final I5's.
 func (r *run) judge(ctx context.Context, a *attack) {
 	res, ended, failure := a.f.outcome()
-	outcome := outcomeName(res, failure)
+	outcome := invariants.OutcomeName(res, failure)
 	if !ended {
 		outcome = "NotEnded"
 	}
@@ -154,14 +155,14 @@ func (r *run) judge(ctx context.Context, a *attack) {
 	subject := a.f.subject()
 	switch {
 	case !ended || failure != "":
-		r.violation("requests", subject, "did not end Failed or Discarded: %s %s", outcome, clip(failure))
+		r.violation("requests", subject, "did not end Failed or Discarded: %s %s", outcome, invariants.Clip(failure))
 	case a.want != "":
 		if res.Phase != contract.Failed {
 			r.violation("requests", subject, "named %s (not its directory %s) and ended %s, not Failed: %s",
-				a.f.req.ExclusivePrefix, a.want, res.Phase, clip(res.Reason))
+				a.f.req.ExclusivePrefix, a.want, res.Phase, invariants.Clip(res.Reason))
 		} else if !namesField(res.Reason) || !strings.Contains(res.Reason, a.want) {
 			r.violation("requests", subject, "ended Failed, but its reason names neither the field nor the expected directory %s: %s",
-				a.want, clip(res.Reason))
+				a.want, invariants.Clip(res.Reason))
 		}
 		if w := r.written(ctx, a.f); w != "" {
 			r.violation("requests", subject, "named %s and ended %s, yet %s", a.f.req.ExclusivePrefix, res.Phase, w)
@@ -172,7 +173,7 @@ func (r *run) judge(ctx context.Context, a *attack) {
 		// was persisted: Failed (data missing) is right.
 	default:
 		r.violation("requests", subject, "at epoch %d, which nobody had claimed, ended %s, not Discarded: %s",
-			a.f.req.Epoch, res.Phase, clip(res.Reason))
+			a.f.req.Epoch, res.Phase, invariants.Clip(res.Reason))
 	}
 }
 
@@ -193,14 +194,14 @@ func (r *run) written(ctx context.Context, f *finalization) string {
 		if e, err = f.lane.Checker().Read(ctx, id); err != nil {
 			return err
 		}
-		handle, err = bucketHas(ctx, r.w.Bucket(), key)
+		handle, err = invariants.BucketHas(ctx, r.w.Bucket(), key)
 		return err
 	}, nil)
 	switch {
 	case err != nil:
 		r.harnessError(err)
 	case e.HoldsToken(token) || (e.Tombstone != nil && e.Tombstone.Token == token):
-		return "its key holds " + describeEntry(e)
+		return "its key holds " + invariants.DescribeEntry(e)
 	case handle:
 		return "its handle blob " + key + " was written"
 	}
@@ -215,7 +216,7 @@ func (r *run) gone(ctx context.Context, a *attack) bool {
 	}
 	var held bool
 	err := pace.Retry(ctx, "read "+a.f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		held, err = stillPublished(ctx, a.f.lane.Checker(), *a.target, a.f.req.CheckpointID().JobID)
+		held, err = invariants.StillPublished(ctx, a.f.lane.Checker(), *a.target, a.f.req.CheckpointID().JobID)
 		return err
 	}, nil)
 	return err == nil && !held

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 // crashAfterPublish aims at the fast path (the first publish a local
@@ -57,12 +58,12 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	var e string
 	if err := pace.Retry(ctx, "read "+req.CheckpointID().String(), func(ctx context.Context) error {
 		en, err := j.lane.Checker().Read(ctx, req.CheckpointID())
-		e = describeEntry(en)
+		e = invariants.DescribeEntry(en)
 		return err
 	}, nil); err != nil {
 		e = err.Error()
 	}
 	s.Detail = fmt.Sprintf("workers killed on the dropped reply: %t; key now holds %s; %d attempt(s) %s",
-		hit, e, res.Attempts, clip(res.Reason))
+		hit, e, res.Attempts, invariants.Clip(res.Reason))
 	return s, nil
 }

@@ -62,10 +62,12 @@
 //
 // The world a run breaks (servers, proxies, worker processes, the bucket
 // and what each fault kind does to them) is package
-// tools/faultharness/world; this package is the run: its schedule, the
-// job managers and their finalizations, the lifecycle, the timing of the
-// faults, the evidence, the settling, the invariant checks and the
-// report. Package tools/faultharness/internal/pace paces both.
+// tools/faultharness/world; the invariant checks, over what a run observed
+// and what its store and bucket hold, are package
+// tools/faultharness/invariants; this package is the run: its schedule,
+// the job managers and their finalizations, the lifecycle, the timing of
+// the faults, the evidence, the settling, which checks to make when, and
+// the report. Package tools/faultharness/internal/pace paces them all.
 //
 // Naive mode switches the protocol's safety off as Flink did before
 // FLINK-22494: internal/naive's workflow (registered as NaiveWorkflow by

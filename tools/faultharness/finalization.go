@@ -15,6 +15,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
@@ -41,7 +42,22 @@ func (f *finalization) outcome() (contract.FinalizeResult, bool, string) {
 }
 
 func (f *finalization) subject() string {
-	return fmt.Sprintf("%s checkpoint %d (epoch %d, %s)", f.req.Job, f.req.Checkpoint, f.req.Epoch, f.label)
+	return invariants.Finalization{Request: f.req, Label: f.label}.Subject()
+}
+
+// seen is the finalization as the checks see it at this moment.
+func (f *finalization) seen() invariants.Finalization {
+	res, ended, failure := f.outcome()
+	return invariants.Finalization{Request: f.req, Label: f.label, Ended: ended, Result: res, Failure: failure}
+}
+
+// seenAll is every finalization of fins as the checks see it now.
+func seenAll(fins []*finalization) []invariants.Finalization {
+	out := make([]invariants.Finalization, 0, len(fins))
+	for _, f := range fins {
+		out = append(out, f.seen())
+	}
+	return out
 }
 
 // trigger starts a finalization, real or naive, riding out faults.

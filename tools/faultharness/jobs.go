@@ -12,6 +12,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
@@ -33,7 +34,7 @@ type job struct {
 	// inFlight counts the job's finalizations triggered and not ended.
 	inFlight int
 	// retired are the ID's past incarnations, oldest first.
-	retired []retirement
+	retired []invariants.Retirement
 	// stuck: retired and never forgotten; the job manager gave up.
 	stuck bool
 }
@@ -60,6 +61,18 @@ func (r *run) laneOf(id stores.JobID) *world.Lane {
 		}
 	}
 	return r.w.Lanes()[0]
+}
+
+// jobOf is the run's job of that ID, nil for none (an intruder).
+func (r *run) jobOf(id stores.JobID) *job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range r.all {
+		if j.id == id {
+			return j
+		}
+	}
+	return nil
 }
 
 // claim claims the job's next epoch through the client, riding out faults.

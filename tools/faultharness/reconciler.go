@@ -11,6 +11,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
@@ -127,7 +128,7 @@ func (r *run) absorb(rep contract.ReconcileReport) {
 	for _, d := range rep.Dangling {
 		if d.Action == contract.ActionQuarantined {
 			r.violation("I1", d.Checkpoint, "the reconciler found the published reference dangling and quarantined it (handle %s, token %s): %s",
-				d.HandleKey, short(d.Token), d.Problem)
+				d.HandleKey, invariants.Short(d.Token), d.Problem)
 		}
 	}
 }

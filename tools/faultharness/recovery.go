@@ -7,6 +7,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 // recover simulates each job's failover: a new job manager claims a new
@@ -72,7 +73,7 @@ func (r *run) recoverJob(ctx context.Context, j *job) (uint64, error) {
 	data := h.ExclusivePrefix + "data-0"
 	var ok bool
 	if err := pace.Retry(ctx, "stat "+data, func(ctx context.Context) (err error) {
-		ok, err = bucketHas(ctx, r.w.Bucket(), data)
+		ok, err = invariants.BucketHas(ctx, r.w.Bucket(), data)
 		return err
 	}, nil); err != nil {
 		return newest.Checkpoint, err

@@ -9,6 +9,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 const (
@@ -50,7 +51,7 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	}
 	retiredAt := time.Now()
 	j.mu.Lock()
-	j.retired = append(j.retired, retirement{upTo: epoch, discard: discard})
+	j.retired = append(j.retired, invariants.Retirement{UpTo: epoch, Discard: discard})
 	j.mu.Unlock()
 	r.countRetirement(discard, inFlight)
 	r.cfg.Logger.Info("job retired", "job", j.id, "epoch", epoch, "discardCheckpoints", discard, "inFlight", inFlight)
@@ -132,7 +133,7 @@ func (r *run) checkRetired(ctx context.Context, j *job, epoch uint64) {
 			for _, e := range refs {
 				r.violation("lifecycle", fmt.Sprintf("%s checkpoint %d", j.id, e.Checkpoint),
 					"still published (%s) after Retire at epoch %d returned: a publish survived the retirement",
-					describeEntry(e), epoch)
+					invariants.DescribeEntry(e), epoch)
 			}
 			return
 		}

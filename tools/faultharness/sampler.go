@@ -8,6 +8,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
@@ -95,7 +96,7 @@ func (r *run) sampleJob(ctx context.Context, s sampled, reported map[string]bool
 			count(&c.Violations)
 			r.violation("I2", fmt.Sprintf("%s checkpoint %d", s.job, e.Checkpoint),
 				"continuous check: published reference of token %s to handle %s, %s; the key held it before and after that lookup",
-				short(e.Reference.Token), e.Reference.Handle, problem)
+				invariants.Short(e.Reference.Token), e.Reference.Handle, problem)
 		}
 	}
 }
@@ -105,9 +106,9 @@ func (r *run) sampleJob(ctx context.Context, s sampled, reported map[string]bool
 func (r *run) sampleReference(ctx context.Context, s sampled, e stores.Entry) (problem string, held bool, err error) {
 	lctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
-	if problem, err = r.checks().referenceProblem(lctx, e, s.shared); err != nil || problem == "" {
+	if problem, err = r.checks().ReferenceProblem(lctx, e, s.shared); err != nil || problem == "" {
 		return problem, false, err
 	}
-	held, err = stillPublished(lctx, s.lane.Checker(), e, s.job)
+	held, err = invariants.StillPublished(lctx, s.lane.Checker(), e, s.job)
 	return problem, held, err
 }

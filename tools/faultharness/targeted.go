@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
@@ -61,7 +62,7 @@ func (r *run) droppedReply(ctx context.Context, j *job) (Scenario, error) {
 	s.Hits = armed.Disarm()
 	res, outcome := r.settled(ctx, f)
 	s.Outcome = outcome
-	s.Detail = fmt.Sprintf("publish applied, reply dropped; %d attempt(s) %s", res.Attempts, clip(res.Reason))
+	s.Detail = fmt.Sprintf("publish applied, reply dropped; %d attempt(s) %s", res.Attempts, invariants.Clip(res.Reason))
 	return s, nil
 }
 
@@ -111,7 +112,7 @@ func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 		return s, nil
 	}
 	_, detail := r.replay(ctx, f, e, rand.New(rand.NewPCG(1, 1)))
-	s.Detail = fmt.Sprintf("publish requests dropped; %s; replay: %s", clip(res.Reason), clip(detail))
+	s.Detail = fmt.Sprintf("publish requests dropped; %s; replay: %s", invariants.Clip(res.Reason), invariants.Clip(detail))
 	return s, nil
 }
 
@@ -138,7 +139,7 @@ func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAtt
 func (r *run) settled(ctx context.Context, f *finalization) (contract.FinalizeResult, string) {
 	r.await(ctx, f)
 	res, _, failure := f.outcome()
-	return res, outcomeName(res, failure)
+	return res, invariants.OutcomeName(res, failure)
 }
 
 // verifyingOrDone reports whether f has gone to Verifying (the protocol
@@ -152,15 +153,4 @@ func (r *run) verifyingOrDone(ctx context.Context, f *finalization) bool {
 	}
 	st, err := r.laneOf(f.req.CheckpointID().JobID).Client.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
 	return err == nil && (st.Phase == contract.Verifying || st.Phase.Terminal())
-}
-
-// outcomeName is how a finalization's end is counted in the report.
-func outcomeName(res contract.FinalizeResult, failure string) string {
-	switch {
-	case failure != "":
-		return "WorkflowFailed"
-	case res.Phase == "":
-		return "NotEnded"
-	}
-	return string(res.Phase)
 }
