@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Workers = w.Workers()
+	rep.Workers = w.WorkerCount()
 	r := &run{cfg: cfg, w: w, rep: rep, kept: map[string]string{}}
 	failed := true
 	defer func() { w.Close(failed) }()

@@ -195,8 +195,8 @@ func Start(ctx context.Context, cfg Options) (_ *World, err error) {
 // Lanes are the world's HA stores with their workers, one per store.
 func (w *World) Lanes() []*Lane { return w.lanes }
 
-// Workers is how many worker processes the world runs, every lane's.
-func (w *World) Workers() int { return len(w.workers) }
+// WorkerCount is how many worker processes the world runs, every lane's.
+func (w *World) WorkerCount() int { return len(w.workers) }
 
 // Temporal is the harness's own client of the Temporal server, for the
 // workflows it starts, waits for or ends straight through the SDK.
