@@ -9,6 +9,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 // unclaimedEpochs is how far above the current claim an unclaimed-epoch
@@ -87,7 +89,7 @@ func (r *run) prepare(ctx context.Context, j *job, kind AdversarialKind) (*attac
 			outer = n
 		}
 		dir := fmt.Sprintf("%sx/chk-%d/", jobmanager.CheckpointDir(j.id, outer), n)
-		if a.f.req, err = r.w.blob.writeCheckpointAt(ctx, j.id, epoch, n, dir, false); err != nil {
+		if a.f.req, err = r.writeCheckpointAt(ctx, j.id, epoch, n, dir, false); err != nil {
 			return nil, err
 		}
 		a.want = jobmanager.CheckpointDir(j.id, n)
@@ -99,13 +101,13 @@ func (r *run) prepare(ctx context.Context, j *job, kind AdversarialKind) (*attac
 			break
 		}
 		n, _ := j.take()
-		if a.f.req, err = r.w.blob.writeCheckpoint(ctx, j.id, epoch, n, false); err != nil {
+		if a.f.req, err = r.writeCheckpoint(ctx, j.id, epoch, n, false); err != nil {
 			return nil, err
 		}
 	case TriggerBeforeClaim:
 		n, _ := j.take()
 		a.target = nil
-		if a.f.req, err = r.w.blob.writeCheckpoint(ctx, j.id, epoch+1, n, false); err != nil {
+		if a.f.req, err = r.writeCheckpoint(ctx, j.id, epoch+1, n, false); err != nil {
 			return nil, err
 		}
 	}
@@ -116,8 +118,8 @@ func (r *run) prepare(ctx context.Context, j *job, kind AdversarialKind) (*attac
 // newestLive is the job's newest published reference, nil for none.
 func (r *run) newestLive(ctx context.Context, j *job) (*stores.Entry, error) {
 	var refs []stores.Entry
-	if err := retry(ctx, "list "+j.id.String(), func(ctx context.Context) (err error) {
-		refs, err = j.lane.store.checker().List(ctx, j.id)
+	if err := pace.Retry(ctx, "list "+j.id.String(), func(ctx context.Context) (err error) {
+		refs, err = j.lane.Checker().List(ctx, j.id)
 		return err
 	}, nil); err != nil {
 		return nil, err
@@ -143,7 +145,7 @@ func checkpointOf(e *stores.Entry) uint64 {
 // check's, on retention the final I5's.
 func (r *run) judge(ctx context.Context, a *attack) {
 	res, ended, failure := a.f.outcome()
-	outcome := outcomeName(res, failure)
+	outcome := invariants.OutcomeName(res, failure)
 	if !ended {
 		outcome = "NotEnded"
 	}
@@ -153,14 +155,14 @@ func (r *run) judge(ctx context.Context, a *attack) {
 	subject := a.f.subject()
 	switch {
 	case !ended || failure != "":
-		r.violation("requests", subject, "did not end Failed or Discarded: %s %s", outcome, clip(failure))
+		r.violation("requests", subject, "did not end Failed or Discarded: %s %s", outcome, invariants.Clip(failure))
 	case a.want != "":
 		if res.Phase != contract.Failed {
 			r.violation("requests", subject, "named %s (not its directory %s) and ended %s, not Failed: %s",
-				a.f.req.ExclusivePrefix, a.want, res.Phase, clip(res.Reason))
+				a.f.req.ExclusivePrefix, a.want, res.Phase, invariants.Clip(res.Reason))
 		} else if !namesField(res.Reason) || !strings.Contains(res.Reason, a.want) {
 			r.violation("requests", subject, "ended Failed, but its reason names neither the field nor the expected directory %s: %s",
-				a.want, clip(res.Reason))
+				a.want, invariants.Clip(res.Reason))
 		}
 		if w := r.written(ctx, a.f); w != "" {
 			r.violation("requests", subject, "named %s and ended %s, yet %s", a.f.req.ExclusivePrefix, res.Phase, w)
@@ -171,7 +173,7 @@ func (r *run) judge(ctx context.Context, a *attack) {
 		// was persisted: Failed (data missing) is right.
 	default:
 		r.violation("requests", subject, "at epoch %d, which nobody had claimed, ended %s, not Discarded: %s",
-			a.f.req.Epoch, res.Phase, clip(res.Reason))
+			a.f.req.Epoch, res.Phase, invariants.Clip(res.Reason))
 	}
 }
 
@@ -188,18 +190,18 @@ func (r *run) written(ctx context.Context, f *finalization) string {
 		handle bool
 	)
 	key := blobstate.Key(id, f.req.Epoch)
-	err := retry(ctx, "read "+id.String(), func(ctx context.Context) (err error) {
-		if e, err = f.lane.store.checker().Read(ctx, id); err != nil {
+	err := pace.Retry(ctx, "read "+id.String(), func(ctx context.Context) (err error) {
+		if e, err = f.lane.Checker().Read(ctx, id); err != nil {
 			return err
 		}
-		handle, err = r.w.blob.exists(ctx, key)
+		handle, err = invariants.BucketHas(ctx, r.w.Bucket(), key)
 		return err
 	}, nil)
 	switch {
 	case err != nil:
 		r.harnessError(err)
 	case e.HoldsToken(token) || (e.Tombstone != nil && e.Tombstone.Token == token):
-		return "its key holds " + describeEntry(e)
+		return "its key holds " + invariants.DescribeEntry(e)
 	case handle:
 		return "its handle blob " + key + " was written"
 	}
@@ -213,8 +215,8 @@ func (r *run) gone(ctx context.Context, a *attack) bool {
 		return false
 	}
 	var held bool
-	err := retry(ctx, "read "+a.f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		held, err = stillPublished(ctx, a.f.lane.store.checker(), *a.target, a.f.req.CheckpointID().JobID)
+	err := pace.Retry(ctx, "read "+a.f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
+		held, err = invariants.StillPublished(ctx, a.f.lane.Checker(), *a.target, a.f.req.CheckpointID().JobID)
 		return err
 	}, nil)
 	return err == nil && !held

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // Config shapes one Run. The zero value of every field but Finalizations
@@ -126,6 +127,16 @@ func (c Config) withDefaults() Config {
 		c.Kinds = KindsFor(c.Store)
 	}
 	return c.lifecycleDefaults()
+}
+
+// world is what the run's world is made of.
+func (c Config) world() world.Options {
+	return world.Options{
+		Store: c.Store, Workers: c.Workers, Retain: c.Retain, Naive: c.Naive,
+		ReconcileGrace: c.ReconcileGrace, TombstoneTTL: c.TombstoneTTL, SessionTimeout: c.SessionTimeout,
+		WorkerBinary: c.WorkerBinary, TemporalCLI: c.TemporalCLI, Dir: c.Dir, Keep: c.Keep,
+		Logger: c.Logger, Progress: c.Progress,
+	}
 }
 
 // lifecycleDefaults fills the lifecycle's knobs; naive mode has no

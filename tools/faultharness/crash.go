@@ -3,19 +3,10 @@ package faultharness
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
-)
 
-// runningWorkflow is the worker whose log names the workflow, if one does.
-func runningWorkflow(workers []*workerProc, marker string) *workerProc {
-	for _, wp := range workers {
-		if b, err := os.ReadFile(wp.logPath); err == nil && strings.Contains(string(b), marker) {
-			return wp
-		}
-	}
-	return nil
-}
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+)
 
 // crashAfterPublish aims at the fast path (the first publish a local
 // activity, recorded only when its workflow task completes): the publish
@@ -33,24 +24,18 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	if err != nil {
 		return s, err
 	}
-	hit := armed.wait(ctx, targetedTimeout)
+	hit := armed.Wait(ctx, targetedTimeout)
 	// Kill only the worker that runs the task (its log names the
 	// workflow), so that the others publish the newer checkpoints and
 	// subsume this one before the task's timeout hands it to them.
-	victims := j.lane.workers
+	victims := j.lane.Workers()
 	if hit {
-		if wp := runningWorkflow(j.lane.workers, "WorkflowID="+req.WorkflowID()+" "); wp != nil {
-			victims = []*workerProc{wp}
-		}
-		for _, wp := range victims {
-			wp.kill()
-		}
+		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")
+		victims.Kill()
 	}
-	s.Hits = armed.disarm()
-	for _, wp := range victims {
-		if err := wp.start(ctx); err != nil {
-			return s, err
-		}
+	s.Hits = armed.Disarm()
+	if err := victims.Start(ctx); err != nil {
+		return s, err
 	}
 	// Retain+1 newer checkpoints, so that retention subsumes this one.
 	var newer []*finalization
@@ -71,14 +56,14 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	res, outcome := r.settled(ctx, f)
 	s.Outcome = outcome
 	var e string
-	if err := retry(ctx, "read "+req.CheckpointID().String(), func(ctx context.Context) error {
-		en, err := j.lane.store.checker().Read(ctx, req.CheckpointID())
-		e = describeEntry(en)
+	if err := pace.Retry(ctx, "read "+req.CheckpointID().String(), func(ctx context.Context) error {
+		en, err := j.lane.Checker().Read(ctx, req.CheckpointID())
+		e = invariants.DescribeEntry(en)
 		return err
 	}, nil); err != nil {
 		e = err.Error()
 	}
 	s.Detail = fmt.Sprintf("workers killed on the dropped reply: %t; key now holds %s; %d attempt(s) %s",
-		hit, e, res.Attempts, clip(res.Reason))
+		hit, e, res.Attempts, invariants.Clip(res.Reason))
 	return s, nil
 }

@@ -60,6 +60,15 @@
 // checks of phase 4 (I1-I5, I7) and judges the restore points, and
 // Leftovers says whether retention and discards have settled.
 //
+// The world a run breaks (servers, proxies, worker processes, the bucket
+// and what each fault kind does to them) is package
+// tools/faultharness/world; the invariant checks, over what a run observed
+// and what its store and bucket hold, are package
+// tools/faultharness/invariants; this package is the run: its schedule,
+// the job managers and their finalizations, the lifecycle, the timing of
+// the faults, the evidence, the settling, which checks to make when, and
+// the report. Package tools/faultharness/internal/pace paces them all.
+//
 // Naive mode switches the protocol's safety off as Flink did before
 // FLINK-22494: internal/naive's workflow (registered as NaiveWorkflow by
 // the harness in-process on a task queue of its own, its activities run by the

@@ -14,13 +14,16 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // finalization is the harness's record of one finalization.
 type finalization struct {
 	req   contract.FinalizeRequest
 	label string // "random", "closing", a targeted scenario's or an adversarial kind's name
-	lane  *lane
+	lane  *world.Lane
 	// rawID is the workflow ID of a finalization started straight through
 	// the SDK (naive, adversarial), empty for one started by the client.
 	rawID string
@@ -39,7 +42,22 @@ func (f *finalization) outcome() (contract.FinalizeResult, bool, string) {
 }
 
 func (f *finalization) subject() string {
-	return fmt.Sprintf("%s checkpoint %d (epoch %d, %s)", f.req.Job, f.req.Checkpoint, f.req.Epoch, f.label)
+	return invariants.Finalization{Request: f.req, Label: f.label}.Subject()
+}
+
+// seen is the finalization as the checks see it at this moment.
+func (f *finalization) seen() invariants.Finalization {
+	res, ended, failure := f.outcome()
+	return invariants.Finalization{Request: f.req, Label: f.label, Ended: ended, Result: res, Failure: failure}
+}
+
+// seenAll is every finalization of fins as the checks see it now.
+func seenAll(fins []*finalization) []invariants.Finalization {
+	out := make([]invariants.Finalization, 0, len(fins))
+	for _, f := range fins {
+		out = append(out, f.seen())
+	}
+	return out
 }
 
 // trigger starts a finalization, real or naive, riding out faults.
@@ -57,14 +75,14 @@ func (r *run) trigger(ctx context.Context, req contract.FinalizeRequest, label s
 // caller's side, as a caller in another language may.
 func (r *run) start(ctx context.Context, f *finalization) error {
 	req, l := f.req, f.lane
-	err := retry(ctx, "trigger "+req.WorkflowID(), func(ctx context.Context) error {
+	err := pace.Retry(ctx, "trigger "+req.WorkflowID(), func(ctx context.Context) error {
 		switch {
 		case r.cfg.Naive:
-			return r.startOnce(ctx, f.rawID, naiveTaskQueue, NaiveWorkflow, naive.Input{Request: req, ActivityTaskQueue: l.taskQueue})
+			return r.startOnce(ctx, f.rawID, world.NaiveTaskQueue, NaiveWorkflow, naive.Input{Request: req, ActivityTaskQueue: l.TaskQueue})
 		case f.rawID != "":
-			return r.startOnce(ctx, f.rawID, l.taskQueue, contract.FinalizeWorkflow, req)
+			return r.startOnce(ctx, f.rawID, l.TaskQueue, contract.FinalizeWorkflow, req)
 		}
-		h, err := l.fc.Finalize(ctx, req)
+		h, err := l.Client.Finalize(ctx, req)
 		if err == nil {
 			f.mu.Lock()
 			f.handle = h
@@ -84,7 +102,7 @@ func (r *run) start(ctx context.Context, f *finalization) error {
 // startOnce starts a workflow unless it was started already: a retry
 // after a lost answer finds the first start standing.
 func (r *run) startOnce(ctx context.Context, id, queue, workflow string, arg any) error {
-	_, err := r.w.tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
+	_, err := r.w.Temporal().ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 		ID:                                       id,
 		TaskQueue:                                queue,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
@@ -102,10 +120,10 @@ func (r *run) startOnce(ctx context.Context, id, queue, workflow string, arg any
 // ends; a finalization still running then is recorded as not ended.
 func (r *run) await(ctx context.Context, f *finalization) {
 	var res contract.FinalizeResult
-	err := retry(ctx, "wait for "+f.req.WorkflowID(), func(context.Context) error {
+	err := pace.Retry(ctx, "wait for "+f.req.WorkflowID(), func(context.Context) error {
 		// A long poll: no per-call deadline but the run's.
 		if f.rawID != "" {
-			return r.w.tc.GetWorkflow(ctx, f.rawID, "").Get(ctx, &res)
+			return r.w.Temporal().GetWorkflow(ctx, f.rawID, "").Get(ctx, &res)
 		}
 		f.mu.Lock()
 		h := f.handle

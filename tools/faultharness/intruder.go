@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // intruderCluster is the cluster of the intruders: another tenant of the
@@ -26,9 +27,9 @@ type intruder struct {
 
 // startIntruders claims an intruder's epoch on every lane.
 func (r *run) startIntruders(ctx context.Context, seed uint64) error {
-	for _, l := range r.w.lanes {
+	for _, l := range r.w.Lanes() {
 		in := &intruder{used: map[uint64]bool{}, job: &job{
-			id:   stores.JobID{Cluster: intruderCluster, Job: "x-" + l.name},
+			id:   stores.JobID{Cluster: intruderCluster, Job: "x-" + l.Name},
 			rng:  rand.New(rand.NewPCG(seed, 0x696e74)),
 			lane: l, next: 1,
 		}}
@@ -43,7 +44,7 @@ func (r *run) startIntruders(ctx context.Context, seed uint64) error {
 }
 
 // intruderOn is the lane's intruder.
-func (r *run) intruderOn(l *lane) *intruder {
+func (r *run) intruderOn(l *world.Lane) *intruder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, in := range r.intruders {

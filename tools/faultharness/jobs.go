@@ -11,6 +11,9 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // job is one simulated job manager: a job ID, its current epoch and its
@@ -18,7 +21,7 @@ import (
 type job struct {
 	id   stores.JobID
 	rng  *rand.Rand
-	lane *lane // the HA store and workers of the job
+	lane *world.Lane // the HA store and workers of the job
 
 	// life serializes what changes the job's epoch: claims by a leadership
 	// change, a retirement and the reuse of the ID, a trigger before its
@@ -31,14 +34,14 @@ type job struct {
 	// inFlight counts the job's finalizations triggered and not ended.
 	inFlight int
 	// retired are the ID's past incarnations, oldest first.
-	retired []retirement
+	retired []invariants.Retirement
 	// stuck: retired and never forgotten; the job manager gave up.
 	stuck bool
 }
 
-func newJob(name string, seed uint64, l *lane) *job {
+func newJob(name string, seed uint64, l *world.Lane) *job {
 	return &job{
-		id:   stores.JobID{Cluster: l.cluster, Job: name},
+		id:   stores.JobID{Cluster: l.Cluster, Job: name},
 		rng:  rand.New(rand.NewPCG(seed, 0x6a6f62)),
 		lane: l,
 		next: 1,
@@ -46,7 +49,7 @@ func newJob(name string, seed uint64, l *lane) *job {
 }
 
 // laneOf is the lane of a job or an intruder of the run.
-func (r *run) laneOf(id stores.JobID) *lane {
+func (r *run) laneOf(id stores.JobID) *world.Lane {
 	if j := r.jobOf(id); j != nil {
 		return j.lane
 	}
@@ -57,15 +60,20 @@ func (r *run) laneOf(id stores.JobID) *lane {
 			return in.lane
 		}
 	}
-	return r.w.lanes[0]
+	return r.w.Lanes()[0]
 }
 
-// cluster is every job's cluster in a run on one store; a run on both
-// gives each store's jobs a cluster of their own (cluster-<store>), as a
-// deployment gives each cluster one store: a reconciler of one store must
-// not take the other store's checkpoints for orphans of its own. A run
-// has its stores to itself.
-const cluster = "harness"
+// jobOf is the run's job of that ID, nil for none (an intruder).
+func (r *run) jobOf(id stores.JobID) *job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range r.all {
+		if j.id == id {
+			return j
+		}
+	}
+	return nil
+}
 
 // claim claims the job's next epoch through the client, riding out faults.
 func (r *run) claim(ctx context.Context, j *job) error {
@@ -74,7 +82,7 @@ func (r *run) claim(ctx context.Context, j *job) error {
 	j.mu.Unlock()
 	req := contract.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: ownerOf(j.id, epoch)}
 	var rp contract.RestorePoint
-	err := retry(ctx, "claim epoch", func(ctx context.Context) (err error) { rp, err = j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
+	err := pace.Retry(ctx, "claim epoch", func(ctx context.Context) (err error) { rp, err = j.lane.Client.ClaimEpoch(ctx, req); return err }, definite)
 	if err != nil {
 		return fmt.Errorf("claim epoch %d of %s: %w", epoch, j.id, err)
 	}
@@ -104,7 +112,7 @@ func (j *job) take() (n, epoch uint64) {
 // manager does before it triggers, and returns its request.
 func (r *run) checkpoint(ctx context.Context, j *job, savepoint bool, maxAttempts uint32) (contract.FinalizeRequest, error) {
 	n, epoch := j.take()
-	req, err := r.w.blob.writeCheckpoint(ctx, j.id, epoch, n, savepoint)
+	req, err := r.writeCheckpoint(ctx, j.id, epoch, n, savepoint)
 	if err != nil {
 		return req, fmt.Errorf("write checkpoint %d of %s: %w", n, j.id, err)
 	}

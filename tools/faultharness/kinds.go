@@ -1,109 +1,52 @@
 package faultharness
 
-import (
-	"math/rand/v2"
-	"slices"
+import "github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
+
+// The world's vocabulary, under the names a run's configuration and
+// report use: its stores (world.StoreZooKeeper ...) and its fault kinds
+// (world.FaultKind), each kind's effect documented where the world
+// applies it.
+
+// Store backends a run can use.
+const (
+	StoreZooKeeper  = world.StoreZooKeeper
+	StoreKubernetes = world.StoreKubernetes
+	StoreBoth       = world.StoreBoth
 )
 
 // FaultKind names one kind of injected fault.
-type FaultKind string
+type FaultKind = world.FaultKind
 
 // The fault kinds, in the order the report lists them.
 const (
-	// DropReply lets the next write (a ZooKeeper multi-op) reach the server
-	// and cuts the connection before its reply: applied, then Unknown.
-	DropReply FaultKind = "zk-drop-reply"
-	// DropRequest cuts the connection instead of forwarding the next write.
-	DropRequest FaultKind = "zk-drop-request"
-	// Reset closes every open client connection to the ensemble.
-	Reset FaultKind = "connection-reset"
-	// Latency delays every byte between workers and the ensemble.
-	Latency FaultKind = "latency-spike"
-	// PartitionNode silences one node's client traffic both ways; clients
-	// move to another node.
-	PartitionNode FaultKind = "partition-node"
-	// PartitionAll silences the whole ensemble for less than the session
-	// timeout: connection loss, the session survives.
-	PartitionAll FaultKind = "partition-all"
-	// SessionExpiry silences the whole ensemble for longer than the session
-	// timeout: the sessions expire and the clients open new ones.
-	SessionExpiry FaultKind = "session-expiry"
-	// LeaderKill kills the ZooKeeper leader with SIGKILL and restarts it.
-	LeaderKill FaultKind = "zk-leader-kill"
-	// WorkerKill kills a worker process with SIGKILL and starts a new one.
-	WorkerKill FaultKind = "worker-kill"
-	// TemporalRestart kills the Temporal dev server with SIGKILL and
-	// starts it again on its file database.
-	TemporalRestart FaultKind = "temporal-restart"
-	// Leadership claims a new epoch for a job while one of its
-	// finalizations is in flight.
-	Leadership FaultKind = "leadership-change"
-	// WriteOutage drops every write request to the store for a few
-	// seconds: longer than a publish's own retries.
-	WriteOutage FaultKind = "write-outage"
-	// BlobWriteFailure fails every write (PUT) of the workers to the state
-	// bucket for a few seconds: answered 503, or the request dropped.
-	BlobWriteFailure FaultKind = "blob-write-failure"
-	// BlobWriteReplyLost lets the workers' writes to the state bucket
-	// apply for a few seconds and resets the connection instead of
-	// answering: applied, then unknown.
-	BlobWriteReplyLost FaultKind = "blob-write-applied-reply-lost"
-	// BlobDeleteFailure fails every delete of the workers for a few
-	// seconds: answered 503, the request dropped, or applied and the reply
-	// lost.
-	BlobDeleteFailure FaultKind = "blob-delete-failure"
-	// StaleReplay replays an old publish attempt of a finished finalization
-	// whose key a tombstone fences, straight to the store.
-	StaleReplay FaultKind = "stale-replay"
-
-	// EtcdAppliedError lets the next ConfigMap write reach etcd and cuts
-	// the API server's etcd connection before the answer: applied, and the
-	// worker gets a real 5xx.
-	EtcdAppliedError FaultKind = "kube-etcd-applied-5xx"
-	// EtcdAppliedTimeout withholds etcd's answer to the next ConfigMap
-	// write longer than the worker's request timeout: applied, and the
-	// worker's deadline expires.
-	EtcdAppliedTimeout FaultKind = "kube-etcd-applied-timeout"
-	// EtcdLost drops the next ConfigMap write before etcd sees it: a real
-	// 5xx for a write that did not happen.
-	EtcdLost FaultKind = "kube-etcd-lost-5xx"
-	// EtcdReset cuts the API server's connections to etcd.
-	EtcdReset FaultKind = "kube-etcd-reset"
+	DropReply          = world.DropReply
+	DropRequest        = world.DropRequest
+	Reset              = world.Reset
+	Latency            = world.Latency
+	PartitionNode      = world.PartitionNode
+	PartitionAll       = world.PartitionAll
+	SessionExpiry      = world.SessionExpiry
+	LeaderKill         = world.LeaderKill
+	WorkerKill         = world.WorkerKill
+	TemporalRestart    = world.TemporalRestart
+	Leadership         = world.Leadership
+	WriteOutage        = world.WriteOutage
+	BlobWriteFailure   = world.BlobWriteFailure
+	BlobWriteReplyLost = world.BlobWriteReplyLost
+	BlobDeleteFailure  = world.BlobDeleteFailure
+	StaleReplay        = world.StaleReplay
+	EtcdAppliedError   = world.EtcdAppliedError
+	EtcdAppliedTimeout = world.EtcdAppliedTimeout
+	EtcdLost           = world.EtcdLost
+	EtcdReset          = world.EtcdReset
 )
 
-// commonKinds hit the finalizer whatever its store.
-var commonKinds = []FaultKind{WriteOutage, BlobWriteFailure, BlobWriteReplyLost, BlobDeleteFailure,
-	WorkerKill, TemporalRestart, Leadership, StaleReplay}
-
-// storeKinds are each store's own kinds, in the order the report lists them.
-var storeKinds = map[string][]FaultKind{
-	StoreZooKeeper:  {DropReply, DropRequest, Reset, Latency, PartitionNode, PartitionAll, SessionExpiry, LeaderKill},
-	StoreKubernetes: {EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, Reset, Latency},
-}
-
 // AllKinds is every fault kind the harness injects, in report order.
-var AllKinds = []FaultKind{DropReply, DropRequest, Reset, Latency, PartitionNode, PartitionAll, SessionExpiry, LeaderKill,
-	EtcdAppliedError, EtcdAppliedTimeout, EtcdLost, EtcdReset, WriteOutage, BlobWriteFailure, BlobWriteReplyLost,
-	BlobDeleteFailure, WorkerKill, TemporalRestart, Leadership, StaleReplay}
+var AllKinds = world.AllKinds
 
 // KindsFor lists the fault kinds a run on store injects: StoreBoth
 // injects every kind.
-func KindsFor(store string) []FaultKind {
-	var out []FaultKind
-	switch store {
-	case "":
-		out = slices.Clone(storeKinds[StoreZooKeeper])
-	case StoreBoth:
-		for _, k := range AllKinds {
-			if !slices.Contains(commonKinds, k) {
-				out = append(out, k)
-			}
-		}
-	default:
-		out = slices.Clone(storeKinds[store])
-	}
-	return append(out, commonKinds...)
-}
+func KindsFor(store string) []FaultKind { return world.KindsFor(store) }
 
 // missingKinds are the fault kinds a run on store does not inject,
 // for the report.
@@ -115,41 +58,4 @@ func missingKinds(store string) []string {
 		return []string{"Kubernetes API server faults (applied-then-timed-out, 5xx via the etcd proxy): run with the kubernetes store, or both"}
 	}
 	return nil
-}
-
-// weights make the kinds that hit the protocol's hardest path (an
-// ambiguous write) the most frequent; the slow ones (restarts) rarer.
-var weights = map[FaultKind]int{
-	DropReply: 4, DropRequest: 3, Reset: 2, Latency: 2, PartitionNode: 2, PartitionAll: 2,
-	SessionExpiry: 1, LeaderKill: 2, WorkerKill: 2, TemporalRestart: 1, Leadership: 2, StaleReplay: 2,
-	EtcdAppliedError: 4, EtcdAppliedTimeout: 2, EtcdLost: 3, EtcdReset: 2, WriteOutage: 3,
-	BlobWriteFailure: 2, BlobWriteReplyLost: 2, BlobDeleteFailure: 2,
-}
-
-// plan draws the kinds of n faults: every enabled kind once, shuffled, as
-// long as n allows, then weighted draws. The same seed gives the same plan.
-func plan(rng *rand.Rand, kinds []FaultKind, n int) []FaultKind {
-	out := make([]FaultKind, 0, n)
-	first := slices.Clone(kinds)
-	rng.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
-	for _, k := range first {
-		if len(out) == n {
-			return out
-		}
-		out = append(out, k)
-	}
-	total := 0
-	for _, k := range kinds {
-		total += weights[k]
-	}
-	for len(out) < n {
-		x := rng.IntN(total)
-		for _, k := range kinds {
-			if x -= weights[k]; x < 0 {
-				out = append(out, k)
-				break
-			}
-		}
-	}
-	return out
 }

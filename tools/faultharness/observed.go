@@ -12,6 +12,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 // Observed is what a run of the finalizer outside the harness saw (the
@@ -71,19 +72,19 @@ func Check(ctx context.Context, o Observed) ([]Violation, error) {
 	fins := c.finalizations()
 	jobs := map[stores.JobID]stores.JobState{}
 	for _, job := range o.jobs() {
-		if js, ok := c.checkJob(ctx, job, jobmanager.SharedKey(job)); ok {
+		if js, ok := c.CheckJob(ctx, job, jobmanager.SharedKey(job)); ok {
 			jobs[job] = js
 		}
 	}
 	for _, f := range fins {
-		c.checkFinalization(ctx, f, jobs[f.req.CheckpointID().JobID])
+		c.CheckFinalization(ctx, f, jobs[f.Request.CheckpointID().JobID])
 	}
-	c.checkAtRest(ctx, byCheckpoint(fins))
-	seen := make([]restoreSeen, 0, len(o.Claims))
+	c.CheckAtRest(ctx, invariants.ByCheckpoint(fins))
+	seen := make([]invariants.Restore, 0, len(o.Claims))
 	for _, cl := range o.Claims {
-		seen = append(seen, restoreSeen{id: cl.Job, epoch: cl.Epoch, rp: cl.RestorePoint})
+		seen = append(seen, invariants.Restore{Job: cl.Job, Epoch: cl.Epoch, Point: cl.RestorePoint})
 	}
-	c.judgeRestores(seen, fins)
+	c.JudgeRestores(seen, fins)
 	return c.found, errors.Join(c.errs...)
 }
 
@@ -96,7 +97,7 @@ func Leftovers(ctx context.Context, o Observed) (int, error) {
 		return 0, err
 	}
 	defer c.close()
-	return c.leftovers(ctx, o.jobs(), byCheckpoint(c.finalizations()))
+	return c.Leftovers(ctx, o.jobs(), invariants.ByCheckpoint(c.finalizations()))
 }
 
 // jobs are the jobs o's finalizations and claims name, in first-seen order.
@@ -121,7 +122,7 @@ func (o Observed) jobs() []stores.JobID {
 // observedChecks is a judge over an Observed run, collecting what it
 // finds.
 type observedChecks struct {
-	*judge
+	*invariants.Judge
 	o Observed
 
 	mu    sync.Mutex
@@ -143,15 +144,15 @@ func open(ctx context.Context, o Observed) (*observedChecks, error) {
 		return nil, fmt.Errorf("open the state bucket: %w", err)
 	}
 	c := &observedChecks{o: o}
-	c.judge = &judge{
-		store:  func(stores.JobID) stores.ReferenceStore { return o.Store },
-		states: states, bucket: bucket, retain: o.Retain,
-		violation: func(inv, subject, format string, args ...any) {
+	c.Judge = &invariants.Judge{
+		Store:  func(stores.JobID) stores.ReferenceStore { return o.Store },
+		States: states, Bucket: bucket, Retain: o.Retain,
+		Violation: func(inv, subject, format string, args ...any) {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			c.found = append(c.found, Violation{Invariant: inv, Subject: subject, Detail: fmt.Sprintf(format, args...)})
 		},
-		harnessError: func(err error) {
+		HarnessError: func(err error) {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			c.errs = append(c.errs, err)
@@ -161,16 +162,16 @@ func open(ctx context.Context, o Observed) (*observedChecks, error) {
 }
 
 func (c *observedChecks) close() {
-	_ = c.bucket.Close()
-	_ = c.states.Close()
+	_ = c.Bucket.Close()
+	_ = c.States.Close()
 }
 
-// finalizations are o's outcomes as the harness records finalizations.
-func (c *observedChecks) finalizations() []*finalization {
-	fins := make([]*finalization, 0, len(c.o.Finalizations))
+// finalizations are o's outcomes as the checks see finalizations.
+func (c *observedChecks) finalizations() []invariants.Finalization {
+	fins := make([]invariants.Finalization, 0, len(c.o.Finalizations))
 	for _, out := range c.o.Finalizations {
-		fins = append(fins, &finalization{req: out.Request, label: "observed",
-			ended: out.Ended, result: out.Result, failure: out.Failure})
+		fins = append(fins, invariants.Finalization{Request: out.Request, Label: "observed",
+			Ended: out.Ended, Result: out.Result, Failure: out.Failure})
 	}
 	return fins
 }

@@ -70,7 +70,7 @@ func (r *run) status(ctx context.Context, f *finalization) (contract.Status, boo
 	for range 3 {
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		var err error
-		st, err = r.laneOf(f.req.CheckpointID().JobID).fc.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
+		st, err = r.laneOf(f.req.CheckpointID().JobID).Client.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
 		cancel()
 		if err == nil {
 			return st, true

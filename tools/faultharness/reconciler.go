@@ -10,6 +10,9 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 const (
@@ -32,32 +35,32 @@ const (
 // terminated, so that none changes anything while the run is checked.
 func (r *run) reconcileLoop(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, l := range r.w.lanes {
+	for _, l := range r.w.Lanes() {
 		wg.Go(func() { r.reconcileLane(ctx, l) })
 	}
 	wg.Wait()
 }
 
-func (r *run) reconcileLane(ctx context.Context, l *lane) {
+func (r *run) reconcileLane(ctx context.Context, l *world.Lane) {
 	var passes sync.WaitGroup
 	defer passes.Wait()
 	slots := make(chan struct{}, passesInFlight)
 	req := contract.ReconcileRequest{
-		Cluster: l.cluster, Apply: true, QuarantineDangling: true,
+		Cluster: l.Cluster, Apply: true, QuarantineDangling: true,
 		Grace: contract.Duration(r.cfg.ReconcileGrace), TombstoneTTL: contract.Duration(r.cfg.TombstoneTTL), ReportLimit: reconcileReportLimit,
 	}
-	for sleep(ctx, r.cfg.ReconcileEvery); ctx.Err() == nil; sleep(ctx, r.cfg.ReconcileEvery) {
+	for pace.Sleep(ctx, r.cfg.ReconcileEvery); ctx.Err() == nil; pace.Sleep(ctx, r.cfg.ReconcileEvery) {
 		select {
 		case slots <- struct{}{}:
 		default:
 			continue // every slot holds a pass still under way
 		}
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		pass, err := l.fc.StartReconcile(sctx, req)
+		pass, err := l.Client.StartReconcile(sctx, req)
 		cancel()
 		switch {
 		case errors.Is(err, client.ErrInvalidRequest):
-			r.harnessError(fmt.Errorf("reconciler of %s: request refused, no passes: %w", l.cluster, err))
+			r.harnessError(fmt.Errorf("reconciler of %s: request refused, no passes: %w", l.Cluster, err))
 			<-slots
 			return
 		case err != nil:
@@ -74,7 +77,7 @@ func (r *run) reconcileLane(ctx context.Context, l *lane) {
 
 // awaitPass takes in the pass's report when it ends; once ctx ended it
 // waits passSettle more, then terminates the pass.
-func (r *run) awaitPass(ctx context.Context, l *lane, pass *client.ReconcileRun) {
+func (r *run) awaitPass(ctx context.Context, l *world.Lane, pass *client.ReconcileRun) {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	defer context.AfterFunc(ctx, func() { time.AfterFunc(passSettle, cancel) })()
@@ -87,14 +90,14 @@ func (r *run) awaitPass(ctx context.Context, l *lane, pass *client.ReconcileRun)
 	if ctx.Err() != nil {
 		tctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := r.w.tc.TerminateWorkflow(tctx, pass.WorkflowID, "", "fault harness: the run has settled"); err != nil {
+		if err := r.w.Temporal().TerminateWorkflow(tctx, pass.WorkflowID, "", "fault harness: the run has settled"); err != nil {
 			r.cfg.Logger.Info("terminate a reconciler pass", "workflowId", pass.WorkflowID, "error", err)
 		}
 	}
 }
 
-func (r *run) passFailed(l *lane, err error) {
-	r.cfg.Logger.Info("reconciler pass failed", "cluster", l.cluster, "error", err)
+func (r *run) passFailed(l *world.Lane, err error) {
+	r.cfg.Logger.Info("reconciler pass failed", "cluster", l.Cluster, "error", err)
 	r.mu.Lock()
 	r.rep.Lifecycle.Reconciler.Failed++
 	r.mu.Unlock()
@@ -125,7 +128,7 @@ func (r *run) absorb(rep contract.ReconcileReport) {
 	for _, d := range rep.Dangling {
 		if d.Action == contract.ActionQuarantined {
 			r.violation("I1", d.Checkpoint, "the reconciler found the published reference dangling and quarantined it (handle %s, token %s): %s",
-				d.HandleKey, short(d.Token), d.Problem)
+				d.HandleKey, invariants.Short(d.Token), d.Problem)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 // recover simulates each job's failover: a new job manager claims a new
@@ -45,8 +47,8 @@ func (r *run) recover(ctx context.Context) {
 func (r *run) recoverJob(ctx context.Context, j *job) (uint64, error) {
 	job := j.id
 	var refs []stores.Entry
-	if err := retry(ctx, "list "+job.String(), func(ctx context.Context) (err error) {
-		refs, err = r.laneOf(job).store.checker().List(ctx, job)
+	if err := pace.Retry(ctx, "list "+job.String(), func(ctx context.Context) (err error) {
+		refs, err = r.laneOf(job).Checker().List(ctx, job)
 		return err
 	}, nil); err != nil {
 		return 0, err
@@ -61,17 +63,17 @@ func (r *run) recoverJob(ctx context.Context, j *job) (uint64, error) {
 		return 0, nil // never published anything: a fresh start is right
 	}
 	newest := refs[len(refs)-1]
-	h, err := r.w.states.ReadKey(ctx, newest.Reference.Handle)
+	h, err := r.w.States().ReadKey(ctx, newest.Reference.Handle)
 	if err != nil {
 		return newest.Checkpoint, fmt.Errorf("could not retrieve checkpoint %d from state handle %s: %w", newest.Checkpoint, newest.Reference.Handle, err)
 	}
-	if err := r.w.states.CheckData(ctx, h); err != nil {
+	if err := r.w.States().CheckData(ctx, h); err != nil {
 		return newest.Checkpoint, fmt.Errorf("could not retrieve checkpoint %d from state handle %s: %w", newest.Checkpoint, newest.Reference.Handle, err)
 	}
 	data := h.ExclusivePrefix + "data-0"
 	var ok bool
-	if err := retry(ctx, "stat "+data, func(ctx context.Context) (err error) {
-		ok, err = r.w.blob.exists(ctx, data)
+	if err := pace.Retry(ctx, "stat "+data, func(ctx context.Context) (err error) {
+		ok, err = invariants.BucketHas(ctx, r.w.Bucket(), data)
 		return err
 	}, nil); err != nil {
 		return newest.Checkpoint, err

@@ -8,6 +8,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // replayable reports whether f is done with its key for good, so that a
@@ -19,8 +20,8 @@ func (r *run) replayable(ctx context.Context, f *finalization) (stores.Entry, bo
 		return stores.Entry{}, false
 	}
 	var e stores.Entry
-	err := retry(ctx, "read "+f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
-		e, err = r.laneOf(f.req.CheckpointID().JobID).store.checker().Read(ctx, f.req.CheckpointID())
+	err := pace.Retry(ctx, "read "+f.req.CheckpointID().String(), func(ctx context.Context) (err error) {
+		e, err = r.laneOf(f.req.CheckpointID().JobID).Checker().Read(ctx, f.req.CheckpointID())
 		return err
 	}, nil)
 	if err != nil {
@@ -47,10 +48,10 @@ func (r *run) replay(ctx context.Context, f *finalization, e stores.Entry, rng *
 	p := stores.Publication{CheckpointID: f.req.CheckpointID(), Epoch: f.req.Epoch, Owner: f.req.Owner,
 		Reference: stores.Reference{Handle: handle, Token: f.req.Token(), Attempt: attempt, Savepoint: f.req.Savepoint}}
 
-	store := r.laneOf(p.CheckpointID.JobID).store
+	lane := r.laneOf(p.CheckpointID.JobID)
 	var before, after string
-	if err := retry(ctx, "stat before replay", func(context.Context) (err error) {
-		before, err = store.keyVersion(ctx, p.CheckpointID)
+	if err := pace.Retry(ctx, "stat before replay", func(context.Context) (err error) {
+		before, err = lane.KeyVersion(ctx, p.CheckpointID)
 		return err
 	}, nil); err != nil {
 		r.harnessError(err)
@@ -59,15 +60,15 @@ func (r *run) replay(ctx context.Context, f *finalization, e stores.Entry, rng *
 	// An Unknown answer (the checker's own connection failed) says
 	// nothing: replay until the store answers definitely.
 	var err error
-	_ = retry(ctx, "replay", func(ctx context.Context) error {
-		err = store.checker().Publish(ctx, p)
+	_ = pace.Retry(ctx, "replay", func(ctx context.Context) error {
+		err = lane.Checker().Publish(ctx, p)
 		if stores.OutcomeOf(err) == stores.Unknown {
 			return err
 		}
 		return nil
 	}, nil)
-	if rerr := retry(ctx, "stat after replay", func(context.Context) (err error) {
-		after, err = store.keyVersion(ctx, p.CheckpointID)
+	if rerr := pace.Retry(ctx, "stat after replay", func(context.Context) (err error) {
+		after, err = lane.KeyVersion(ctx, p.CheckpointID)
 		return err
 	}, nil); rerr != nil {
 		r.harnessError(rerr)

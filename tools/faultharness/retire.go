@@ -8,6 +8,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
 
 const (
@@ -39,7 +41,7 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	epoch, inFlight := j.epoch, j.inFlight
 	j.mu.Unlock()
 	req := contract.RetireRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: ownerOf(j.id, epoch), DiscardCheckpoints: discard}
-	err := retry(ctx, "retire "+j.id.String(), func(ctx context.Context) error { return j.lane.fc.Retire(ctx, req) }, definite)
+	err := pace.Retry(ctx, "retire "+j.id.String(), func(ctx context.Context) error { return j.lane.Client.Retire(ctx, req) }, definite)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, err
@@ -49,7 +51,7 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	}
 	retiredAt := time.Now()
 	j.mu.Lock()
-	j.retired = append(j.retired, retirement{upTo: epoch, discard: discard})
+	j.retired = append(j.retired, invariants.Retirement{UpTo: epoch, Discard: discard})
 	j.mu.Unlock()
 	r.countRetirement(discard, inFlight)
 	r.cfg.Logger.Info("job retired", "job", j.id, "epoch", epoch, "discardCheckpoints", discard, "inFlight", inFlight)
@@ -113,7 +115,7 @@ func (r *run) drain(ctx context.Context, j *job) {
 		if n == 0 {
 			return
 		}
-		sleep(ctx, 100*time.Millisecond)
+		pace.Sleep(ctx, 100*time.Millisecond)
 	}
 }
 
@@ -123,7 +125,7 @@ func (r *run) drain(ctx context.Context, j *job) {
 // rejected). A reference still there a moment later is a violation.
 func (r *run) checkRetired(ctx context.Context, j *job, epoch uint64) {
 	for try := 0; ; try++ {
-		refs, err := j.lane.store.checker().List(ctx, j.id)
+		refs, err := j.lane.Checker().List(ctx, j.id)
 		if err != nil || len(refs) == 0 {
 			return
 		}
@@ -131,11 +133,11 @@ func (r *run) checkRetired(ctx context.Context, j *job, epoch uint64) {
 			for _, e := range refs {
 				r.violation("lifecycle", fmt.Sprintf("%s checkpoint %d", j.id, e.Checkpoint),
 					"still published (%s) after Retire at epoch %d returned: a publish survived the retirement",
-					describeEntry(e), epoch)
+					invariants.DescribeEntry(e), epoch)
 			}
 			return
 		}
-		sleep(ctx, time.Second)
+		pace.Sleep(ctx, time.Second)
 	}
 }
 
@@ -145,7 +147,7 @@ func (r *run) checkRetired(ctx context.Context, j *job, epoch uint64) {
 func (r *run) awaitForgotten(ctx context.Context, j *job, retiredAt time.Time) bool {
 	limit := r.cfg.TombstoneTTL + r.cfg.ReconcileGrace + forgetSlack
 	for ctx.Err() == nil {
-		js, err := j.lane.store.checker().ReadJob(ctx, j.id)
+		js, err := j.lane.Checker().ReadJob(ctx, j.id)
 		if err == nil && !js.Retired {
 			waited := time.Since(retiredAt)
 			r.mu.Lock()
@@ -159,7 +161,7 @@ func (r *run) awaitForgotten(ctx context.Context, j *job, retiredAt time.Time) b
 				time.Since(retiredAt).Round(time.Second), r.cfg.ReconcileGrace, r.cfg.TombstoneTTL, r.cfg.ReconcileEvery, js, err)
 			return false
 		}
-		sleep(ctx, 250*time.Millisecond)
+		pace.Sleep(ctx, 250*time.Millisecond)
 	}
 	return false
 }
@@ -173,7 +175,7 @@ func (r *run) probeStaleClaim(ctx context.Context, j *job, last uint64) {
 		epoch = 1 + uint64(j.rng.IntN(int(last-1)))
 	}
 	req := contract.ClaimRequest{Cluster: j.id.Cluster, Job: j.id.Job, Epoch: epoch, Owner: fmt.Sprintf("stale-%s-%d", j.id.Job, epoch)}
-	err := retry(ctx, "stale claim", func(ctx context.Context) error { _, err := j.lane.fc.ClaimEpoch(ctx, req); return err }, definite)
+	err := pace.Retry(ctx, "stale claim", func(ctx context.Context) error { _, err := j.lane.Client.ClaimEpoch(ctx, req); return err }, definite)
 	switch {
 	case errors.Is(err, client.ErrStaleEpoch):
 		r.mu.Lock()

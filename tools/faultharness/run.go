@@ -7,12 +7,15 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // run is one Run in progress.
 type run struct {
 	cfg Config
-	w   *world
+	w   *world.World
 	rep *Report
 	// settleCtx bounds every wait for a finalization: the run's context
 	// plus SettleTimeout from the moment the faults heal.
@@ -83,14 +86,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Mode: mode, Store: cfg.Store, Seed: cfg.Seed, Jobs: cfg.Jobs, Finalizations: cfg.Finalizations,
 		Workers: cfg.Workers, Retain: cfg.Retain, Outcomes: map[string]int{}, Missing: missingKinds(cfg.Store)}
 
-	w, err := startWorld(ctx, cfg)
+	w, err := world.Start(ctx, cfg.world())
 	if err != nil {
 		return nil, err
 	}
-	rep.Workers = len(w.workers)
+	rep.Workers = w.WorkerCount()
 	r := &run{cfg: cfg, w: w, rep: rep, kept: map[string]string{}}
 	failed := true
-	defer func() { w.close(failed) }()
+	defer func() { w.Close(failed) }()
 
 	// settleCtx starts unbounded and gets its deadline once faults heal.
 	settleCtx, cancelSettle := context.WithCancel(ctx)
@@ -113,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	cfg.Logger.Info("healing")
-	if err := retry(ctx, "heal", func(ctx context.Context) error { return w.heal(ctx) }, nil); err != nil {
+	if err := pace.Retry(ctx, "heal", w.Heal, nil); err != nil {
 		return nil, err
 	}
 	healed := time.Now()
@@ -138,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Logger.Info("simulated recovery")
 	r.recover(ctx)
 	r.checkRestores()
-	rep.Evidence = w.evidence()
+	rep.Evidence = w.Evidence()
 	rep.Duration = time.Since(began)
 	failed = errors.Is(ctx.Err(), context.Canceled) || (!cfg.Naive && len(rep.Violations) > 0)
 	return rep, nil
@@ -152,7 +155,7 @@ func (r *run) randomPhase(parent context.Context, seed uint64) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	for i := range r.cfg.Jobs {
-		j := newJob(fmt.Sprintf("job-%d", i+1), seed+uint64(i)+1, r.w.lanes[i%len(r.w.lanes)])
+		j := newJob(fmt.Sprintf("job-%d", i+1), seed+uint64(i)+1, r.w.Lanes()[i%len(r.w.Lanes())])
 		r.mu.Lock()
 		r.jobs = append(r.jobs, j)
 		r.all = append(r.all, j)
@@ -213,7 +216,7 @@ func (r *run) randomPhase(parent context.Context, seed uint64) error {
 			r.rep.Faults = append(r.rep.Faults, rec)
 			r.mu.Unlock()
 			// A breath between faults, so that each one meets a system at work.
-			sleep(ctx, between(rng, 100*time.Millisecond, 600*time.Millisecond))
+			pace.Sleep(ctx, pace.Between(rng, 100*time.Millisecond, 600*time.Millisecond))
 		}
 	}()
 	loops.Wait()

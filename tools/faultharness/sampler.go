@@ -7,6 +7,9 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // sampleTimeout bounds one lookup of the continuous check; a store or
@@ -16,7 +19,7 @@ const sampleTimeout = 10 * time.Second
 // sampled is one job whose live references the continuous check follows.
 type sampled struct {
 	job  stores.JobID
-	lane *lane
+	lane *world.Lane
 	// shared is the job's shared file, "" for an intruder (it has none).
 	shared string
 }
@@ -37,7 +40,7 @@ func (r *run) sampleLoop(ctx context.Context) {
 		r.mu.Lock()
 		r.rep.Lifecycle.Continuous.Rounds++
 		r.mu.Unlock()
-		sleep(ctx, r.cfg.SampleEvery)
+		pace.Sleep(ctx, r.cfg.SampleEvery)
 	}
 }
 
@@ -64,7 +67,7 @@ func (r *run) sampleJob(ctx context.Context, s sampled, reported map[string]bool
 		r.mu.Unlock()
 	}
 	lctx, cancel := context.WithTimeout(ctx, sampleTimeout)
-	refs, err := s.lane.store.checker().List(lctx, s.job)
+	refs, err := s.lane.Checker().List(lctx, s.job)
 	cancel()
 	if err != nil {
 		count(&c.ReadErrors)
@@ -93,7 +96,7 @@ func (r *run) sampleJob(ctx context.Context, s sampled, reported map[string]bool
 			count(&c.Violations)
 			r.violation("I2", fmt.Sprintf("%s checkpoint %d", s.job, e.Checkpoint),
 				"continuous check: published reference of token %s to handle %s, %s; the key held it before and after that lookup",
-				short(e.Reference.Token), e.Reference.Handle, problem)
+				invariants.Short(e.Reference.Token), e.Reference.Handle, problem)
 		}
 	}
 }
@@ -103,9 +106,9 @@ func (r *run) sampleJob(ctx context.Context, s sampled, reported map[string]bool
 func (r *run) sampleReference(ctx context.Context, s sampled, e stores.Entry) (problem string, held bool, err error) {
 	lctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
-	if problem, err = r.checks().referenceProblem(lctx, e, s.shared); err != nil || problem == "" {
+	if problem, err = r.checks().ReferenceProblem(lctx, e, s.shared); err != nil || problem == "" {
 		return problem, false, err
 	}
-	held, err = stillPublished(lctx, s.lane.store.checker(), e, s.job)
+	held, err = invariants.StillPublished(lctx, s.lane.Checker(), e, s.job)
 	return problem, held, err
 }

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // targetedTimeout bounds one targeted scenario.
@@ -18,7 +21,7 @@ const targetedTimeout = 3 * time.Minute
 func (r *run) targeted(ctx context.Context, seed uint64) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*targetedTimeout)
 	defer cancel()
-	for _, l := range r.w.lanes {
+	for _, l := range r.w.Lanes() {
 		scenarios := []func(context.Context, *job) (Scenario, error){r.droppedReply, r.fencedReplay}
 		if r.cfg.CrashAfterPublish && !r.cfg.Naive {
 			scenarios = append(scenarios, r.crashAfterPublish)
@@ -32,8 +35,8 @@ func (r *run) targeted(ctx context.Context, seed uint64) error {
 				return err
 			}
 			s, err := sc(ctx, j)
-			if len(r.w.lanes) > 1 {
-				s.Name += " (" + l.name + ")"
+			if len(r.w.Lanes()) > 1 {
+				s.Name += " (" + l.Name + ")"
 			}
 			if err != nil {
 				return fmt.Errorf("targeted scenario %s: %w", s.Name, err)
@@ -55,11 +58,11 @@ func (r *run) droppedReply(ctx context.Context, j *job) (Scenario, error) {
 	if err != nil {
 		return s, err
 	}
-	armed.wait(ctx, targetedTimeout)
-	s.Hits = armed.disarm()
+	armed.Wait(ctx, targetedTimeout)
+	s.Hits = armed.Disarm()
 	res, outcome := r.settled(ctx, f)
 	s.Outcome = outcome
-	s.Detail = fmt.Sprintf("publish applied, reply dropped; %d attempt(s) %s", res.Attempts, clip(res.Reason))
+	s.Detail = fmt.Sprintf("publish applied, reply dropped; %d attempt(s) %s", res.Attempts, invariants.Clip(res.Reason))
 	return s, nil
 }
 
@@ -84,19 +87,19 @@ func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 		for {
 			select {
 			case <-stop:
-				rearmed <- hits + armed.disarm()
+				rearmed <- hits + armed.Disarm()
 				return
 			default:
 			}
-			if armed.wait(ctx, 20*time.Millisecond) {
-				hits += armed.disarm()
-				armed = j.lane.store.armPublish(req.Token(), false)
+			if armed.Wait(ctx, 20*time.Millisecond) {
+				hits += armed.Disarm()
+				armed = j.lane.ArmPublish(req.Token(), false)
 			}
 		}
 	}()
 	deadline := time.Now().Add(targetedTimeout)
 	for time.Now().Before(deadline) && ctx.Err() == nil && !r.verifyingOrDone(ctx, f) {
-		sleep(ctx, 100*time.Millisecond)
+		pace.Sleep(ctx, 100*time.Millisecond)
 	}
 	close(stop)
 	s.Hits += <-rearmed
@@ -109,7 +112,7 @@ func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 		return s, nil
 	}
 	_, detail := r.replay(ctx, f, e, rand.New(rand.NewPCG(1, 1)))
-	s.Detail = fmt.Sprintf("publish requests dropped; %s; replay: %s", clip(res.Reason), clip(detail))
+	s.Detail = fmt.Sprintf("publish requests dropped; %s; replay: %s", invariants.Clip(res.Reason), invariants.Clip(detail))
 	return s, nil
 }
 
@@ -118,15 +121,15 @@ func (r *run) fencedReplay(ctx context.Context, j *job) (Scenario, error) {
 // publish still applies and only its reply is lost) and starts its
 // finalization under the scenario's name: the setup every targeted
 // scenario shares. On error nothing stays armed.
-func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAttempts uint32, reply bool) (contract.FinalizeRequest, armedWrite, *finalization, error) {
+func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAttempts uint32, reply bool) (contract.FinalizeRequest, world.ArmedWrite, *finalization, error) {
 	req, err := r.checkpoint(ctx, j, false, maxAttempts)
 	if err != nil {
 		return req, nil, nil, err
 	}
-	armed := j.lane.store.armPublish(req.Token(), reply)
+	armed := j.lane.ArmPublish(req.Token(), reply)
 	f, err := r.trigger(ctx, req, name)
 	if err != nil {
-		armed.disarm()
+		armed.Disarm()
 		return req, nil, nil, err
 	}
 	return req, armed, f, nil
@@ -136,7 +139,7 @@ func (r *run) armedFinalization(ctx context.Context, j *job, name string, maxAtt
 func (r *run) settled(ctx context.Context, f *finalization) (contract.FinalizeResult, string) {
 	r.await(ctx, f)
 	res, _, failure := f.outcome()
-	return res, outcomeName(res, failure)
+	return res, invariants.OutcomeName(res, failure)
 }
 
 // verifyingOrDone reports whether f has gone to Verifying (the protocol
@@ -145,20 +148,9 @@ func (r *run) verifyingOrDone(ctx context.Context, f *finalization) bool {
 	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if r.cfg.Naive {
-		d, err := r.w.tc.DescribeWorkflow(qctx, naiveWorkflowID(f.req), "")
+		d, err := r.w.Temporal().DescribeWorkflow(qctx, naiveWorkflowID(f.req), "")
 		return err == nil && d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() != nil
 	}
-	st, err := r.laneOf(f.req.CheckpointID().JobID).fc.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
+	st, err := r.laneOf(f.req.CheckpointID().JobID).Client.Status(qctx, f.req.Cluster, f.req.Job, f.req.Epoch, f.req.Checkpoint)
 	return err == nil && (st.Phase == contract.Verifying || st.Phase.Terminal())
-}
-
-// outcomeName is how a finalization's end is counted in the report.
-func outcomeName(res contract.FinalizeResult, failure string) string {
-	switch {
-	case failure != "":
-		return "WorkflowFailed"
-	case res.Phase == "":
-		return "NotEnded"
-	}
-	return string(res.Phase)
 }

@@ -1,4 +1,4 @@
-package faultharness
+package world
 
 import (
 	"context"
@@ -33,21 +33,21 @@ type backend interface {
 	inject(ctx context.Context, kind FaultKind, rng *rand.Rand, session time.Duration) (hits int, detail string, err error)
 	// armPublish arms a one-shot fault on the next write of req's publish:
 	// its reply dropped after it applied, or its request dropped.
-	armPublish(token string, reply bool) armedWrite
+	armPublish(token string, reply bool) ArmedWrite
 	// evidence counts server-side traces of the faults, by what they show.
 	evidence() map[string]int
 	// armAnyWrite arms a one-shot drop of the next write's request,
 	// whichever write it is.
-	armAnyWrite() armedWrite
+	armAnyWrite() ArmedWrite
 	// heal ends every fault of the backend.
 	heal(ctx context.Context) error
 	close(keep bool)
 }
 
-// armedWrite is a one-shot write fault waiting for its write.
-type armedWrite interface {
-	// wait waits until the fault hit a write, or timeout.
-	wait(ctx context.Context, timeout time.Duration) bool
-	// disarm removes the fault if it has not hit and says how many writes it hit.
-	disarm() int
+// ArmedWrite is a one-shot write fault waiting for its write.
+type ArmedWrite interface {
+	// Wait waits until the fault hit a write, or timeout.
+	Wait(ctx context.Context, timeout time.Duration) bool
+	// Disarm removes the fault if it has not hit and says how many writes it hit.
+	Disarm() int
 }

@@ -1,10 +1,12 @@
-package faultharness
+package world
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // injectBytes applies a byte-level fault to the workers' path to the
@@ -19,11 +21,11 @@ func injectBytes(ctx context.Context, proxies []*netProxy, kind FaultKind, rng *
 		}
 		return 1, fmt.Sprintf("%d connection(s) cut", cut), nil
 	case Latency:
-		d, hold := between(rng, 200*time.Millisecond, 1500*time.Millisecond), between(rng, 2*time.Second, 5*time.Second)
+		d, hold := pace.Between(rng, 200*time.Millisecond, 1500*time.Millisecond), pace.Between(rng, 2*time.Second, 5*time.Second)
 		for _, p := range proxies {
 			p.SetLatency(d)
 		}
-		sleep(ctx, hold)
+		pace.Sleep(ctx, hold)
 		for _, p := range proxies {
 			p.SetLatency(0)
 		}

@@ -1,19 +1,20 @@
-package faultharness
+package world
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
+	"gocloud.dev/blob"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
@@ -25,21 +26,66 @@ import (
 // Task queues of a run; the run has its Temporal server to itself. A run
 // on both stores gives each its own task queue (taskQueue-<store>).
 const (
-	taskQueue      = "faultharness"
-	naiveTaskQueue = "faultharness-naive"
+	taskQueue = "faultharness"
+	// NaiveTaskQueue is where the naive workflow's tasks go (Options.Naive).
+	NaiveTaskQueue = "faultharness-naive"
 )
 
-// world is everything one run starts: servers, proxies, worker processes,
-// and the harness's own clients.
-type world struct {
-	cfg      Config
+// NaiveWorkflow is the name the world registers naive.Finalize under:
+// never the contract's FinalizeCheckpoint, so no caller can reach it by
+// mistake.
+const NaiveWorkflow = "FaultHarnessNaiveFinalize"
+
+// cluster is every job's cluster in a run on one store; a run on both
+// gives each store's jobs a cluster of their own (cluster-<store>), as a
+// deployment gives each cluster one store: a reconciler of one store must
+// not take the other store's checkpoints for orphans of its own. A run
+// has its stores to itself.
+const cluster = "harness"
+
+// Options shapes the world of one run.
+type Options struct {
+	// Store is StoreZooKeeper, StoreKubernetes or StoreBoth (a lane each).
+	Store string
+	// Workers is the number of worker processes per store.
+	Workers int
+	// Retain is the workers' retention (references kept per job).
+	Retain int
+	// Naive registers the naive workflow (NaiveWorkflow on NaiveTaskQueue).
+	Naive bool
+	// ReconcileGrace and TombstoneTTL are the workers' floors under the
+	// reconciler's grace and tombstone TTL.
+	ReconcileGrace time.Duration
+	TombstoneTTL   time.Duration
+	// SessionTimeout is the workers' ZooKeeper session timeout.
+	SessionTimeout time.Duration
+	// WorkerBinary is the finalizer-worker binary; empty: built from the
+	// module with `go build` into Dir.
+	WorkerBinary string
+	// TemporalCLI is the temporal binary; empty: the cached one.
+	TemporalCLI string
+	// Dir keeps the world's logs and databases; empty: a temporary
+	// directory, removed on Close unless Keep is set.
+	Dir  string
+	Keep bool
+	// Logger receives the world's progress; it must not be nil.
+	Logger *slog.Logger
+	// Progress, when set, receives the servers' install progress.
+	Progress io.Writer
+}
+
+// World is everything one run starts: servers, proxies, worker processes,
+// and the harness's own clients, which reach the stores and the bucket on
+// paths no fault touches.
+type World struct {
+	cfg      Options
 	log      *slog.Logger
 	dir      string
 	tempDir  bool
 	temporal *devserver.Server
 	// lanes are the run's HA stores, each with its worker pool: one, or
 	// two for a run on both stores.
-	lanes   []*lane
+	lanes   []*Lane
 	workers []*workerProc // every lane's
 	blob    *blobWorld
 	states  *blobstate.Store // the harness's view of the state bucket
@@ -47,22 +93,11 @@ type world struct {
 	naive   sdkworker.Worker
 }
 
-// lane is one HA store with the worker processes that use it, polling a
-// task queue of their own, and the client that starts workflows there.
-type lane struct {
-	name      string // StoreZooKeeper or StoreKubernetes
-	cluster   string // of every job on the lane
-	store     backend
-	taskQueue string
-	fc        *client.Client
-	workers   []*workerProc
-}
-
-// has reports whether the lane's store injects kind itself.
-func (l *lane) has(kind FaultKind) bool { return slices.Contains(storeKinds[l.name], kind) }
-
-func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
-	w := &world{cfg: cfg, log: cfg.Logger, dir: cfg.Dir}
+// Start starts a world: the state bucket, the Temporal dev server, each
+// lane's HA store behind its fault proxies, and the worker processes. On
+// error whatever started is stopped, its directory kept.
+func Start(ctx context.Context, cfg Options) (_ *World, err error) {
+	w := &World{cfg: cfg, log: cfg.Logger, dir: cfg.Dir}
 	if w.dir == "" {
 		if w.dir, err = os.MkdirTemp("", "faultharness-"); err != nil {
 			return nil, fmt.Errorf("run directory: %w", err)
@@ -71,7 +106,7 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 	}
 	defer func() {
 		if err != nil {
-			w.close(true)
+			w.Close(true)
 		}
 	}()
 
@@ -110,18 +145,18 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 		names = []string{StoreZooKeeper, StoreKubernetes}
 	}
 	for _, name := range names {
-		l := &lane{name: name, cluster: cluster, taskQueue: taskQueue}
+		l := &Lane{Name: name, Cluster: cluster, TaskQueue: taskQueue}
 		if len(names) > 1 {
-			l.taskQueue = taskQueue + "-" + name
-			l.cluster = cluster + "-" + name
+			l.TaskQueue = taskQueue + "-" + name
+			l.Cluster = cluster + "-" + name
 		}
 		w.lanes = append(w.lanes, l)
 		if l.store, err = startBackend(ctx, cfg, name, w.dir); err != nil {
 			return nil, err
 		}
-		l.fc = client.New(w.tc, client.Options{TaskQueue: l.taskQueue, Logger: w.log})
+		l.Client = client.New(w.tc, client.Options{TaskQueue: l.TaskQueue, Logger: w.log})
 		args := []string{
-			"-temporal-address=" + w.temporal.HostPort, "-task-queue=" + l.taskQueue,
+			"-temporal-address=" + w.temporal.HostPort, "-task-queue=" + l.TaskQueue,
 			"-state-bucket=" + w.blob.workerURL(), "-retain=" + strconv.Itoa(cfg.Retain),
 			"-log-level=info", "-log-format=text",
 			// The reconciler's runs ask for the harness's short grace and
@@ -148,7 +183,7 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 		// Workflow tasks and the naive discard only: the naive workflow's
 		// other activities are the real ones, run by the worker processes
 		// on the real task queue.
-		w.naive = sdkworker.New(w.tc, naiveTaskQueue, sdkworker.Options{LocalActivityWorkerOnly: true})
+		w.naive = sdkworker.New(w.tc, NaiveTaskQueue, sdkworker.Options{LocalActivityWorkerOnly: true})
 		naive.Register(w.naive, NaiveWorkflow, w.states)
 		if err := w.naive.Start(); err != nil {
 			return nil, fmt.Errorf("start the naive workflow worker: %w", err)
@@ -157,8 +192,26 @@ func startWorld(ctx context.Context, cfg Config) (_ *world, err error) {
 	return w, nil
 }
 
+// Lanes are the world's HA stores with their workers, one per store.
+func (w *World) Lanes() []*Lane { return w.lanes }
+
+// WorkerCount is how many worker processes the world runs, every lane's.
+func (w *World) WorkerCount() int { return len(w.workers) }
+
+// Temporal is the harness's own client of the Temporal server, for the
+// workflows it starts, waits for or ends straight through the SDK.
+func (w *World) Temporal() sdkclient.Client { return w.tc }
+
+// States is the state bucket's handles as the harness reads them, on a
+// path no fault touches.
+func (w *World) States() *blobstate.Store { return w.states }
+
+// Bucket is the state bucket as the harness, job manager side included,
+// reads and writes it, on a path no fault touches.
+func (w *World) Bucket() *blob.Bucket { return w.blob.bucket }
+
 // startBackend starts one HA store with its fault proxies.
-func startBackend(ctx context.Context, cfg Config, name, dir string) (backend, error) {
+func startBackend(ctx context.Context, cfg Options, name, dir string) (backend, error) {
 	if name == StoreKubernetes {
 		cfg.Logger.Info("starting etcd and kube-apiserver")
 		return startKube(ctx, cfg.Logger, dir)
@@ -167,8 +220,9 @@ func startBackend(ctx context.Context, cfg Config, name, dir string) (backend, e
 	return startZK(ctx, cfg.Logger, cfg.SessionTimeout, cfg.Workers)
 }
 
-// evidence merges every store's server-side traces and the bucket's.
-func (w *world) evidence() map[string]int {
+// Evidence counts, by what they show, every store's server-side traces of
+// the faults and the bucket's.
+func (w *World) Evidence() map[string]int {
 	out := w.blob.evidence()
 	for _, l := range w.lanes {
 		for k, v := range l.store.evidence() {
@@ -178,8 +232,8 @@ func (w *world) evidence() map[string]int {
 	return out
 }
 
-// heal ends every fault: proxies healed, nodes, workers and Temporal up.
-func (w *world) heal(ctx context.Context) error {
+// Heal ends every fault: proxies healed, nodes, workers and Temporal up.
+func (w *World) Heal(ctx context.Context) error {
 	var errs []error
 	w.blob.heal()
 	for _, l := range w.lanes {
@@ -202,8 +256,8 @@ func (w *world) heal(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// close stops everything; keep leaves the run's directory for a post-mortem.
-func (w *world) close(keep bool) {
+// Close stops everything; keep leaves the run's directory for a post-mortem.
+func (w *World) Close(keep bool) {
 	keep = keep || w.cfg.Keep
 	if w.naive != nil {
 		w.naive.Stop()
@@ -233,24 +287,5 @@ func (w *world) close(keep bool) {
 		fmt.Fprintf(os.Stderr, "faultharness: kept the run's logs and databases in %s (the S3 bucket lived in memory)\n", w.dir)
 	case w.tempDir:
 		_ = os.RemoveAll(w.dir)
-	}
-}
-
-// retry calls fn until it succeeds, ctx ends or stop says the error is
-// final: the harness's own calls ride out the faults it injects.
-func retry(ctx context.Context, what string, fn func(context.Context) error, stop func(error) bool) error {
-	backoff := 100 * time.Millisecond
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := fn(cctx)
-		cancel()
-		if err == nil || (stop != nil && stop(err)) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: %w (last error: %w)", what, ctx.Err(), err)
-		}
-		sleep(ctx, backoff)
-		backoff = min(2*backoff, 2*time.Second)
 	}
 }

@@ -1,4 +1,4 @@
-package faultharness
+package invariants
 
 import (
 	"context"
@@ -23,8 +23,8 @@ type stateAtRest struct {
 	files   []string // files under the checkpoint's exclusive prefix
 }
 
-// bucketHas reports whether the bucket holds key.
-func bucketHas(ctx context.Context, b *blob.Bucket, key string) (bool, error) {
+// BucketHas reports whether the bucket holds key.
+func BucketHas(ctx context.Context, b *blob.Bucket, key string) (bool, error) {
 	ok, err := b.Exists(ctx, key)
 	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return false, fmt.Errorf("stat %s: %w", key, err)

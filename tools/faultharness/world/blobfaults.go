@@ -1,4 +1,4 @@
-package faultharness
+package world
 
 import (
 	"context"
@@ -6,19 +6,21 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // blobFirstHitTimeout bounds the wait for the first request a blob fault
 // can hit: deletes come in bursts (discards, subsumption), not steadily.
 const blobFirstHitTimeout = 15 * time.Second
 
-// blobFault fails the workers' writes or deletes to the state bucket for
+// fault fails the workers' writes or deletes to the state bucket for
 // a few seconds after the first one it hits: the persist and discard
 // activities fail, or succeed without knowing it, and Temporal retries
 // them. A write is the same bytes under the same key and a delete of what
 // is gone succeeds, so a retry must converge; a delete that keeps failing
 // leaves state at rest, which the check reports (I3), never a loss.
-func (r *run) blobFault(ctx context.Context, kind FaultKind, rng *rand.Rand) (int, string, error) {
+func (w *blobWorld) fault(ctx context.Context, kind FaultKind, rng *rand.Rand) (int, string, error) {
 	var (
 		method = http.MethodPut
 		mode   blobMode
@@ -34,11 +36,11 @@ func (r *run) blobFault(ctx context.Context, kind FaultKind, rng *rand.Rand) (in
 	default:
 		return 0, "", fmt.Errorf("not a blob fault kind: %s", kind)
 	}
-	hold := between(rng, 2*time.Second, 4*time.Second)
-	rule, disarm := r.w.blob.arm(method, mode)
+	hold := pace.Between(rng, 2*time.Second, 4*time.Second)
+	rule, disarm := w.arm(method, mode)
 	select {
 	case <-rule.hit:
-		sleep(ctx, hold)
+		pace.Sleep(ctx, hold)
 	case <-time.After(blobFirstHitTimeout):
 	case <-ctx.Done():
 	}

@@ -1,4 +1,4 @@
-package faultharness
+package world
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // anyCheckpointWrite matches, in the API server's etcd traffic, a write of
@@ -27,7 +28,7 @@ const (
 // armedEtcd is one armed etcd proxy fault.
 type armedEtcd struct{ a *kubetest.Armed }
 
-func (a armedEtcd) wait(ctx context.Context, timeout time.Duration) bool {
+func (a armedEtcd) Wait(ctx context.Context, timeout time.Duration) bool {
 	select {
 	case <-a.a.Triggered():
 		return true
@@ -37,7 +38,7 @@ func (a armedEtcd) wait(ctx context.Context, timeout time.Duration) bool {
 	return a.hit() == 1
 }
 
-func (a armedEtcd) disarm() int {
+func (a armedEtcd) Disarm() int {
 	a.a.Disarm()
 	return a.hit()
 }
@@ -52,7 +53,7 @@ func (a armedEtcd) hit() int {
 }
 
 // armPublish aims at the transaction carrying the publish's own token.
-func (w *kubeWorld) armPublish(token string, reply bool) armedWrite {
+func (w *kubeWorld) armPublish(token string, reply bool) ArmedWrite {
 	f := kubetest.Fault{Kind: kubetest.DropRequest, Match: []byte(token)}
 	if reply {
 		f = kubetest.Fault{Kind: kubetest.DropReply, Match: []byte(token), CutAfter: appliedCut}
@@ -60,7 +61,7 @@ func (w *kubeWorld) armPublish(token string, reply bool) armedWrite {
 	return armedEtcd{w.srv.EtcdProxy.Arm(f)}
 }
 
-func (w *kubeWorld) armAnyWrite() armedWrite {
+func (w *kubeWorld) armAnyWrite() ArmedWrite {
 	return armedEtcd{w.srv.EtcdProxy.Arm(kubetest.Fault{Kind: kubetest.DropRequest, Match: anyCheckpointWrite})}
 }
 
@@ -82,10 +83,10 @@ func (w *kubeWorld) inject(ctx context.Context, kind FaultKind, rng *rand.Rand, 
 		return 0, "", fmt.Errorf("fault kind %s is not a Kubernetes fault", kind)
 	}
 	a := armedEtcd{w.srv.EtcdProxy.Arm(f)}
-	a.wait(ctx, 10*time.Second)
-	n := a.disarm()
+	a.Wait(ctx, 10*time.Second)
+	n := a.Disarm()
 	if n > 0 && f.CutAfter > 0 {
-		sleep(ctx, f.CutAfter) // the fault lasts until the cut
+		pace.Sleep(ctx, f.CutAfter) // the fault lasts until the cut
 	}
 	return n, fmt.Sprintf("%d ConfigMap write(s) hit", n), nil
 }

@@ -1,10 +1,12 @@
-package faultharness
+package world
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // writeOutage drops every write request to the store for a few seconds,
@@ -14,16 +16,16 @@ import (
 // the store answers again, and republish with their next attempt: the
 // protocol's hardest path, under concurrency.
 func writeOutage(ctx context.Context, b backend, rng *rand.Rand) (int, string, error) {
-	hold := between(rng, 2*time.Second, 4*time.Second)
+	hold := pace.Between(rng, 2*time.Second, 4*time.Second)
 	deadline := time.Now().Add(hold)
 	hits := 0
 	a := b.armAnyWrite()
 	for time.Until(deadline) > 0 && ctx.Err() == nil {
-		if a.wait(ctx, time.Until(deadline)) {
-			hits += a.disarm()
+		if a.Wait(ctx, time.Until(deadline)) {
+			hits += a.Disarm()
 			a = b.armAnyWrite()
 		}
 	}
-	hits += a.disarm()
+	hits += a.Disarm()
 	return hits, fmt.Sprintf("%d write(s) dropped in %s", hits, hold.Round(time.Millisecond)), nil
 }

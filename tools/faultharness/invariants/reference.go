@@ -1,4 +1,4 @@
-package faultharness
+package invariants
 
 import (
 	"context"
@@ -9,20 +9,20 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
-// referenceProblem looks up what a published reference points at: its
+// ReferenceProblem looks up what a published reference points at: its
 // handle blob, the handle's metadata (checksum included), its data file
 // and, unless shared is empty, the job's shared file. It says what is
 // missing, "" when everything is there; an error is a lookup that failed
 // and says nothing about the state.
-func (j *judge) referenceProblem(ctx context.Context, e stores.Entry, shared string) (string, error) {
-	h, err := j.states.ReadKey(ctx, e.Reference.Handle)
+func (j *Judge) ReferenceProblem(ctx context.Context, e stores.Entry, shared string) (string, error) {
+	h, err := j.States.ReadKey(ctx, e.Reference.Handle)
 	switch {
 	case errors.Is(err, blobstate.ErrNotFound), errors.Is(err, blobstate.ErrCorrupt), errors.Is(err, stores.ErrInvalid):
 		return fmt.Sprintf("which does not resolve: %v", err), nil
 	case err != nil:
 		return "", err
 	}
-	err = j.states.CheckData(ctx, h)
+	err = j.States.CheckData(ctx, h)
 	switch {
 	case errors.Is(err, blobstate.ErrDataMissing), errors.Is(err, blobstate.ErrDataCorrupt):
 		return fmt.Sprintf("whose metadata is not there: %v", err), nil
@@ -34,7 +34,7 @@ func (j *judge) referenceProblem(ctx context.Context, e stores.Entry, shared str
 		files = append(files, shared)
 	}
 	for _, key := range files {
-		ok, err := bucketHas(ctx, j.bucket, key)
+		ok, err := BucketHas(ctx, j.Bucket, key)
 		if err != nil {
 			return "", err
 		}
@@ -45,11 +45,11 @@ func (j *judge) referenceProblem(ctx context.Context, e stores.Entry, shared str
 	return "", nil
 }
 
-// stillPublished reads the key of a reference found with a problem again:
+// StillPublished reads the key of a reference found with a problem again:
 // true when it still holds the same token, so that the reference stood
 // from the listing to now, the lookup in between included (a token's
 // reference, once removed, never comes back).
-func stillPublished(ctx context.Context, store stores.ReferenceStore, e stores.Entry, job stores.JobID) (bool, error) {
+func StillPublished(ctx context.Context, store stores.ReferenceStore, e stores.Entry, job stores.JobID) (bool, error) {
 	cur, err := store.Read(ctx, stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint})
 	if err != nil {
 		return false, err

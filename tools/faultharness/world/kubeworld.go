@@ -1,4 +1,4 @@
-package faultharness
+package world
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package faultharness
+package world
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 
 // armedWrites is a one-shot write fault armed on every node's proxy: the
@@ -21,14 +22,14 @@ type armedWrites struct {
 
 // armPublish arms the next multi-op on any node: with nothing else at
 // work, that is the publish (ZooKeeper's frames carry no token to match).
-func (w *zkWorld) armPublish(_ string, reply bool) armedWrite {
+func (w *zkWorld) armPublish(_ string, reply bool) ArmedWrite {
 	if reply {
 		return w.armWrites(zkfault.DropWriteReply)
 	}
 	return w.armWrites(zkfault.DropWriteRequest)
 }
 
-func (w *zkWorld) armAnyWrite() armedWrite { return w.armWrites(zkfault.DropWriteRequest) }
+func (w *zkWorld) armAnyWrite() ArmedWrite { return w.armWrites(zkfault.DropWriteRequest) }
 
 func (w *zkWorld) armWrites(f zkfault.Fault) *armedWrites {
 	a := &armedWrites{w: w}
@@ -38,8 +39,8 @@ func (w *zkWorld) armWrites(f zkfault.Fault) *armedWrites {
 	return a
 }
 
-// wait waits until the fault has hit a write on some node, or timeout.
-func (a *armedWrites) wait(ctx context.Context, timeout time.Duration) bool {
+// Wait waits until the fault has hit a write on some node, or timeout.
+func (a *armedWrites) Wait(ctx context.Context, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		if a.count() > 0 {
@@ -62,29 +63,13 @@ func (a *armedWrites) count() int {
 	return n
 }
 
-// disarm removes the fault where it has not hit and says how many writes
+// Disarm removes the fault where it has not hit and says how many writes
 // it hit (more than one when writes on two nodes raced for it).
-func (a *armedWrites) disarm() int {
+func (a *armedWrites) Disarm() int {
 	for _, p := range a.w.frames {
 		p.Heal()
 	}
 	return a.count()
-}
-
-// sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
-}
-
-// between draws a duration in [lo, hi).
-func between(rng *rand.Rand, lo, hi time.Duration) time.Duration {
-	if hi <= lo {
-		return lo
-	}
-	return lo + time.Duration(rng.Int64N(int64(hi-lo)))
 }
 
 // inject applies one ZooKeeper-side fault and heals it before returning.
@@ -100,21 +85,21 @@ func (w *zkWorld) inject(ctx context.Context, kind FaultKind, rng *rand.Rand, se
 			f = zkfault.DropWriteRequest
 		}
 		a := w.armWrites(f)
-		a.wait(ctx, 10*time.Second)
-		n := a.disarm()
+		a.Wait(ctx, 10*time.Second)
+		n := a.Disarm()
 		return n, fmt.Sprintf("%d write(s) hit", n), nil
 	case PartitionNode:
-		i, hold := rng.IntN(len(w.frames)), between(rng, time.Second, 4*time.Second)
+		i, hold := rng.IntN(len(w.frames)), pace.Between(rng, time.Second, 4*time.Second)
 		w.frames[i].Inject(zkfault.Partition)
-		sleep(ctx, hold)
+		pace.Sleep(ctx, hold)
 		w.frames[i].Heal()
 		return 1, fmt.Sprintf("node %d for %s", i+1, hold.Round(time.Millisecond)), nil
 	case PartitionAll, SessionExpiry:
 		// Shorter than the session timeout: connection loss only; longer:
 		// the ensemble expires every worker's session.
-		hold := between(rng, session/4, session*3/5)
+		hold := pace.Between(rng, session/4, session*3/5)
 		if kind == SessionExpiry {
-			hold = between(rng, session+time.Second, session+3*time.Second)
+			hold = pace.Between(rng, session+time.Second, session+3*time.Second)
 			// Workers still opening their sessions after an earlier fault
 			// have nothing to expire yet: wait for them (bounded).
 			w.waitSessions(ctx, session, 30*time.Second)
@@ -122,19 +107,19 @@ func (w *zkWorld) inject(ctx context.Context, kind FaultKind, rng *rand.Rand, se
 		for _, p := range w.frames {
 			p.Inject(zkfault.Partition)
 		}
-		sleep(ctx, hold)
+		pace.Sleep(ctx, hold)
 		for _, p := range w.frames {
 			p.Heal()
 		}
 		return 1, fmt.Sprintf("whole ensemble for %s (session timeout %s)", hold.Round(time.Millisecond), session), nil
 	case LeaderKill:
-		down := between(rng, time.Second, 3*time.Second)
+		down := pace.Between(rng, time.Second, 3*time.Second)
 		leader, err := w.leader(ctx)
 		if err != nil {
 			return 0, "", err
 		}
 		leader.Kill()
-		sleep(ctx, down)
+		pace.Sleep(ctx, down)
 		if err := leader.Start(); err != nil {
 			return 1, "", fmt.Errorf("restart zookeeper node %d after kill -9: %w", leader.ID, err)
 		}
@@ -154,7 +139,7 @@ func (w *zkWorld) leader(ctx context.Context) (*zktest.Node, error) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, fmt.Errorf("find the zookeeper leader: %w", err)
 		}
-		sleep(ctx, 100*time.Millisecond)
+		pace.Sleep(ctx, 100*time.Millisecond)
 	}
 }
 
@@ -173,6 +158,6 @@ func (w *zkWorld) waitSessions(ctx context.Context, session time.Duration, timeo
 		if n >= w.workers {
 			return
 		}
-		sleep(ctx, 100*time.Millisecond)
+		pace.Sleep(ctx, 100*time.Millisecond)
 	}
 }

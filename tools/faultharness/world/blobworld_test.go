@@ -1,4 +1,4 @@
-package faultharness
+package world
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gocloud.dev/blob"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
@@ -27,14 +28,13 @@ func TestBlobFaultLayer(t *testing.T) {
 	require.NoError(t, err)
 	defer faulty.Close()
 
+	// A checkpoint as its job manager writes it, on the clean path.
 	job := stores.JobID{Cluster: cluster, Job: "j"}
-	req, err := w.writeCheckpoint(ctx, job, 1, 7, false)
-	require.NoError(t, err)
-	states, err := scanBucket(ctx, w.bucket)
-	require.NoError(t, err)
-	id := stores.CheckpointID{JobID: job, Checkpoint: 7}
-	require.Contains(t, states, id)
-	assert.Len(t, states[id].files, 2, "metadata and data; the shared file is no checkpoint's")
+	dir := jobmanager.CheckpointDir(job, 7)
+	for _, f := range jobmanager.Files(job, 7, dir) {
+		require.NoError(t, w.bucket.WriteAll(ctx, f.Key, f.Data, nil))
+	}
+	req := jobmanager.Request(job, 1, jobmanager.Owner(1), 7, dir, false)
 
 	put := func(mode blobMode, key string) (int, error) {
 		_, disarm := w.arm(http.MethodPut, mode)
@@ -45,14 +45,14 @@ func TestBlobFaultLayer(t *testing.T) {
 		hits, err := put(mode, "handles/"+string(mode))
 		assert.Error(t, err, mode)
 		assert.Positive(t, hits, mode)
-		ok, err := w.exists(ctx, "handles/"+string(mode))
+		ok, err := w.bucket.Exists(ctx, "handles/"+string(mode))
 		require.NoError(t, err)
 		assert.False(t, ok, "%s: nothing written", mode)
 	}
 	hits, err := put(blobDropReply, "handles/applied")
 	assert.Error(t, err)
 	assert.Positive(t, hits)
-	ok, err := w.exists(ctx, "handles/applied")
+	ok, err := w.bucket.Exists(ctx, "handles/applied")
 	require.NoError(t, err)
 	assert.True(t, ok, "applied, though the writer got no answer")
 
@@ -61,7 +61,7 @@ func TestBlobFaultLayer(t *testing.T) {
 		derr := faulty.Delete(ctx, req.MetadataKey)
 		hits := disarm()
 		assert.Positive(t, hits, mode)
-		ok, err := w.exists(ctx, req.MetadataKey)
+		ok, err := w.bucket.Exists(ctx, req.MetadataKey)
 		require.NoError(t, err)
 		if mode == blobDropReply {
 			assert.False(t, ok, "applied delete")

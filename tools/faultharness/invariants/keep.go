@@ -1,27 +1,26 @@
-package faultharness
+package invariants
 
 import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // Why state at rest without a reference stays, in the report's words.
 const (
-	keptSavepoint = "savepoint"
-	keptAbandoned = "abandoned"
-	// keptRetained: a checkpoint of an incarnation retired with its
+	KeptSavepoint = "savepoint"
+	KeptAbandoned = "abandoned"
+	// KeptRetained: a checkpoint of an incarnation retired with its
 	// checkpoints retained for the operator.
-	keptRetained = "retained"
-	// keptReported: the reconciler reported it and kept it (a previous
+	KeptRetained = "retained"
+	// KeptReported: the reconciler reported it and kept it (a previous
 	// incarnation's, no finalization found): reported as an orphan.
-	keptReported = "reported"
+	KeptReported = "reported"
 )
 
 // keptBy says why a checkpoint's unreferenced state stays, "" when
 // nothing keeps it (a leak, I3). Every handle blob must be kept; data
 // without any handle is kept by a kept finalization of the checkpoint.
-func (j *judge) keptBy(s *stateAtRest, fins []*finalization) string {
+func (j *Judge) keptBy(s *stateAtRest, fins []Finalization) string {
 	why := ""
 	for _, key := range s.handles {
 		if why = j.handleKeptBy(key, fins); why == "" {
@@ -40,30 +39,30 @@ func (j *judge) keptBy(s *stateAtRest, fins []*finalization) string {
 }
 
 // handleKeptBy says why an unreferenced handle blob stays.
-func (j *judge) handleKeptBy(key string, fins []*finalization) string {
+func (j *Judge) handleKeptBy(key string, fins []Finalization) string {
 	id, epoch, err := blobstate.ParseKey(key)
 	if err != nil {
 		return ""
 	}
 	for _, f := range fins {
-		if f.req.Epoch == epoch {
+		if f.Request.Epoch == epoch {
 			if w := finalizationKeeps(f); w != "" {
 				return w
 			}
 		}
 	}
-	if rt, ok := j.retired(id.JobID, epoch); ok && !rt.discard {
-		return keptRetained
+	if rt, ok := j.retired(id.JobID, epoch); ok && !rt.Discard {
+		return KeptRetained
 	}
 	if j.wasReported(key) {
-		return keptReported
+		return KeptReported
 	}
 	return ""
 }
 
 // allReported reports whether the reconciler reported every handle blob
 // of the state as kept.
-func (j *judge) allReported(s *stateAtRest) bool {
+func (j *Judge) allReported(s *stateAtRest) bool {
 	for _, key := range s.handles {
 		if !j.wasReported(key) {
 			return false
@@ -73,25 +72,12 @@ func (j *judge) allReported(s *stateAtRest) bool {
 }
 
 // finalizationKeeps says why a finalization's state stays by design.
-func finalizationKeeps(f *finalization) string {
-	res, _, _ := f.outcome()
+func finalizationKeeps(f Finalization) string {
 	switch {
-	case f.req.Savepoint:
-		return keptSavepoint
-	case res.Phase == contract.Abandoned:
-		return keptAbandoned
+	case f.Request.Savepoint:
+		return KeptSavepoint
+	case f.Result.Phase == contract.Abandoned:
+		return KeptAbandoned
 	}
 	return ""
-}
-
-// jobOf is the run's job of that ID, nil for none (an intruder).
-func (r *run) jobOf(id stores.JobID) *job {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, j := range r.all {
-		if j.id == id {
-			return j
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package faultharness
+package world
 
 import (
 	"context"
@@ -15,10 +15,6 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"gocloud.dev/blob"
-
-	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // stateBucketName is the S3 bucket of a run; a run has its S3 endpoint to
@@ -225,45 +221,4 @@ func (w *blobWorld) close() {
 	if w.clean != nil {
 		w.clean.Close()
 	}
-}
-
-// write puts an object, as the job manager does.
-func (w *blobWorld) write(ctx context.Context, key string, data []byte) error {
-	if err := w.bucket.WriteAll(ctx, key, data, nil); err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
-	}
-	return nil
-}
-
-// exists reports whether the bucket holds key.
-func (w *blobWorld) exists(ctx context.Context, key string) (bool, error) {
-	return bucketHas(ctx, w.bucket, key)
-}
-
-// writeCheckpoint writes checkpoint n of job as a job manager does
-// (jobmanager.Files, in its jobmanager.CheckpointDir) and returns its
-// request.
-func (w *blobWorld) writeCheckpoint(ctx context.Context, job stores.JobID, epoch, n uint64, savepoint bool) (contract.FinalizeRequest, error) {
-	return w.writeCheckpointAt(ctx, job, epoch, n, jobmanager.CheckpointDir(job, n), savepoint)
-}
-
-// writeCheckpointAt writes checkpoint n's files under dir, wherever that
-// is (an adversarial request names a directory of its own choosing).
-func (w *blobWorld) writeCheckpointAt(ctx context.Context, job stores.JobID, epoch, n uint64, dir string, savepoint bool) (contract.FinalizeRequest, error) {
-	for _, f := range jobmanager.Files(job, n, dir) {
-		if err := retry(ctx, "write "+f.Key, func(ctx context.Context) error { return w.write(ctx, f.Key, f.Data) }, nil); err != nil {
-			return contract.FinalizeRequest{}, err
-		}
-	}
-	return checkpointRequest(job, epoch, n, dir, savepoint), nil
-}
-
-// ownerOf is the claimant of epoch of job: its job manager claims under
-// it, and every request of that epoch names it.
-func ownerOf(job stores.JobID, epoch uint64) string { return fmt.Sprintf("jm-%s-%d", job.Job, epoch) }
-
-// checkpointRequest finalizes checkpoint n of job at epoch under its
-// job manager's claim, its metadata and exclusive data under dir.
-func checkpointRequest(job stores.JobID, epoch, n uint64, dir string, savepoint bool) contract.FinalizeRequest {
-	return jobmanager.Request(job, epoch, ownerOf(job, epoch), n, dir, savepoint)
 }
