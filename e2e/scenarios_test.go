@@ -62,7 +62,7 @@ func TestEndToEndZooKeeper(t *testing.T) {
 		"WorkflowExecutionStarted", "WorkflowTaskScheduled", "WorkflowTaskStarted", "WorkflowTaskCompleted",
 		"MarkerRecorded", "UpsertWorkflowSearchAttributes", "MarkerRecorded", "MarkerRecorded", "WorkflowExecutionCompleted",
 	}, types)
-	_, err = e.client.DescribeWorkflowExecution(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), "")
+	_, err = e.client.DescribeWorkflow(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), "")
 	var notFound *serviceerror.NotFound
 	assert.ErrorAs(t, err, &notFound, "no coordinator started")
 
