@@ -112,7 +112,7 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: finalizations,
 	}
 	// Cleaned up after the worker's stop (cleanups run last first).
-	t.Cleanup(finalizer.StartRetention(context.Background(), acts, slog.New(slog.DiscardHandler)))
+	t.Cleanup(finalizer.StartRetention(context.Background(), acts, nil, slog.New(slog.DiscardHandler)))
 	finalizer.Register(w, acts, &reconcileacts.Activities{
 		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states, Finalizations: finalizations,
 		// The tests' handles and tombstones are seconds old: no grace

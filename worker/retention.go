@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // Retention runs in the worker's process, off every finalization's path:
@@ -26,6 +27,61 @@ const (
 	retentionRetryFirst = time.Second
 	retentionRetryMax   = time.Minute
 )
+
+// retentionSweepEvery is how often the worker hands every job of its
+// clusters to the drain, besides once at start: the backstop for a job
+// whose last publish's pass died with its worker and that publishes no
+// more. A pass over a job with nothing to do reads its state and keys.
+const retentionSweepEvery = 10 * time.Minute
+
+// JobLister lists the jobs a sweep hands to the drain.
+type JobLister func(ctx context.Context) ([]stores.JobID, error)
+
+// HandleJobs lists the jobs of the clusters layout serves that have state
+// handles in the bucket: every job with a reference retention may remove
+// has its handle there.
+func HandleJobs(states *blobstate.Store, layout blobstate.Layout) JobLister {
+	return func(ctx context.Context) ([]stores.JobID, error) {
+		clusters, all := layout.Clusters()
+		if all {
+			var err error
+			if clusters, err = states.HandleClusters(ctx); err != nil {
+				return nil, err
+			}
+		}
+		var jobs []stores.JobID
+		for _, c := range clusters {
+			js, err := states.HandleJobs(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, js...)
+		}
+		return jobs, nil
+	}
+}
+
+// sweep hands the drain every job list lists, now and every
+// retentionSweepEvery, until ctx ends.
+func (d *retentionDrain) sweep(ctx context.Context, list JobLister) {
+	defer d.done.Done()
+	t := time.NewTicker(retentionSweepEvery)
+	defer t.Stop()
+	for {
+		jobs, err := list(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.logger.Warn("retention sweep could not list the jobs; it tries again later", "error", err)
+		}
+		for _, job := range jobs {
+			d.Enqueue(job)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
 
 // drainFunc is one retention pass over a job.
 type drainFunc func(context.Context, stores.JobID) (activities.RemovalResult, error)
@@ -47,18 +103,25 @@ type retentionDrain struct {
 	retries map[stores.JobID]int
 	timers  map[stores.JobID]*time.Timer
 	wake    chan struct{}
-	done    sync.WaitGroup
+	// ctx ends with stop; done counts the passers and the sweep.
+	ctx  context.Context
+	done sync.WaitGroup
 }
 
 // StartRetention runs the retention of acts in the background: it sets
 // acts.Retention, so that every reference acts publish hands its job over,
 // and starts the passers, which run acts.DrainRetention with ctx's values
-// (activities.WithBackground). stop ends them, cancelling the passes that
-// run (each store write is atomic; the job's next pass finishes the rest);
-// call it once nothing publishes any more.
-func StartRetention(ctx context.Context, acts *activities.Activities, logger *slog.Logger) (stop func()) {
+// (activities.WithBackground); with sweep, it also hands them every job
+// sweep lists, at once and every retentionSweepEvery. stop ends them,
+// cancelling the passes that run (each store write is atomic; the job's
+// next pass finishes the rest); call it once nothing publishes any more.
+func StartRetention(ctx context.Context, acts *activities.Activities, sweep JobLister, logger *slog.Logger) (stop func()) {
 	d, stop := startRetentionDrain(ctx, acts.DrainRetention, logger)
 	acts.Retention = d
+	if sweep != nil && acts.Retain > 0 {
+		d.done.Add(1)
+		go d.sweep(d.ctx, sweep)
+	}
 	return stop
 }
 
@@ -71,6 +134,7 @@ func startRetentionDrain(ctx context.Context, pass drainFunc, logger *slog.Logge
 		wake: make(chan struct{}, retentionPassers),
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	d.ctx = ctx
 	for range retentionPassers {
 		d.done.Add(1)
 		go d.passer(ctx)

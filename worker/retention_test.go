@@ -3,7 +3,9 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // passLog records the passes a drain runs; block, when set, holds each
@@ -100,4 +103,32 @@ func TestRetentionDrainStops(t *testing.T) {
 	d.Enqueue(jobA)
 	time.Sleep(20 * time.Millisecond)
 	assert.Zero(t, p.count())
+}
+
+// The sweep lists the jobs of the served clusters that have state in the
+// bucket and hands them to the drain at once: a job whose last publish's
+// pass died with its worker passes all the same.
+func TestRetentionSweepHandsEveryServedJob(t *testing.T) {
+	states, err := blobstate.Open(t.Context(), "file://"+t.TempDir())
+	require.NoError(t, err)
+	defer func() { _ = states.Close() }()
+	other := stores.JobID{Cluster: "c2", Job: "x"}
+	for i, job := range []stores.JobID{jobA, jobB, other} {
+		n := uint64(i + 1)
+		_, err := states.Write(t.Context(), blobstate.Handle{CheckpointID: stores.CheckpointID{JobID: job, Checkpoint: n}, Epoch: 1,
+			MetadataKey: fmt.Sprintf("%s/%s/chk-%d/_metadata", job.Cluster, job.Job, n), ExclusivePrefix: fmt.Sprintf("%s/%s/chk-%d/", job.Cluster, job.Job, n),
+			MetadataSHA256: strings.Repeat("0", 64)})
+		require.NoError(t, err)
+	}
+	for spec, want := range map[string][]stores.JobID{"c1=c1": {jobA, jobB}, blobstate.AnyCluster: {jobA, jobB, other}} {
+		layout, err := blobstate.ParseLayout(spec)
+		require.NoError(t, err)
+		p := &passLog{running: map[stores.JobID]int{}}
+		d, stop := startRetentionDrain(t.Context(), p.pass, slog.New(slog.DiscardHandler))
+		d.done.Add(1)
+		go d.sweep(d.ctx, HandleJobs(states, layout))
+		require.Eventually(t, func() bool { return p.count() == len(want) }, 5*time.Second, time.Millisecond, spec)
+		stop()
+		assert.ElementsMatch(t, want, p.passes, spec)
+	}
 }

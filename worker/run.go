@@ -104,7 +104,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	// Deferred after the stores' closes, so it stops before them, and
 	// after the worker's stop, so nothing publishes any more.
 	retentionLog := logger.With("component", "retention")
-	defer StartRetention(activities.WithBackground(context.Background(), sdklog.NewStructuredLogger(retentionLog), m.handler), acts, retentionLog)()
+	defer StartRetention(activities.WithBackground(context.Background(), sdklog.NewStructuredLogger(retentionLog), m.handler), acts, HandleJobs(states, layout), retentionLog)()
 	Register(w, acts, &reconcileacts.Activities{
 		// Every backend serves the inventory (referenceStore), so the store
 		// opened above is it; the fences go where the finalizer's go.

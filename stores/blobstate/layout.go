@@ -103,6 +103,19 @@ func (l Layout) String() string {
 	return strings.Join(items, ",")
 }
 
+// Clusters lists the clusters the layout names, sorted; every cluster
+// when it is AnyCluster (all true, no names).
+func (l Layout) Clusters() (names []string, all bool) {
+	if l.dirs == nil {
+		return nil, true
+	}
+	for c := range l.dirs {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	return names, false
+}
+
 // Serves refuses a cluster the worker is not configured for.
 func (l Layout) Serves(cluster string) error {
 	if err := stores.ValidateCluster(cluster); err != nil {

@@ -142,3 +142,16 @@ func TestParseLayoutRefusesNestedSavepoints(t *testing.T) {
 		assert.Equal(t, "clusters", inv.Field, "spec %q", spec)
 	}
 }
+
+func TestLayoutClusters(t *testing.T) {
+	l, err := blobstate.ParseLayout("b=flink/b,a=flink/a:flink/a-sp")
+	require.NoError(t, err)
+	names, all := l.Clusters()
+	assert.Equal(t, []string{"a", "b"}, names)
+	assert.False(t, all)
+	l, err = blobstate.ParseLayout(blobstate.AnyCluster)
+	require.NoError(t, err)
+	names, all = l.Clusters()
+	assert.Empty(t, names)
+	assert.True(t, all)
+}

@@ -75,6 +75,23 @@ func (s *Store) HandleJobs(ctx context.Context, cluster string) ([]stores.JobID,
 	return stores.SortJobs(jobs), nil
 }
 
+// HandleClusters lists the clusters that have handle blobs, sorted. A
+// directory whose name is not a cluster ID is skipped.
+func (s *Store) HandleClusters(ctx context.Context) ([]string, error) {
+	var clusters []string
+	err := s.each(ctx, &blob.ListOptions{Prefix: stores.HandlesPrefix, Delimiter: "/"}, func(o *blob.ListObject) {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stores.HandlesPrefix), "/")
+		if o.IsDir && ok && stores.ValidateCluster(name) == nil {
+			clusters = append(clusters, name)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list clusters with handles: %w", err)
+	}
+	slices.Sort(clusters)
+	return clusters, nil
+}
+
 func (s *Store) listHandles(ctx context.Context, prefix string) (Listing, error) {
 	var l Listing
 	err := s.each(ctx, &blob.ListOptions{Prefix: prefix}, func(o *blob.ListObject) {

@@ -68,6 +68,9 @@ func runListing(t *testing.T, open func(t *testing.T) *Store) {
 		jobs, err := s.HandleJobs(ctx, "prod-eu")
 		require.NoError(t, err)
 		assert.Equal(t, []stores.JobID{jobID("billing"), jobID("orders")}, jobs)
+		clusters, err := s.HandleClusters(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"prod-eu", "prod-us"}, clusters)
 
 		none, err := s.ListJobHandles(ctx, jobID("absent"))
 		require.NoError(t, err)
