@@ -346,7 +346,7 @@ func TestProductionTopology(t *testing.T) {
 	for _, tr := range all {
 		observed.Finalizations = append(observed.Finalizations, faultharness.Outcome{Request: tr.req, Ended: true, Result: tr.res})
 	}
-	// Retention and discards settle first (the coordinators' passes), as
+	// Retention and discards settle first (retention's passes), as
 	// a harness run waits for them before it checks.
 	require.Eventually(t, func() bool {
 		n, err := faultharness.Leftovers(ctx, observed)
@@ -555,10 +555,13 @@ func rollingUpgrade(ctx context.Context, t *testing.T, command command, tp *topo
 }
 
 // check proves the executions moved to the new build: every job's
-// coordinator, which lives across the whole stream, completed workflow
-// tasks on a previous-release worker and, after the upgrade, on this
-// build's. Finalizations that ran on both, and workflow tasks an old worker
-// failed (one it could not replay, handed to another), are reported.
+// coordinator, which the previous release's finalizations started and
+// which lives across the whole stream, completed workflow tasks on a
+// previous-release worker and, once a report reaches it after the upgrade
+// (as from a previous-release finalization still running then; this
+// build's finalizations report to none), on this build's. Finalizations
+// that ran on both, and workflow tasks an old worker failed (one it could
+// not replay, handed to another), are reported.
 func (u upgraded) check(ctx context.Context, t *testing.T, tc sdkclient.Client, jobs []stores.JobID, all []*triggered) {
 	t.Helper()
 	on := func(pids map[string]int, identities []string) bool {
@@ -573,12 +576,25 @@ func (u upgraded) check(ctx context.Context, t *testing.T, tc sdkclient.Client, 
 		return false
 	}
 	failed := 0
+	newest := map[stores.JobID]contract.FinalizeRequest{}
+	for _, tr := range all {
+		if tr.req.Checkpoint > newest[tr.req.CheckpointID().JobID].Checkpoint {
+			newest[tr.req.CheckpointID().JobID] = tr.req
+		}
+	}
 	for _, job := range jobs {
 		id := contract.CoordinatorID(job.Cluster, job.Job)
-		identities, f := taskIdentities(ctx, t, tc, id)
+		req := newest[job]
+		report := contract.PublishedReport{Cluster: job.Cluster, Job: job.Job, Epoch: req.Epoch, Checkpoint: req.Checkpoint}
+		require.NoError(t, tc.SignalWorkflow(ctx, id, "", contract.PublishedSignal, report), id)
+		var identities []string
+		require.Eventually(t, func() bool {
+			identities, _ = taskIdentities(ctx, t, tc, id)
+			return on(u.after, identities)
+		}, time.Minute, time.Second, "%s moved to this build: %v", id, identities)
+		_, f := taskIdentities(ctx, t, tc, id)
 		failed += f
 		assert.True(t, on(u.before, identities), "%s ran on the previous release: %v", id, identities)
-		assert.True(t, on(u.after, identities), "%s moved to this build: %v", id, identities)
 	}
 	both := 0
 	for _, tr := range all {
