@@ -102,7 +102,7 @@ func parse(args []string, stderr io.Writer) (faultharness.Config, bool, bool, er
 	fs.IntVar(&cfg.Workers, "workers", 2, "worker processes per store")
 	fs.IntVar(&cfg.Retain, "retain", 2, "references retained per job")
 	fs.StringVar(&cfg.Store, "store", faultharness.StoreZooKeeper, "HA store: zookeeper (3-node ensemble), kubernetes (kube-apiserver + etcd), or both (jobs alternate between the two; every fault kind)")
-	fs.BoolVar(&cfg.CrashAfterPublish, "crash-after-publish", false, "add the targeted scenario that kills the workers the moment a publish landed (real mode)")
+	fs.BoolVar(&cfg.CrashAfterPublish, "crash-after-publish", false, "add the targeted scenarios that kill the workers the moment a publish landed: before its retry, and before its background retention (real mode)")
 	fs.BoolVar(&cfg.Naive, "naive", false, "switch the protocol's safety off (discard on any publish error, no verify, no fence)")
 	fs.StringVar(&kinds, "kinds", "", "comma-separated fault kinds (default: every kind of the store; zookeeper: "+
 		joinKinds(faultharness.StoreZooKeeper)+"; kubernetes: "+joinKinds(faultharness.StoreKubernetes)+"; both: every kind)")

@@ -37,9 +37,11 @@ type Config struct {
 	// Store is the HA store: StoreZooKeeper (default), StoreKubernetes, or
 	// StoreBoth (jobs alternate between the two stores).
 	Store string
-	// CrashAfterPublish adds the targeted crash-after-publish scenario
-	// (real mode only): workers killed the moment a publish landed, inside
-	// the workflow task of a fast-path finalization.
+	// CrashAfterPublish adds the targeted crash scenarios (real mode
+	// only): workers killed the moment a publish landed, inside the
+	// workflow task of a fast-path finalization; once while newer
+	// checkpoints follow (crash-after-publish), once with none after it
+	// and the job at its retention (crash-before-retention).
 	CrashAfterPublish bool
 	// Kinds restricts the random faults; empty: every kind.
 	Kinds []FaultKind

@@ -3,7 +3,9 @@ package faultharness
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 )
@@ -65,5 +67,63 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	}
 	s.Detail = fmt.Sprintf("workers killed on the dropped reply: %t; key now holds %s; %d attempt(s) %s",
 		hit, e, res.Attempts, invariants.Clip(res.Reason))
+	return s, nil
+}
+
+// crashBeforeRetention aims at retention off the finalization's path: the
+// job holds the references retention keeps, then one more publish lands
+// and the workers running it are killed at that moment, before the
+// publish could hand the job to their background retention. No newer
+// checkpoint follows. The job's retention must settle all the same (the
+// retried finalization's verify finds its token and hands the job over
+// again; a restarted worker's sweep passes every job): the references
+// retention keeps and no more (I5), the removed one's state discarded
+// (I3, judged with every other job's at the end).
+func (r *run) crashBeforeRetention(ctx context.Context, j *job) (Scenario, error) {
+	s := Scenario{Name: "crash-before-retention"}
+	for range r.cfg.Retain {
+		req, err := r.checkpoint(ctx, j, false, 0)
+		if err != nil {
+			return s, err
+		}
+		f, err := r.trigger(ctx, req, s.Name+"/retained")
+		if err != nil {
+			return s, err
+		}
+		r.await(ctx, f)
+	}
+	req, armed, f, err := r.armedFinalization(ctx, j, s.Name, 0, true)
+	if err != nil {
+		return s, err
+	}
+	hit := armed.Wait(ctx, targetedTimeout)
+	victims := j.lane.Workers()
+	if hit {
+		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")
+		victims.Kill()
+	}
+	s.Hits = armed.Disarm()
+	if err := victims.Start(ctx); err != nil {
+		return s, err
+	}
+	res, outcome := r.settled(ctx, f)
+	s.Outcome = outcome
+	began, over := time.Now(), -1
+	for time.Since(began) < targetedTimeout && over != 0 {
+		refs, err := j.lane.Checker().List(ctx, j.id)
+		if err == nil {
+			_, remove := activities.RetentionPlan(refs, r.cfg.Retain)
+			over = len(remove)
+		}
+		if over != 0 {
+			pace.Sleep(ctx, 200*time.Millisecond)
+		}
+	}
+	retention := "within retention"
+	if over != 0 {
+		retention = fmt.Sprintf("%d reference(s) over retention", over)
+	}
+	s.Detail = fmt.Sprintf("workers killed on the landed publish: %t; %s %s after it ended, no newer checkpoint; %d attempt(s) %s",
+		hit, retention, time.Since(began).Round(100*time.Millisecond), res.Attempts, invariants.Clip(res.Reason))
 	return s, nil
 }

@@ -107,7 +107,9 @@ func TestRealModeHoldsEveryInvariant(t *testing.T) {
 // server), the ZooKeeper store under its own, and the store-independent
 // ones: every fault kind. Plus, on each store, a worker killed inside the
 // fast-path workflow task whose publish landed, which subsumption removes
-// before the task's retry: still Published.
+// before the task's retry: still Published; and one killed the moment a
+// publish landed, before its background retention, with no newer
+// checkpoint after it: retention settles all the same.
 func TestRealModeBothStores(t *testing.T) {
 	kinds := faultharness.KindsFor(faultharness.StoreBoth)
 	assert.ElementsMatch(t, faultharness.AllKinds, kinds)
@@ -120,12 +122,15 @@ func TestRealModeBothStores(t *testing.T) {
 		assert.Positive(t, injected[k], "fault kind %s injected", k)
 	}
 	assert.Empty(t, rep.Missing)
-	require.Len(t, rep.Targeted, 6, "three scenarios on each store")
-	for i := 0; i < 6; i += 3 {
+	require.Len(t, rep.Targeted, 8, "four scenarios on each store")
+	for i := 0; i < 8; i += 4 {
 		assert.Equal(t, string(contract.Published), rep.Targeted[i].Outcome, "a retry finds its own applied write")
 		assert.Equal(t, string(contract.Discarded), rep.Targeted[i+1].Outcome, "fenced Absent with no attempt left")
-		assert.Positive(t, rep.Targeted[i+2].Hits, "%s: the publish landed", rep.Targeted[i+2].Name)
-		assert.Equal(t, string(contract.Published), rep.Targeted[i+2].Outcome, "%s: the landed publish stands", rep.Targeted[i+2].Name)
+		for _, sc := range rep.Targeted[i+2 : i+4] {
+			assert.Positive(t, sc.Hits, "%s: the publish landed", sc.Name)
+			assert.Equal(t, string(contract.Published), sc.Outcome, "%s: the landed publish stands", sc.Name)
+		}
+		assert.Contains(t, rep.Targeted[i+3].Detail, "within retention", "%s: retention settles without a newer checkpoint", rep.Targeted[i+3].Name)
 	}
 	assert.Equal(t, rep.Replays.Performed, rep.Replays.Rejected, "every stale replay is Rejected")
 	assertLifecycle(t, rep)

@@ -24,7 +24,7 @@ func (r *run) targeted(ctx context.Context, seed uint64) error {
 	for _, l := range r.w.Lanes() {
 		scenarios := []func(context.Context, *job) (Scenario, error){r.droppedReply, r.fencedReplay}
 		if r.cfg.CrashAfterPublish && !r.cfg.Naive {
-			scenarios = append(scenarios, r.crashAfterPublish)
+			scenarios = append(scenarios, r.crashAfterPublish, r.crashBeforeRetention)
 		}
 		for _, sc := range scenarios {
 			j := newJob(fmt.Sprintf("targeted-%d", len(r.all)+1), seed^0x7461726774, l)
