@@ -77,7 +77,14 @@ func TestClientPayloadsMatchTheSchemas(t *testing.T) {
 		contracttest.CheckQuery(ctx(t), t, env.Temporal, f.WorkflowID, "status.schema.json")
 		ids = append(ids, f.WorkflowID)
 	}
+	// This release's finalizations report to no coordinator; one of the
+	// previous release starts it with its report.
 	coordinator := contract.CoordinatorID(env.Cluster, env.Job)
+	report := contract.PublishedReport{Cluster: env.Cluster, Job: env.Job, Epoch: 1, Checkpoint: 2}
+	_, err = env.Temporal.SignalWithStartWorkflow(ctx(t), coordinator, contract.PublishedSignal, report,
+		sdkclient.StartWorkflowOptions{TaskQueue: env.TaskQueue}, contract.CoordinatorWorkflow,
+		contract.CoordinatorState{Cluster: env.Cluster, Job: env.Job, Epoch: 1})
+	require.NoError(t, err)
 	contracttest.CheckQuery(ctx(t), t, env.Temporal, coordinator, "coordinator-status.schema.json")
 	ids = append(ids, coordinator)
 
