@@ -2,6 +2,7 @@ package faultharness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
@@ -29,12 +30,13 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	// workflow), so that the others publish the newer checkpoints and
 	// subsume this one before the task's timeout hands it to them.
 	victims := j.lane.Workers()
+	var killed error
 	if hit {
 		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")
-		victims.Kill()
+		killed = victims.Kill()
 	}
 	s.Hits = armed.Disarm()
-	if err := victims.Start(ctx); err != nil {
+	if err := errors.Join(killed, victims.Start(ctx)); err != nil {
 		return s, err
 	}
 	// Retain+1 newer checkpoints, so that retention subsumes this one.
