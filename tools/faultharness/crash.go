@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // crashAfterPublish aims at the fast path (the first publish a local
@@ -29,7 +30,9 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	// Kill only the worker that runs the task (its log names the
 	// workflow), so that the others publish the newer checkpoints and
 	// subsume this one before the task's timeout hands it to them.
-	victims := j.lane.Workers()
+	// Only the killed slots start again: a start in a slot whose process
+	// runs would leave that one behind, untracked.
+	var victims world.Workers
 	var killed error
 	if hit {
 		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")

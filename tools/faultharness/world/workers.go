@@ -42,8 +42,12 @@ type workerProc struct {
 	starts int
 }
 
-// start runs a new process and waits until it polls its task queue.
+// start runs a new process in the empty slot and waits until it polls its
+// task queue.
 func (w *workerProc) start(ctx context.Context) error {
+	if w.running() {
+		return fmt.Errorf("worker %d: start: the slot's process still runs", w.index)
+	}
 	metrics, err := freeport.Addr()
 	if err != nil {
 		return fmt.Errorf("worker %d: %w", w.index, err)
