@@ -306,9 +306,9 @@ func TestComposeTemporalRunsNatively(t *testing.T) {
 			break
 		}
 		if err := server.Exited(); err != nil {
-			t.Fatalf("%v:\n%s", err, tail(logPath))
+			t.Fatalf("%v:\n%s", err, proc.Tail(logPath, 30))
 		}
-		require.True(t, time.Now().Before(deadline), "not healthy: %s\n%s", out, tail(logPath))
+		require.True(t, time.Now().Before(deadline), "not healthy: %s\n%s", out, proc.Tail(logPath, 30))
 		time.Sleep(time.Second)
 	}
 
@@ -402,9 +402,9 @@ func checkComposeUI(t *testing.T, p *types.Project, frontend, root string) {
 				err = fmt.Errorf("%s: %s", resp.Status, b)
 			}
 			if err := ui.Exited(); err != nil {
-				t.Fatalf("%v:\n%s", err, tail(logPath))
+				t.Fatalf("%v:\n%s", err, proc.Tail(logPath, 30))
 			}
-			require.True(t, time.Now().Before(deadline), "GET %s: %v\n%s", path, err, tail(logPath))
+			require.True(t, time.Now().Before(deadline), "GET %s: %v\n%s", path, err, proc.Tail(logPath, 30))
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
@@ -439,13 +439,4 @@ func checkRenderedPersistence(t *testing.T, cfg []byte) {
 			assert.Equal(t, topology.PostgresUser, sql.User, store)
 		}
 	}
-}
-
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > 30 {
-		lines = lines[len(lines)-30:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 )
 
 // Token is a static bearer token of the API server's token file.
@@ -57,7 +58,7 @@ func startAPIServer(bin, dir, etcdURL string, p *pki, adminToken, authz string, 
 	if err != nil {
 		return nil, 0, err
 	}
-	proc, err := startProcess("kube-apiserver", bin, filepath.Join(dir, "kube-apiserver.log"),
+	server, err := startProcess("kube-apiserver", bin, filepath.Join(dir, "kube-apiserver.log"),
 		apiserverArgs(dir, etcdURL, port, p, authz, extra))
 	if err != nil {
 		return nil, 0, err
@@ -68,11 +69,11 @@ func startAPIServer(bin, dir, etcdURL string, p *pki, adminToken, authz string, 
 		Timeout:   2 * time.Second,
 		Transport: &bearer{token: adminToken, rt: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}},
 	}
-	if err := waitHTTP(proc, fmt.Sprintf("https://127.0.0.1:%d/readyz", port), client, 90*time.Second); err != nil {
-		proc.stop(5 * time.Second)
-		return nil, 0, fmt.Errorf("kube-apiserver: %w\n%s", err, tail(proc.logPath, 3000))
+	if err := waitHTTP(server, fmt.Sprintf("https://127.0.0.1:%d/readyz", port), client, 90*time.Second); err != nil {
+		server.stop(5 * time.Second)
+		return nil, 0, fmt.Errorf("kube-apiserver: %w\n%s", err, proc.Tail(server.logPath, 20))
 	}
-	return proc, port, nil
+	return server, port, nil
 }
 
 type bearer struct {

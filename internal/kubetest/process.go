@@ -58,15 +58,3 @@ func (p *process) signal(sig syscall.Signal) error {
 	}
 	return p.Signal(sig)
 }
-
-// tail returns the last n bytes of a log, for error messages.
-func tail(path string, n int64) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	if int64(len(b)) > n {
-		b = b[int64(len(b))-n:]
-	}
-	return string(b)
-}

@@ -2,12 +2,14 @@ package faultharness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
+	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
 )
 
 // crashAfterPublish aims at the fast path (the first publish a local
@@ -30,13 +32,16 @@ func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	// Kill only the worker that runs the task (its log names the
 	// workflow), so that the others publish the newer checkpoints and
 	// subsume this one before the task's timeout hands it to them.
-	victims := j.lane.Workers()
+	// Only the killed slots start again: a start in a slot whose process
+	// runs would leave that one behind, untracked.
+	var victims world.Workers
+	var killed error
 	if hit {
 		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")
-		victims.Kill()
+		killed = victims.Kill()
 	}
 	s.Hits = armed.Disarm()
-	if err := victims.Start(ctx); err != nil {
+	if err := errors.Join(killed, victims.Start(ctx)); err != nil {
 		return s, err
 	}
 	// Retain+1 newer checkpoints, so that retention subsumes this one.

@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -23,6 +22,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverconfig"
 )
@@ -135,17 +135,9 @@ func runLogged(ctx context.Context, logPath, name string, args ...string) error 
 	cmd.Stdout = io.MultiWriter(f, &out)
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, lastLines(out.String(), 20))
+		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, proc.LastLines(out.String(), 20))
 	}
 	return nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // StartTemporal starts the server (a no-op while it runs) and waits until
@@ -302,23 +294,4 @@ func retryFor(ctx context.Context, d time.Duration, f func() error) error {
 		case <-time.After(time.Second):
 		}
 	}
-}
-
-// tailFile returns the last n lines of a file, for error messages.
-func tailFile(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return strings.Join(lines, "\n")
 }

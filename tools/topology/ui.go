@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 )
 
@@ -99,7 +100,7 @@ func (tp *Topology) startUI(ctx context.Context) error {
 			return nil
 		}
 		if tp.UI.Process.pid() == 0 {
-			return fmt.Errorf("web UI server exited (log %s): %v\n%s", tp.UI.Process.Log, last, tailFile(tp.UI.Process.Log, 10))
+			return fmt.Errorf("web UI server exited (log %s): %v\n%s", tp.UI.Process.Log, last, proc.Tail(tp.UI.Process.Log, 10))
 		}
 		select {
 		case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
@@ -189,7 +190,7 @@ func (tp *Topology) StartWorker(ctx context.Context, i int) error {
 			return nil
 		}
 		if w.Process.pid() == 0 {
-			return fmt.Errorf("%s exited (log %s): %v\n%s", w.Name, w.Process.Log, err, tailFile(w.Process.Log, 10))
+			return fmt.Errorf("%s exited (log %s): %v\n%s", w.Name, w.Process.Log, err, proc.Tail(w.Process.Log, 10))
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return fmt.Errorf("%s not healthy (log %s): %v", w.Name, w.Process.Log, err)

@@ -64,7 +64,9 @@ func (w *World) onLane(l *Lane, detail string) string {
 func (w *World) killWorker(ctx context.Context, rng *rand.Rand) (int, string, error) {
 	wp := w.workers[rng.IntN(len(w.workers))]
 	down := pace.Between(rng, 500*time.Millisecond, 3*time.Second)
-	wp.kill()
+	if err := wp.kill(); err != nil {
+		return 0, "", err
+	}
 	pace.Sleep(ctx, down)
 	if err := wp.start(ctx); err != nil {
 		return 1, "", fmt.Errorf("restart worker %d: %w", wp.index, err)

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -61,10 +62,12 @@ func (l *Lane) RunningWorkflow(marker string) Workers {
 }
 
 // Kill kills every process with SIGKILL: a crash mid-activity.
-func (ws Workers) Kill() {
+func (ws Workers) Kill() error {
+	var errs []error
 	for _, wp := range ws {
-		wp.kill()
+		errs = append(errs, wp.kill())
 	}
+	return errors.Join(errs...)
 }
 
 // Start starts a fresh process in every slot, each waited for until it

@@ -7,10 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
@@ -38,35 +38,34 @@ type workerProc struct {
 	logPath string
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
+	proc   *proc.Process // nil once killed
 	starts int
 }
 
-// start runs a new process and waits until it polls its task queue.
+// start runs a new process in the empty slot and waits until it polls its
+// task queue.
 func (w *workerProc) start(ctx context.Context) error {
+	if w.running() {
+		return fmt.Errorf("worker %d: start: the slot's process still runs", w.index)
+	}
 	metrics, err := freeport.Addr()
 	if err != nil {
 		return fmt.Errorf("worker %d: %w", w.index, err)
 	}
-	log, err := os.OpenFile(w.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("worker %d: %w", w.index, err)
-	}
-	defer log.Close()
-	fmt.Fprintf(log, "=== faultharness: worker %d start %d at %s\n", w.index, w.starts+1, time.Now().Format(time.RFC3339Nano))
 	cmd := exec.Command(w.bin, append(w.args, "-metrics-address="+metrics)...)
 	cmd.Env = append(os.Environ(), w.env...)
-	cmd.Stdout, cmd.Stderr = log, log
-	// Dies with the harness, so a killed test leaves no worker behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("worker %d: start %s: %w", w.index, w.bin, err)
+	// One log across the slot's lives; the process dies with the harness,
+	// so a killed test leaves no worker behind.
+	p, err := proc.Start(cmd, proc.Options{
+		Name:   fmt.Sprintf("worker %d", w.index),
+		Log:    w.logPath,
+		Header: fmt.Sprintf("=== faultharness: worker %d start %d at %s\n", w.index, w.starts+1, time.Now().Format(time.RFC3339Nano)),
+	})
+	if err != nil {
+		return err
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
 	w.mu.Lock()
-	w.cmd, w.exited = cmd, exited
+	w.proc = p
 	w.starts++
 	w.mu.Unlock()
 
@@ -80,7 +79,7 @@ func (w *workerProc) start(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-exited:
+		case <-p.Done():
 			return fmt.Errorf("worker %d exited before it polled (log %s)", w.index, w.logPath)
 		case <-ctx.Done():
 			return fmt.Errorf("worker %d: %w", w.index, ctx.Err())
@@ -93,29 +92,20 @@ func (w *workerProc) start(ctx context.Context) error {
 }
 
 // kill sends SIGKILL and waits for the exit: a crash mid-activity.
-func (w *workerProc) kill() {
+func (w *workerProc) kill() error {
 	w.mu.Lock()
-	cmd, exited := w.cmd, w.exited
-	w.cmd = nil
+	p := w.proc
+	w.proc = nil
 	w.mu.Unlock()
-	if cmd == nil {
-		return
+	if p == nil {
+		return nil
 	}
-	_ = cmd.Process.Kill()
-	<-exited
+	return p.Kill()
 }
 
 // running reports whether the slot's process is alive.
 func (w *workerProc) running() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.cmd == nil {
-		return false
-	}
-	select {
-	case <-w.exited:
-		return false
-	default:
-		return true
-	}
+	return w.proc != nil && w.proc.Running()
 }

@@ -266,7 +266,8 @@ func (w *World) Close(keep bool) {
 		w.tc.Close()
 	}
 	for _, wp := range w.workers {
-		wp.kill()
+		// One that cannot be signalled dies with the harness (Pdeathsig).
+		_ = wp.kill()
 	}
 	if w.states != nil {
 		_ = w.states.Close()
