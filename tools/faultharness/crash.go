@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"
@@ -24,24 +25,8 @@ import (
 // definite failure (I4).
 func (r *run) crashAfterPublish(ctx context.Context, j *job) (Scenario, error) {
 	s := Scenario{Name: "crash-after-publish"}
-	req, armed, f, err := r.armedFinalization(ctx, j, s.Name, 0, true)
+	req, f, hit, err := r.crashOnPublish(ctx, j, &s)
 	if err != nil {
-		return s, err
-	}
-	hit := armed.Wait(ctx, targetedTimeout)
-	// Kill only the worker that runs the task (its log names the
-	// workflow), so that the others publish the newer checkpoints and
-	// subsume this one before the task's timeout hands it to them.
-	// Only the killed slots start again: a start in a slot whose process
-	// runs would leave that one behind, untracked.
-	var victims world.Workers
-	var killed error
-	if hit {
-		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")
-		killed = victims.Kill()
-	}
-	s.Hits = armed.Disarm()
-	if err := errors.Join(killed, victims.Start(ctx)); err != nil {
 		return s, err
 	}
 	// Retain+1 newer checkpoints, so that retention subsumes this one.
@@ -97,18 +82,8 @@ func (r *run) crashBeforeRetention(ctx context.Context, j *job) (Scenario, error
 		}
 		r.await(ctx, f)
 	}
-	req, armed, f, err := r.armedFinalization(ctx, j, s.Name, 0, true)
+	_, f, hit, err := r.crashOnPublish(ctx, j, &s)
 	if err != nil {
-		return s, err
-	}
-	hit := armed.Wait(ctx, targetedTimeout)
-	victims := j.lane.Workers()
-	if hit {
-		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")
-		victims.Kill()
-	}
-	s.Hits = armed.Disarm()
-	if err := victims.Start(ctx); err != nil {
 		return s, err
 	}
 	res, outcome := r.settled(ctx, f)
@@ -131,4 +106,25 @@ func (r *run) crashBeforeRetention(ctx context.Context, j *job) (Scenario, error
 	s.Detail = fmt.Sprintf("workers killed on the landed publish: %t; %s %s after it ended, no newer checkpoint; %d attempt(s) %s",
 		hit, retention, time.Since(began).Round(100*time.Millisecond), res.Attempts, invariants.Clip(res.Reason))
 	return s, nil
+}
+
+// crashOnPublish triggers a checkpoint of j whose publish lands with its
+// reply dropped, and at that moment kills the worker that runs its task
+// (its log names the workflow), so that the others go on; only the killed
+// slots start again (a start in a slot whose process runs would leave that
+// one behind, untracked). hit: the publish landed and its worker died.
+func (r *run) crashOnPublish(ctx context.Context, j *job, s *Scenario) (req contract.FinalizeRequest, f *finalization, hit bool, err error) {
+	req, armed, f, err := r.armedFinalization(ctx, j, s.Name, 0, true)
+	if err != nil {
+		return req, nil, false, err
+	}
+	hit = armed.Wait(ctx, targetedTimeout)
+	var victims world.Workers
+	var killed error
+	if hit {
+		victims = j.lane.RunningWorkflow("WorkflowID=" + req.WorkflowID() + " ")
+		killed = victims.Kill()
+	}
+	s.Hits = armed.Disarm()
+	return req, f, hit, errors.Join(killed, victims.Start(ctx))
 }
