@@ -152,7 +152,7 @@ const intruder = "intruder"
 // request is the request for a checkpoint (or savepoint) written in the
 // cluster's layout.
 func request(job stores.JobID, epoch, n uint64, savepoint bool, inc int) contract.FinalizeRequest {
-	prefix := fmt.Sprintf("%s/%s/chk-%d/", checkpointsDir(job.Cluster), job.Job, n)
+	prefix := checkpointDir(stores.CheckpointID{JobID: job, Checkpoint: n})
 	if savepoint {
 		prefix = fmt.Sprintf("%s/%s/sp-%d-%d/", savepointsDir(job.Cluster), job.Job, inc, n)
 	}

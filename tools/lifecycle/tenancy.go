@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // The clusters of the simulation. The worker under test serves only
@@ -30,6 +31,28 @@ func savepointsDir(cluster string) string  { return "savepoints/" + cluster }
 // checkpoints and its savepoints directories.
 func layoutSpec(cluster string) string {
 	return cluster + "=" + checkpointsDir(cluster) + ":" + savepointsDir(cluster)
+}
+
+// layouts are the workers' layouts (layoutSpec), by cluster.
+var layouts = func() map[string]blobstate.Layout {
+	out := map[string]blobstate.Layout{}
+	for _, c := range clusters {
+		l, err := blobstate.ParseLayout(layoutSpec(c))
+		if err != nil {
+			panic(fmt.Sprintf("lifecycle: layout of %s: %v", c, err))
+		}
+		out[c] = l
+	}
+	return out
+}()
+
+// checkpointDir is checkpoint id's directory in its cluster's layout.
+func checkpointDir(id stores.CheckpointID) string {
+	dir, err := layouts[id.Cluster].CheckpointDir(id)
+	if err != nil {
+		panic(fmt.Sprintf("lifecycle: %v", err)) // every job's cluster has a layout
+	}
+	return dir
 }
 
 // jobs are the simulation's jobs: two of the served cluster, one of the

@@ -14,7 +14,6 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/stores"
-	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // retain is the workers' -retain: small, so that retention removes often.
@@ -48,10 +47,7 @@ type worker struct {
 }
 
 func newWorker(cluster string, fins activities.Finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {
-	layout, err := blobstate.ParseLayout(layoutSpec(cluster))
-	if err != nil {
-		return nil, err
-	}
+	layout := layouts[cluster]
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
 	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}, handed: handed{}}
 	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain, Finalizations: fins, Retention: w.handed}
@@ -60,6 +56,7 @@ func newWorker(cluster string, fins activities.Finalizations, now func() time.Ti
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout,
 		Finalizations: fins, Floors: reconcileacts.DefaultFloors(), Clock: now}
 	w.interceptor = activities.Gate{Layout: layout}.Interceptor()
+	var err error
 	if w.contexts, err = activityContexts(); err != nil {
 		return nil, err
 	}
