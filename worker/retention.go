@@ -93,6 +93,8 @@ type drainFunc func(context.Context, stores.JobID) (activities.RemovalResult, er
 type retentionDrain struct {
 	pass   drainFunc
 	logger *slog.Logger
+	// retryFirst is the first backoff (retentionRetryFirst).
+	retryFirst time.Duration
 
 	mu      sync.Mutex
 	closed  bool
@@ -128,7 +130,7 @@ func StartRetention(ctx context.Context, acts *activities.Activities, sweep JobL
 // startRetentionDrain starts the passers of pass.
 func startRetentionDrain(ctx context.Context, pass drainFunc, logger *slog.Logger) (d *retentionDrain, stop func()) {
 	d = &retentionDrain{
-		pass: pass, logger: logger,
+		pass: pass, logger: logger, retryFirst: retentionRetryFirst,
 		queued: map[stores.JobID]bool{}, running: map[stores.JobID]bool{}, again: map[stores.JobID]bool{},
 		retries: map[stores.JobID]int{}, timers: map[stores.JobID]*time.Timer{},
 		wake: make(chan struct{}, retentionPassers),
@@ -235,7 +237,7 @@ func (d *retentionDrain) retryLater(job stores.JobID) {
 	if d.closed || d.timers[job] != nil {
 		return
 	}
-	delay := retentionRetryFirst << min(d.retries[job], 6)
+	delay := d.retryFirst << min(d.retries[job], 6)
 	d.retries[job]++
 	d.timers[job] = time.AfterFunc(min(delay, retentionRetryMax), func() {
 		d.mu.Lock()

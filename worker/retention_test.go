@@ -89,9 +89,12 @@ func TestRetentionDrainRetriesWhatAPassLeft(t *testing.T) {
 	}}
 	d, stop := startRetentionDrain(t.Context(), p.pass, slog.New(slog.DiscardHandler))
 	defer stop()
+	d.mu.Lock()
+	d.retryFirst = 10 * time.Millisecond
+	d.mu.Unlock()
 	d.Enqueue(jobA)
-	require.Eventually(t, func() bool { return p.count() == 3 }, 10*time.Second, 10*time.Millisecond)
-	time.Sleep(retentionRetryFirst + 200*time.Millisecond)
+	require.Eventually(t, func() bool { return p.count() == 3 }, 10*time.Second, time.Millisecond)
+	time.Sleep(20 * d.retryFirst)
 	assert.Equal(t, 3, p.count(), "a clean pass ends the retries")
 }
 
