@@ -132,6 +132,7 @@ func DefaultConfig() Config {
 				Root:           "/checkpoint-finalizer",
 				SessionTimeout: 30 * time.Second,
 			},
+			Kubernetes: kubernetes.Config{QPS: kubernetes.DefaultQPS, Burst: kubernetes.DefaultBurst},
 		},
 		// create_dir: a fresh checkout runs without preparing a folder.
 		StateBucket:              "file://./" + DefaultDataDir + "/state?create_dir=true",

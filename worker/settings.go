@@ -52,6 +52,9 @@ func NewFlags(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&c.Store.Kubernetes.Kubeconfig, "kubernetes-kubeconfig", "", "kubeconfig `file` (instead of --kubernetes-in-cluster)")
 	fs.StringVar(&c.Store.Kubernetes.Context, "kubernetes-context", "", "kubeconfig `context` (default: the current one)")
 	fs.StringVar(&c.Store.Kubernetes.Namespace, "kubernetes-namespace", "", "`namespace` of the ConfigMaps (default: the pod's or the context's)")
+	fs.Float32Var(&c.Store.Kubernetes.QPS, "kubernetes-qps", c.Store.Kubernetes.QPS,
+		"API requests per second the store's client sends at most, publishes and retention together")
+	fs.IntVar(&c.Store.Kubernetes.Burst, "kubernetes-burst", c.Store.Kubernetes.Burst, "API requests the store's client may send at once above --kubernetes-qps")
 
 	fs.StringVar(&c.StateBucket, "state-bucket", c.StateBucket, "gocloud `URL` of the state bucket ("+bucketSchemes()+")")
 	fs.StringVar(&c.Clusters, "clusters", c.Clusters,

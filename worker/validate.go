@@ -91,6 +91,8 @@ var (
 		kubernetes.FieldInCluster:  "kubernetes-in-cluster",
 		kubernetes.FieldContext:    "kubernetes-context",
 		kubernetes.FieldNamespace:  "kubernetes-namespace",
+		kubernetes.FieldQPS:        "kubernetes-qps",
+		kubernetes.FieldBurst:      "kubernetes-burst",
 	}
 	// kubernetesMentions spells, as flags, the sources the Kubernetes
 	// rules name (a context needs a kubeconfig, ...).

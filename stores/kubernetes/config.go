@@ -70,6 +70,8 @@ const (
 	FieldNamespace  = "namespace"
 	FieldREST       = "REST"
 	FieldLimits     = "limits"
+	FieldQPS        = "qps"
+	FieldBurst      = "burst"
 )
 
 // Validate checks the configuration without touching the network. It
@@ -109,8 +111,14 @@ func (c Config) Validate() error {
 	if c.REST != nil && c.REST.Host == "" {
 		invalid(FieldREST, "has no Host")
 	}
-	if c.RequestTimeout < 0 || c.MaxAttempts < 0 || c.QPS < 0 || c.Burst < 0 {
-		invalid(FieldLimits, "RequestTimeout, MaxAttempts, QPS and Burst must not be negative")
+	if c.RequestTimeout < 0 || c.MaxAttempts < 0 {
+		invalid(FieldLimits, "RequestTimeout and MaxAttempts must not be negative")
+	}
+	if c.QPS < 0 {
+		invalid(FieldQPS, "must not be negative (0: %v)", DefaultQPS)
+	}
+	if c.Burst < 0 {
+		invalid(FieldBurst, "must not be negative (0: %d)", DefaultBurst)
 	}
 	return errors.Join(errs...)
 }
