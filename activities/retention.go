@@ -35,6 +35,15 @@ func RetentionPlan(entries []stores.Entry, n int) (keep []uint64, remove []store
 	return keep, remove
 }
 
+// Removals names the published references to remove and their handles.
+func Removals(refs []stores.Entry) []Removal {
+	var out []Removal
+	for _, e := range refs {
+		out = append(out, Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
+	}
+	return out
+}
+
 // RetentionQueue takes the jobs whose retention a publish may have
 // changed. The worker drains each in its own process, off the
 // finalization's path (DrainRetention); Enqueue never blocks.
@@ -88,11 +97,7 @@ func (a *Activities) DrainRetention(ctx context.Context, job stores.JobID) (Remo
 		}
 	}
 	_, remove := RetentionPlan(refs, a.Retain)
-	in := RemovalInput{Job: job, Epoch: st.Epoch}
-	for _, e := range remove {
-		in.Items = append(in.Items, Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
-	}
-	removed, err := a.RemoveCheckpoints(ctx, in)
+	removed, err := a.RemoveCheckpoints(ctx, RemovalInput{Job: job, Epoch: st.Epoch, Items: Removals(remove)})
 	res.Removed, res.Deposed = removed.Removed, removed.Deposed
 	res.Kept = append(res.Kept, removed.Kept...)
 	res.Uncollected = append(res.Uncollected, removed.Uncollected...)

@@ -185,9 +185,7 @@ func removeBatch(ctx workflow.Context, job stores.JobID, status *contract.Coordi
 		return nil
 	}
 	in := activities.RemovalInput{Job: job, Epoch: status.Epoch, Uncollected: status.Uncollected}
-	for _, e := range remove {
-		in.Items = append(in.Items, activities.Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
-	}
+	in.Items = activities.Removals(remove)
 	var res activities.RemovalResult
 	if err := workflow.ExecuteActivity(removalOptions(ctx), a.RemoveCheckpoints, in).Get(ctx, &res); err != nil {
 		return fmt.Errorf("remove %d checkpoints of %s: %w", len(in.Items), job, err)

@@ -12,7 +12,7 @@
 // actions of one uneventful finalization per path, the footprint of one
 // job in the store after many checkpoints, and, on ZooKeeper, the worker's
 // memory and the fast path's throughput with many finalizations parked in
-// Verifying. The report ends with issue 24's targets and their verdicts.
+// Verifying. The report ends with the targets and their verdicts.
 //
 // cmd/finalizer-bench is its command.
 package bench

@@ -7,7 +7,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
-// The targets (issue 24's, and issue 15's it keeps), each a ratio to a
+// The targets, each a ratio to a
 // path measured in the same run on the same servers (absolute figures move
 // with the machine), or a count taken from the histories.
 const (

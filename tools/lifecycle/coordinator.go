@@ -71,9 +71,7 @@ func (c *coordinator) report(epoch uint64, ft fault) string {
 		return fmt.Sprintf("pass at epoch %d: nothing to remove", c.state.Epoch)
 	}
 	in := activities.RemovalInput{Job: job, Epoch: c.state.Epoch, Uncollected: c.state.Uncollected}
-	for _, e := range remove {
-		in.Items = append(in.Items, activities.Removal{Checkpoint: e.Checkpoint, HandleKey: e.Reference.Handle})
-	}
+	in.Items = activities.Removals(remove)
 	c.pending = &in
 	return fmt.Sprintf("pass at epoch %d plans to remove %s", c.state.Epoch, removalList(in))
 }
