@@ -14,10 +14,13 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
-// Memo keys FinalizeCheckpoint carries (the workflow upserts the same).
+// Memo keys FinalizeCheckpoint carries (the workflow upserts the first
+// two when a starter left them out); MemoPath asks for the path without a
+// version marker (contract.PathVersion).
 const (
 	MemoSummary     = contract.MemoSummary
 	MemoContentHash = contract.MemoContentHash
+	MemoPath        = contract.MemoPath
 )
 
 // Finalize triggers the finalization of req and returns its handle without
@@ -83,6 +86,7 @@ func (c *Client) startOptions(req contract.FinalizeRequest) client.StartWorkflow
 		Memo: map[string]any{
 			MemoSummary:     contract.Summary(req),
 			MemoContentHash: req.ContentHash(),
+			MemoPath:        contract.PathVersion,
 		},
 		// What the Web UI lists and shows on the execution's page.
 		StaticSummary: contract.Summary(req),

@@ -40,7 +40,18 @@ func SearchAttributes() map[string]string {
 const (
 	MemoSummary     = "summary"
 	MemoContentHash = "contentHash"
+	// MemoPath, set by the starter to PathVersion, records at the start
+	// which version of the finalization's path the execution runs, so that
+	// its first workflow task records none: no version marker and no
+	// TemporalChangeVersion upsert, two history events and a visibility
+	// write fewer. Without it (or with another value) the worker records
+	// its choice itself, as it always has.
+	MemoPath = "path"
 )
+
+// PathVersion is the version of the finalization's path a starter asks
+// for in MemoPath: the fast path with retention in the background.
+const PathVersion = 2
 
 // Summary is the memo summary of a finalization, as the Web UI lists it.
 func Summary(r FinalizeRequest) string {

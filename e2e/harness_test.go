@@ -156,6 +156,9 @@ func (e *env) start(req contract.FinalizeRequest) sdkclient.WorkflowRun {
 	e.t.Helper()
 	run, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{
 		ID: req.WorkflowID(), TaskQueue: e.taskQueue,
+		// As the client and the Flink plugin start it: the path chosen at
+		// start (TestEndToEndZooKeeper starts one without it too).
+		Memo: map[string]any{contract.MemoPath: contract.PathVersion},
 	}, contract.FinalizeWorkflow, req)
 	require.NoError(e.t, err)
 	return run

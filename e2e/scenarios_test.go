@@ -45,23 +45,32 @@ func TestEndToEndZooKeeper(t *testing.T) {
 	assert.True(t, e.exists(e.job.Cluster+"/"+e.job.Job+"/shared/sst-1"))
 	e.checkInvariants()
 
-	// An uneventful finalization, started as the client starts it, is its
-	// start, one workflow task, the version marker and the SDK's upsert of
-	// it, its two local activities and its close; it wakes no coordinator
-	// and lists no phase of its own.
+	// An uneventful finalization, started as the client starts it (its
+	// memo names the path), is its start, one workflow task, its two local
+	// activities and its close, as the cheapest workflow Temporal runs; it
+	// wakes no coordinator and lists no phase of its own.
 	f, err := finalizerclient.New(e.client, finalizerclient.Options{TaskQueue: e.taskQueue}).Finalize(e.ctx(), e.checkpoint(4, false))
 	require.NoError(t, err)
 	res, err := f.Wait(e.ctx())
 	require.NoError(t, err)
 	require.Equal(t, contract.Published, res.Phase)
-	var types []string
-	for _, ev := range history(t, e, e.client.GetWorkflow(e.ctx(), f.WorkflowID, f.RunID)).Events {
-		types = append(types, ev.GetEventType().String())
-	}
 	assert.Equal(t, []string{
 		"WorkflowExecutionStarted", "WorkflowTaskScheduled", "WorkflowTaskStarted", "WorkflowTaskCompleted",
-		"MarkerRecorded", "UpsertWorkflowSearchAttributes", "MarkerRecorded", "MarkerRecorded", "WorkflowExecutionCompleted",
-	}, types)
+		"MarkerRecorded", "MarkerRecorded", "WorkflowExecutionCompleted",
+	}, eventTypes(t, e, e.client.GetWorkflow(e.ctx(), f.WorkflowID, f.RunID)))
+	// Started by a starter that leaves the memo's path out, the worker
+	// records the path it chose: the version marker and the SDK's upsert
+	// of it, right after the first workflow task.
+	req := e.checkpoint(5, false)
+	bare, err := e.client.ExecuteWorkflow(e.ctx(), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: e.taskQueue}, contract.FinalizeWorkflow, req)
+	require.NoError(t, err)
+	require.NoError(t, bare.Get(e.ctx(), &res))
+	require.Equal(t, contract.Published, res.Phase)
+	events := history(t, e, bare).Events
+	require.Greater(t, len(events), 6)
+	assert.Equal(t, "Version", events[4].GetMarkerRecordedEventAttributes().GetMarkerName(), "event 5: the version marker")
+	assert.Contains(t, events[5].GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields(), "TemporalChangeVersion",
+		"event 6: the SDK's upsert of the version")
 	_, err = e.client.DescribeWorkflow(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), "")
 	var notFound *serviceerror.NotFound
 	assert.ErrorAs(t, err, &notFound, "no coordinator started")
@@ -71,7 +80,7 @@ func TestEndToEndZooKeeper(t *testing.T) {
 	// beside the background retention. SubsumeCheckpoint runs only for
 	// coordinators still on version 0, and its recorded histories
 	// (subsume-discarded.json, v0-subsume-discarded.json) stay as they are.
-	report := contract.PublishedReport{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, Checkpoint: 4}
+	report := contract.PublishedReport{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, Checkpoint: 5}
 	coordinator, err := e.client.SignalWithStartWorkflow(e.ctx(), contract.CoordinatorID(e.job.Cluster, e.job.Job), contract.PublishedSignal, report,
 		sdkclient.StartWorkflowOptions{TaskQueue: e.taskQueue}, contract.CoordinatorWorkflow,
 		contract.CoordinatorState{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1})
@@ -144,6 +153,16 @@ func record(t *testing.T, e *env, name string, run sdkclient.WorkflowRun) {
 	dir := filepath.Join("..", "workflows", "testdata", "histories")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644))
+}
+
+// eventTypes lists the types of an execution's events, in order.
+func eventTypes(t *testing.T, e *env, run sdkclient.WorkflowRun) []string {
+	t.Helper()
+	var types []string
+	for _, ev := range history(t, e, run).Events {
+		types = append(types, ev.GetEventType().String())
+	}
+	return types
 }
 
 // history reads an execution's history as it stands.

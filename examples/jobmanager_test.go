@@ -420,12 +420,16 @@ func (e *env) checkStart(req contract.FinalizeRequest) {
 
 	memo := attrs.GetMemo().GetFields()
 	var summary, hash string
+	var path int
 	require.Contains(t, memo, contract.MemoSummary)
 	require.Contains(t, memo, contract.MemoContentHash)
+	require.Contains(t, memo, contract.MemoPath)
 	require.NoError(t, dc.FromPayload(memo[contract.MemoSummary], &summary))
 	require.NoError(t, dc.FromPayload(memo[contract.MemoContentHash], &hash))
+	require.NoError(t, dc.FromPayload(memo[contract.MemoPath], &path))
 	assert.Equal(t, contract.Summary(req), summary)
 	assert.Equal(t, req.ContentHash(), hash)
+	assert.Equal(t, contract.PathVersion, path, "the start asks for the path")
 
 	sa := attrs.GetSearchAttributes().GetIndexedFields()
 	decode := func(name string, v any) {

@@ -1,7 +1,10 @@
 package workflows
 
 import (
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
 // The "local-fast-path" change has two versions after the original one.
@@ -36,6 +39,32 @@ const (
 )
 
 // pathVersion records (or replays) which version this execution runs.
+//
+// A starter that asked for version 2 in the start memo (contract.MemoPath)
+// recorded the choice in the start event, so nothing more is recorded: no
+// marker, and none of the TemporalChangeVersion upsert the SDK writes with
+// one. While replaying, GetVersion records nothing and answers what the
+// first workflow task recorded, if anything: a worker of version 1, which
+// does not read the memo, may have run that task; a marker of version 2
+// (a worker that records it beside this memo) replays the same commands
+// either way. Executions without the memo record their version as before.
 func pathVersion(ctx workflow.Context) workflow.Version {
-	return workflow.GetVersion(ctx, fastPathChange, workflow.DefaultVersion, backgroundRetentionVersion)
+	if !askedPath(ctx) {
+		return workflow.GetVersion(ctx, fastPathChange, workflow.DefaultVersion, backgroundRetentionVersion)
+	}
+	if workflow.IsReplaying(ctx) {
+		if v := workflow.GetVersion(ctx, fastPathChange, workflow.DefaultVersion, backgroundRetentionVersion); v != workflow.DefaultVersion {
+			return v
+		}
+	}
+	return backgroundRetentionVersion
+}
+
+// askedPath: the start memo asks for the version this code runs without a
+// marker. The memo is the starter's, as untrusted as the input: it only
+// chooses between versions that all keep the protocol.
+func askedPath(ctx workflow.Context) bool {
+	p, ok := workflow.GetInfo(ctx).Memo.GetFields()[contract.MemoPath]
+	var v int
+	return ok && converter.GetDefaultDataConverter().FromPayload(p, &v) == nil && v == contract.PathVersion
 }

@@ -47,6 +47,8 @@ func parse(args []string, stderr io.Writer) (bench.Config, bool, error) {
 	fs.DurationVar(&cfg.ParkedSettle, "parked-settle", cfg.ParkedSettle, "how long the parked finalizations sit before the measured run (their verify retries back off from 1s towards 5m)")
 	fs.IntVar(&cfg.Footprint, "footprint", cfg.Footprint, "checkpoints of one job finalized one after another through the durable path on ZooKeeper and Kubernetes, the job's keys and bytes in the store read after 100 and after the last (0: skip)")
 	fs.IntVar(&cfg.Retain, "retain", cfg.Retain, "references the worker retains per job")
+	fs.Float64Var(&cfg.KubernetesQPS, "kubernetes-qps", 0, "the Kubernetes store client's sustained requests per second, as the worker's --kubernetes-qps (0: its default)")
+	fs.IntVar(&cfg.KubernetesBurst, "kubernetes-burst", 0, "the Kubernetes store client's burst, as the worker's --kubernetes-burst (0: its default)")
 	fs.StringVar(&temporalServer, "temporal", string(cfg.Temporal), "Temporal server to measure on: dev (the CLI's dev server on SQLite) or postgres (Temporal server on PostgreSQL 15, the production topology's; see docs/operations.md, \"Running in production\")")
 	fs.StringVar(&temporalConfig, "temporal-config", "", "extra dynamic config of the Temporal dev server, comma-separated key=value (e.g. matching.numTaskqueueReadPartitions=1)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "bound on one finalization; a slower one counts as failed")

@@ -175,6 +175,7 @@ finalize() {
     --input "$(with_owner "$req" "$owner")" \
     --memo "summary=\"checkpoint $n of $CLUSTER/$JOB (epoch $epoch)\"" \
     --memo "contentHash=\"$hash\"" \
+    --memo "path=2" \
     --search-attribute "CheckpointCluster=\"$CLUSTER\"" \
     --search-attribute "CheckpointJob=\"$JOB\"" \
     --search-attribute "CheckpointEpoch=$epoch" \

@@ -111,6 +111,11 @@ type Config struct {
 	Footprint int
 	// Retain is the worker's retention (references kept per job).
 	Retain int
+	// KubernetesQPS and KubernetesBurst set the Kubernetes store client's
+	// rate limiter (the worker's and the direct path's); 0: the worker's
+	// defaults.
+	KubernetesQPS   float64
+	KubernetesBurst int
 	// Temporal is the server the run starts and measures on.
 	Temporal TemporalServer
 	// TemporalConfig are dynamic config values (key=value) for the

@@ -94,6 +94,7 @@ func workerConfig(cfg Config, srv *servers, dir string, kind worker.StoreKind, b
 	if srv.kube != nil {
 		w.Store.Kubernetes.Kubeconfig = srv.kube.kubeconfig
 		w.Store.Kubernetes.Namespace = kubeNamespace
+		w.Store.Kubernetes.QPS, w.Store.Kubernetes.Burst = float32(cfg.KubernetesQPS), cfg.KubernetesBurst
 	}
 	w.StateBucket = bucket.URL() + "?create_dir=true"
 	w.Retain = cfg.Retain
@@ -137,7 +138,8 @@ func (sr *storeRun) openDirect(ctx context.Context, dir string) error {
 	case worker.StoreZooKeeper:
 		sr.refs, err = zookeeper.Open(ctx, sr.wcfg.Store.ZooKeeper, sr.cfg.Logger)
 	case worker.StoreKubernetes:
-		sr.refs, err = kubernetes.New(kubernetes.Config{Namespace: kubeNamespace, REST: sr.srv.kube.AdminConfig(), Logger: sr.cfg.Logger})
+		sr.refs, err = kubernetes.New(kubernetes.Config{Namespace: kubeNamespace, REST: sr.srv.kube.AdminConfig(), Logger: sr.cfg.Logger,
+			QPS: sr.wcfg.Store.Kubernetes.QPS, Burst: sr.wcfg.Store.Kubernetes.Burst})
 	default:
 		err = fmt.Errorf("no direct path for store %s", sr.kind)
 	}

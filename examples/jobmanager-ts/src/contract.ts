@@ -14,6 +14,10 @@ export const RETRY_NOW_SIGNAL = 'retry-now';
 // Memo keys a finalization is started with.
 export const MEMO_SUMMARY = 'summary';
 export const MEMO_CONTENT_HASH = 'contentHash';
+// The finalization's path, chosen at start: its first workflow task then
+// records no version marker (two history events fewer).
+export const MEMO_PATH = 'path';
+export const PATH_VERSION = 2;
 
 // A request naming no maxPublishAttempts gets this many.
 export const DEFAULT_MAX_PUBLISH_ATTEMPTS = 3;

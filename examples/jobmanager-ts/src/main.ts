@@ -53,7 +53,9 @@ import {
   LATEST_WORKFLOW,
   latestWorkflowId,
   MEMO_CONTENT_HASH,
+  MEMO_PATH,
   MEMO_SUMMARY,
+  PATH_VERSION,
   RestorePoint,
   RETRY_NOW_SIGNAL,
   Status,
@@ -213,7 +215,7 @@ class JobManager {
         args: [req],
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        memo: { [MEMO_SUMMARY]: summary(req), [MEMO_CONTENT_HASH]: hash },
+        memo: { [MEMO_SUMMARY]: summary(req), [MEMO_CONTENT_HASH]: hash, [MEMO_PATH]: PATH_VERSION },
         typedSearchAttributes: [
           { key: attrCluster, value: req.cluster },
           { key: attrJob, value: req.job },

@@ -46,6 +46,8 @@ final class FinalizerClient implements AutoCloseable {
     private static final String FINALIZE = "FinalizeCheckpoint";
     private static final String RETIRE = "RetireJob";
     private static final String LATEST = "LatestCheckpoint";
+    /** The finalization's path a start asks for in its memo (the contract's PathVersion). */
+    private static final int PATH_VERSION = 2;
 
     private final WorkflowServiceStubs service;
     private final WorkflowClient client;
@@ -132,7 +134,9 @@ final class FinalizerClient implements AutoCloseable {
                 // A repeated trigger joins the running one; after it ended, its outcome stands.
                 .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_FAIL)
                 .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
-                .setMemo(Map.of("summary", req.summary(), "contentHash", hash))
+                // "path": the finalization's path chosen at start, so its first task records none
+                // (no version marker, no TemporalChangeVersion upsert).
+                .setMemo(Map.of("summary", req.summary(), "contentHash", hash, "path", PATH_VERSION))
                 .setStaticSummary(req.summary())
                 .setTypedSearchAttributes(SearchAttributes.newBuilder()
                         .set(SearchAttributeKey.forKeyword("CheckpointCluster"), req.cluster())
