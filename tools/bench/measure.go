@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // measure runs one path under load on fresh jobs named after prefix: it
@@ -28,6 +29,11 @@ func (sr *storeRun) measure(ctx context.Context, path Path, load Load, prefix st
 	} else {
 		s, u, err = sr.local(ctx, src, sr.finalizer(path), load, fmt.Sprintf("%s-%s", sr.kind, prefix))
 	}
+	var settle *Settle
+	if err == nil && path == Durable && load.Mode == Max {
+		// The burst is over: how long until retention has caught up.
+		settle, err = sr.retentionSettle(ctx, jobs, time.Now())
+	}
 	if err == nil {
 		err = sr.drain(ctx, path, prefix)
 	}
@@ -35,6 +41,7 @@ func (sr *storeRun) measure(ctx context.Context, path Path, load Load, prefix st
 		return Result{}, fmt.Errorf("%s %s %s: %w", sr.kind, path, load.Mode, err)
 	}
 	r := newResult(sr.kind, path, load, s, u)
+	r.RetentionSettle = settle
 	fmt.Fprintf(sr.cfg.Progress, "%s %-7s %-4s: %d published, %d errors, %.1f/s, p50 %s, p99 %s\n",
 		sr.kind, path, load.Mode, r.Published, r.Errors, r.Throughput, ms(r.Latency.P50), ms(r.Latency.P99))
 	return r, nil

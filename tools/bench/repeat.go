@@ -59,6 +59,7 @@ func medianResult(runs []Result) Result {
 	m.DatabaseCores = median(runs, func(r Result) float64 { return r.DatabaseCores })
 	m.ServerCPUPerFinalization = median(runs, func(r Result) time.Duration { return r.ServerCPUPerFinalization })
 	m.PeakRSS = median(runs, func(r Result) int64 { return r.PeakRSS })
+	m.RetentionSettle = medianSettle(runs)
 	return m
 }
 
@@ -90,4 +91,22 @@ func figures[T number](runs []Result, figure func(Result) T) []T {
 	}
 	slices.SortFunc(v, cmp.Compare[T])
 	return v
+}
+
+// medianSettle is the median of the runs' retention settle times, not
+// settled if any run did not settle; nil when no run measured it.
+func medianSettle(runs []Result) *Settle {
+	var measured []Result
+	settled := true
+	for _, r := range runs {
+		if r.RetentionSettle != nil {
+			measured = append(measured, r)
+			settled = settled && r.RetentionSettle.Settled
+		}
+	}
+	if len(measured) == 0 {
+		return nil
+	}
+	took := median(measured, func(r Result) time.Duration { return r.RetentionSettle.Took })
+	return &Settle{Took: took, Settled: settled}
 }

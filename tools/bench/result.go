@@ -40,6 +40,10 @@ type Result struct {
 	ServerCPUPerFinalization time.Duration `json:"serverCpuPerFinalization"`
 	// PeakRSS is the worker process's VmHWM over the run.
 	PeakRSS int64 `json:"peakRssBytes"`
+	// RetentionSettle is I5 after the run's burst (durable, max mode, on
+	// ZooKeeper and Kubernetes): how long until every job held no more
+	// references than retention keeps and the newest.
+	RetentionSettle *Settle `json:"retentionSettle,omitempty"`
 	// Runs are the repetitions of the cell a median result was computed
 	// from (see medianResult); empty for a single run.
 	Runs []Result `json:"runs,omitempty"`

@@ -21,7 +21,8 @@ const (
 	minNaiveRatio      = 3.0
 	minScaleFactor     = 0.8 // throughput over the most jobs, share of over 10
 	maxParkedRSS       = 150 << 20
-	maxParkedFactor    = 0.8 // throughput with them parked, at least this share of without
+	maxParkedFactor    = 0.8         // throughput with them parked, at least this share of without
+	maxRetentionSettle = time.Second // after a burst, until every job holds at most retention's references and the newest
 )
 
 // Ratio is one comparison the issue asks for.
@@ -150,6 +151,17 @@ func (r *Report) evaluateStore(store string) {
 		return durAnatomy.TotalActions() <= maxActions, fmt.Sprintf("%d (%d own, %d coordinator's)%s",
 			durAnatomy.TotalActions(), durAnatomy.Actions, durAnatomy.CoordinatorActions, floorSays(Anatomy.TotalActions))
 	})
+
+	if store != string(worker.StoreEmbedded) {
+		settle := durMax.RetentionSettle
+		add(fmt.Sprintf("I5 after a burst: every job at most retain + the newest references within %s (durable, max)", maxRetentionSettle),
+			okDM && settle != nil, func() (bool, string) {
+				if !settle.Settled {
+					return false, fmt.Sprintf("not settled after %s", ms(settle.Took))
+				}
+				return settle.Took <= maxRetentionSettle, fmt.Sprintf("%s (%d jobs, retain %d)", ms(settle.Took), durMax.Load.Concurrency, r.Settings.Retain)
+			}, durMax)
+	}
 
 	throughputAtLeast(fmt.Sprintf("durable throughput ≥ %.0fx naive (max)", minNaiveRatio),
 		"durable / naive throughput (max)", durMax, naiveMax, okDM && okNM, minNaiveRatio)

@@ -22,9 +22,11 @@ func TestTargetsEvaluated(t *testing.T) {
 		r.Load.Jobs = jobs
 		return r
 	}
+	durMax := result(Durable, Max, 90, 0, 0)
+	durMax.RetentionSettle = &Settle{Took: 1200 * time.Millisecond, Settled: true}
 	rep := &Report{Settings: Settings{Rate: 20}, Results: []Result{
 		result(Floor, Max, 100, 0, 0),
-		result(Durable, Max, 90, 0, 0),
+		durMax,
 		result(Naive, Max, 30, 0, 0),
 		result(Floor, Rate, 20, 20*time.Millisecond, 50*time.Millisecond),
 		result(Durable, Rate, 20, 25*time.Millisecond, 200*time.Millisecond),
@@ -41,17 +43,18 @@ func TestTargetsEvaluated(t *testing.T) {
 		status[tg.Name] = tg.Status
 	}
 	assert.Equal(t, map[string]Status{
-		"durable throughput ≥ 0.8x floor (max)":                                             Met,    // 0.9x
-		"durable p50 ≤ 1.25x floor p50 at 20/s offered":                                     Met,    // 1.25x
-		"durable p99 ≤ 2x floor p99 at 20/s offered":                                        NotMet, // 4x
-		"remote p50 ≤ 2x floor p50 at 20/s offered, none discarded":                         NotMeasured,
-		"durable server CPU per finalization ≤ 1.3x floor's (max)":                          NotMeasured,
-		"durable history events per uneventful finalization ≤ 9 (coordinator's included)":   NotMeasured,
-		"durable billable actions per uneventful finalization ≤ 3 (coordinator's included)": NotMeasured,
-		"durable throughput ≥ 3x naive (max)":                                               Met,
-		"durable throughput over 1000 jobs ≥ 0.8x over 10 (same rate)":                      NotMet, // 0.795x
-		"worker-only RSS ≤ 150 MiB with 1000 parked":                                        NotMet, // 151 MiB
-		"fast-path throughput with them parked within 20% of without":                       NotMet, // 0.79
+		"durable throughput ≥ 0.8x floor (max)":                                                       Met,    // 0.9x
+		"durable p50 ≤ 1.25x floor p50 at 20/s offered":                                               Met,    // 1.25x
+		"durable p99 ≤ 2x floor p99 at 20/s offered":                                                  NotMet, // 4x
+		"remote p50 ≤ 2x floor p50 at 20/s offered, none discarded":                                   NotMeasured,
+		"durable server CPU per finalization ≤ 1.3x floor's (max)":                                    NotMeasured,
+		"durable history events per uneventful finalization ≤ 9 (coordinator's included)":             NotMeasured,
+		"durable billable actions per uneventful finalization ≤ 3 (coordinator's included)":           NotMeasured,
+		"I5 after a burst: every job at most retain + the newest references within 1s (durable, max)": NotMet, // 1.2 s
+		"durable throughput ≥ 3x naive (max)":                                                         Met,
+		"durable throughput over 1000 jobs ≥ 0.8x over 10 (same rate)":                                NotMet, // 0.795x
+		"worker-only RSS ≤ 150 MiB with 1000 parked":                                                  NotMet, // 151 MiB
+		"fast-path throughput with them parked within 20% of without":                                 NotMet, // 0.79
 	}, status)
 	ratios := map[string]float64{}
 	for _, x := range rep.Ratios {
