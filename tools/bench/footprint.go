@@ -41,13 +41,28 @@ type FootprintPoint struct {
 	Checkpoints int `json:"checkpoints"`
 	Keys        int `json:"keys"`
 	Bytes       int `json:"bytes"`
+	// Settled: retention had caught up when it was read; read anyway
+	// after the finalization timeout, so that a run whose retention falls
+	// behind still reports (and fails the target) instead of stopping.
+	Settled bool `json:"settled"`
 }
 
-// Bounded: the keys after the last checkpoint are those after the
-// settled one, and the bytes within footprintSlack.
+// Bounded: retention had settled at every reading, the keys after the
+// last checkpoint are those after the settled one, and the bytes within
+// footprintSlack.
 func (f Footprint) Bounded() bool {
 	first, last := f.Points[0], f.Points[len(f.Points)-1]
-	return last.Keys == first.Keys && last.Bytes-first.Bytes <= footprintSlack
+	return f.unsettled() == nil && last.Keys == first.Keys && last.Bytes-first.Bytes <= footprintSlack
+}
+
+// unsettled is the first reading taken with retention still behind.
+func (f Footprint) unsettled() *FootprintPoint {
+	for i := range f.Points {
+		if !f.Points[i].Settled {
+			return &f.Points[i]
+		}
+	}
+	return nil
 }
 
 const footprintJob = "footprint"
@@ -80,15 +95,21 @@ func (sr *storeRun) footprint(ctx context.Context) (*Footprint, error) {
 		if n != footprintSettled && n != sr.cfg.Footprint {
 			continue
 		}
-		if err := sr.retentionSettled(ctx, job); err != nil {
+		settled, err := sr.retentionSettled(ctx, job)
+		if err != nil {
 			return nil, fmt.Errorf("footprint: %w", err)
 		}
 		p, err := sr.footprintAt(ctx, job, n)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(sr.cfg.Progress, "%s: footprint after %d checkpoints (%s): %d keys, %d bytes\n",
-			sr.kind, n, time.Since(start).Round(time.Second), p.Keys, p.Bytes)
+		p.Settled = settled
+		behind := ""
+		if !settled {
+			behind = fmt.Sprintf(", retention not settled after %s", sr.cfg.Timeout)
+		}
+		fmt.Fprintf(sr.cfg.Progress, "%s: footprint after %d checkpoints (%s): %d keys, %d bytes%s\n",
+			sr.kind, n, time.Since(start).Round(time.Second), p.Keys, p.Bytes, behind)
 		f.Points = append(f.Points, p)
 	}
 	return f, nil
@@ -155,28 +176,26 @@ func (sr *storeRun) zookeeperBytes(job stores.JobID) (int, error) {
 	return n, nil
 }
 
-// retentionSettled waits until the job's retention has nothing left to
-// do: no tombstone, and no more references than retention keeps.
-func (sr *storeRun) retentionSettled(ctx context.Context, job stores.JobID) error {
+// retentionSettled waits, at most the finalization timeout, until the
+// job's retention has nothing left to do: no tombstone, and no more
+// references than retention keeps. False: it had not by then.
+func (sr *storeRun) retentionSettled(ctx context.Context, job stores.JobID) (bool, error) {
 	deadline := time.Now().Add(sr.cfg.Timeout)
 	for {
 		entries, err := sr.refs.ListEntries(ctx, job)
 		if err != nil {
-			return fmt.Errorf("list entries: %w", err)
+			return false, fmt.Errorf("list entries: %w", err)
 		}
 		settled := sr.cfg.Retain <= 0 || len(entries) <= sr.cfg.Retain
 		for _, e := range entries {
 			settled = settled && e.Reference != nil
 		}
-		if settled {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("retention of %s not settled after %s: %d keys", job, sr.cfg.Timeout, len(entries))
+		if settled || time.Now().After(deadline) {
+			return settled, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

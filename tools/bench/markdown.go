@@ -67,6 +67,9 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		fmt.Fprintf(w, "\n%s: footprint of one job finalized through the durable path, one checkpoint after the other", f.Store)
 		for _, p := range f.Points {
 			fmt.Fprintf(w, "; after %d checkpoints: %d keys, %d bytes", p.Checkpoints, p.Keys, p.Bytes)
+			if !p.Settled {
+				fmt.Fprint(w, " (retention not settled)")
+			}
 		}
 		fmt.Fprintln(w, ".")
 	}

@@ -217,6 +217,9 @@ func (r *Report) evaluateFootprints() {
 			Measured: fmt.Sprintf("%d keys, %d bytes vs %d keys, %d bytes", last.Keys, last.Bytes, first.Keys, first.Bytes),
 			Status:   NotMet,
 		}
+		if u := f.unsettled(); u != nil {
+			t.Measured += fmt.Sprintf(" (retention not settled after %d checkpoints)", u.Checkpoints)
+		}
 		if f.Bounded() {
 			t.Status = Met
 		}

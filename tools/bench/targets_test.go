@@ -96,8 +96,10 @@ func TestIssue24TargetsEvaluated(t *testing.T) {
 		{Store: worker.StoreZooKeeper, Path: Floor, Events: map[string]int{"a": 7}, Actions: 2},
 		{Store: worker.StoreZooKeeper, Path: Durable, Events: map[string]int{"a": 6}, CoordinatorEvents: map[string]int{"b": 3}, Actions: 2, CoordinatorActions: 2},
 	}, Footprints: []Footprint{
-		{Store: worker.StoreZooKeeper, Points: []FootprintPoint{{100, 1, 233}, {20000, 1, 236}}},
-		{Store: worker.StoreKubernetes, Points: []FootprintPoint{{100, 1, 540}, {20000, 2, 700}}},
+		{Store: worker.StoreZooKeeper, Points: []FootprintPoint{{100, 1, 233, true}, {20000, 1, 236, true}}},
+		{Store: worker.StoreKubernetes, Points: []FootprintPoint{{100, 1, 540, true}, {20000, 2, 700, true}}},
+		// Retention behind when read: the same keys, and still not met.
+		{Store: worker.StoreEmbedded, Points: []FootprintPoint{{100, 100, 17000, false}, {300, 100, 17000, true}}},
 	}}
 	rep.evaluate([]worker.StoreKind{worker.StoreZooKeeper})
 
@@ -114,6 +116,9 @@ func TestIssue24TargetsEvaluated(t *testing.T) {
 	assert.Equal(t, NotMet, status("zookeeper durable billable actions per uneventful finalization ≤ 3 (coordinator's included)")) // 4
 	assert.Equal(t, Met, status("zookeeper store footprint of one job after 20000 checkpoints the same as after 100"))
 	assert.Equal(t, NotMet, status("kubernetes store footprint of one job after 20000 checkpoints the same as after 100"))
+	behind := targets["embedded store footprint of one job after 300 checkpoints the same as after 100"]
+	assert.Equal(t, NotMet, behind.Status)
+	assert.Contains(t, behind.Measured, "retention not settled after 100 checkpoints")
 
 	// A discarded remote finalization fails the target, whatever its p50.
 	remote.Discarded, remote.Errors = 1, 1
