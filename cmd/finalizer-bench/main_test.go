@@ -88,10 +88,18 @@ func TestTinyRun(t *testing.T) {
 	}
 	require.Len(t, rep.Footprints, 1)
 	assert.Len(t, rep.Footprints[0].Points, 2, "after 100 checkpoints and after the last")
+	for _, p := range rep.Footprints[0].Points {
+		assert.True(t, p.Settled, "retention settled before the footprint after %d checkpoints was read", p.Checkpoints)
+	}
+	for _, r := range rep.Results {
+		if r.Path == bench.Durable && r.Load.Mode == bench.Max {
+			require.NotNil(t, r.RetentionSettle, "I5 after the burst measured on ZooKeeper")
+		}
+	}
 	for _, a := range rep.Anatomy {
 		assert.Positive(t, a.Actions, a.Path)
 	}
-	assert.Len(t, rep.Targets, 12)
+	assert.Len(t, rep.Targets, 13)
 	for _, tg := range rep.Targets {
 		assert.NotEqual(t, bench.NotMeasured, tg.Status, tg.Name)
 	}
