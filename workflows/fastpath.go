@@ -49,15 +49,15 @@ const (
 // (a worker that records it beside this memo) replays the same commands
 // either way. Executions without the memo record their version as before.
 func pathVersion(ctx workflow.Context) workflow.Version {
-	if !askedPath(ctx) {
-		return workflow.GetVersion(ctx, fastPathChange, workflow.DefaultVersion, backgroundRetentionVersion)
+	asked := askedPath(ctx)
+	if asked && !workflow.IsReplaying(ctx) {
+		return backgroundRetentionVersion
 	}
-	if workflow.IsReplaying(ctx) {
-		if v := workflow.GetVersion(ctx, fastPathChange, workflow.DefaultVersion, backgroundRetentionVersion); v != workflow.DefaultVersion {
-			return v
-		}
+	v := workflow.GetVersion(ctx, fastPathChange, workflow.DefaultVersion, backgroundRetentionVersion)
+	if asked && v == workflow.DefaultVersion {
+		return backgroundRetentionVersion // nothing recorded: the start decided
 	}
-	return backgroundRetentionVersion
+	return v
 }
 
 // askedPath: the start memo asks for the version this code runs without a

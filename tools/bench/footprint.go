@@ -180,8 +180,7 @@ func (sr *storeRun) zookeeperBytes(job stores.JobID) (int, error) {
 // job's retention has nothing left to do: no tombstone, and no more
 // references than retention keeps. False: it had not by then.
 func (sr *storeRun) retentionSettled(ctx context.Context, job stores.JobID) (bool, error) {
-	deadline := time.Now().Add(sr.cfg.Timeout)
-	for {
+	return pollUntil(ctx, time.Now().Add(sr.cfg.Timeout), 100*time.Millisecond, func() (bool, error) {
 		entries, err := sr.refs.ListEntries(ctx, job)
 		if err != nil {
 			return false, fmt.Errorf("list entries: %w", err)
@@ -190,13 +189,6 @@ func (sr *storeRun) retentionSettled(ctx context.Context, job stores.JobID) (boo
 		for _, e := range entries {
 			settled = settled && e.Reference != nil
 		}
-		if settled || time.Now().After(deadline) {
-			return settled, nil
-		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return settled, nil
+	})
 }

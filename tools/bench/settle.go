@@ -38,26 +38,38 @@ func (sr *storeRun) retentionSettle(ctx context.Context, jobs []string, end time
 	for i, j := range jobs {
 		left[i] = stores.JobID{Cluster: sr.cluster, Job: j}
 	}
-	for {
+	settled, err := pollUntil(ctx, end.Add(settleBound), settlePoll, func() (bool, error) {
 		var over []stores.JobID
 		for _, job := range left {
 			refs, err := sr.refs.List(ctx, job)
 			if err != nil {
-				return nil, fmt.Errorf("retention settle: %w", err)
+				return false, fmt.Errorf("retention settle: %w", err)
 			}
 			if len(refs) > sr.cfg.Retain+1 {
 				over = append(over, job)
 			}
 		}
 		left = over
-		took := time.Since(end)
-		if len(left) == 0 || took > settleBound {
-			return &Settle{Took: took, Settled: len(left) == 0}, nil
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Settle{Took: time.Since(end), Settled: settled}, nil
+}
+
+// pollUntil calls done every poll until it reports true or deadline has
+// passed, and says which; done's error ends it.
+func pollUntil(ctx context.Context, deadline time.Time, poll time.Duration, done func() (bool, error)) (bool, error) {
+	for {
+		ok, err := done()
+		if err != nil || ok || time.Now().After(deadline) {
+			return ok, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(settlePoll):
+			return false, ctx.Err()
+		case <-time.After(poll):
 		}
 	}
 }
