@@ -17,15 +17,15 @@ import (
 // the one write of a publish ambiguous. They fail if an ambiguous publish is
 // classified Rejected, or if Verify's fence does not stop a replay.
 
-// faulty opens a store through a fault proxy, and a direct one on the same
-// root to observe the truth.
-func faulty(t *testing.T) (*zookeeper.Store, *zkfault.Proxy, *zookeeper.Store) {
+// faulty opens a store through a fault proxy, with the given session
+// timeout, and a direct one on the same root to observe the truth.
+func faulty(t *testing.T, timeout time.Duration) (*zookeeper.Store, *zkfault.Proxy, *zookeeper.Store) {
 	t.Helper()
 	proxy, err := zkfault.Start(serverAddr(t))
 	require.NoError(t, err)
 	t.Cleanup(proxy.Close)
 	root := uniqueRoot()
-	through := open(t, config(proxy.Addr, root))
+	through := open(t, configWith(proxy.Addr, root, timeout))
 	direct := open(t, config(serverAddr(t), root))
 	require.NoError(t, direct.ClaimEpoch(t.Context(), job, 1, "jm"))
 	return through, proxy, direct
@@ -70,7 +70,7 @@ func verifyUntilAnswered(t *testing.T, s *zookeeper.Store, n uint64, attempt uin
 // FLINK-22494: the write landed, the reply was lost. Unknown, never
 // Rejected; Verify then finds it Present.
 func TestReplyDroppedAfterAppliedWriteIsUnknownThenPresent(t *testing.T) {
-	s, proxy, direct := faulty(t)
+	s, proxy, direct := faulty(t, sessionTimeout)
 	fired := proxy.Inject(zkfault.DropWriteReply)
 
 	err := s.Publish(t.Context(), publication(1, 1))
@@ -87,7 +87,7 @@ func TestReplyDroppedAfterAppliedWriteIsUnknownThenPresent(t *testing.T) {
 // FLINK-24543 / FLINK-28265: a retry of an applied write finds "node exists";
 // the store re-reads, sees its own token and answers Published.
 func TestRetryFindsItsOwnAppliedWrite(t *testing.T) {
-	s, proxy, _ := faulty(t)
+	s, proxy, _ := faulty(t, sessionTimeout)
 	fired := proxy.Inject(zkfault.DropWriteReply)
 	require.Equal(t, stores.Unknown, stores.OutcomeOf(s.Publish(t.Context(), publication(1, 1))))
 	<-fired
@@ -101,7 +101,7 @@ func TestRetryFindsItsOwnAppliedWrite(t *testing.T) {
 // The request never reached the server: Unknown; Verify fences, answers
 // Absent, and the same attempt replayed afterwards is Rejected (I6).
 func TestRequestDroppedIsUnknownThenFencedAbsent(t *testing.T) {
-	s, proxy, direct := faulty(t)
+	s, proxy, direct := faulty(t, sessionTimeout)
 	fired := proxy.Inject(zkfault.DropWriteRequest)
 
 	err := s.Publish(t.Context(), publication(1, 1))
@@ -117,7 +117,7 @@ func TestRequestDroppedIsUnknownThenFencedAbsent(t *testing.T) {
 // publish in flight: Unknown; after the heal the client runs on a new
 // session, Verify fences Absent and the replay is Rejected.
 func TestSessionExpiryDuringPublish(t *testing.T) {
-	s, proxy, direct := faulty(t)
+	s, proxy, direct := faulty(t, sessionTimeout)
 	proxy.Inject(zkfault.Partition)
 
 	err := s.Publish(t.Context(), publication(1, 1))
@@ -135,7 +135,7 @@ func TestSessionExpiryDuringPublish(t *testing.T) {
 // A zombie publish of an attempt the fence covers changes nothing, even one
 // that lost its reply the first time round.
 func TestReplayAfterFenceRejected(t *testing.T) {
-	s, proxy, direct := faulty(t)
+	s, proxy, direct := faulty(t, sessionTimeout)
 	fired := proxy.Inject(zkfault.DropWriteRequest)
 	require.Equal(t, stores.Unknown, stores.OutcomeOf(s.Publish(t.Context(), publication(1, 2))))
 	<-fired

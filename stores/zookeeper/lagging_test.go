@@ -1,6 +1,7 @@
 package zookeeper_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -44,12 +45,14 @@ func TestDecisionsOnALaggingFollowerAreLinearizable(t *testing.T) {
 	_, leader, follower := ensemble(t)
 	root := uniqueRoot()
 	onLeader := open(t, config(leader.Addr, root))
-	onFollower := open(t, config(follower.Addr, root))
-	raw, _, err := zk.Connect([]string{leader.Addr}, 4*time.Second, zk.WithLogInfo(false))
+	onFollower := open(t, configWith(follower.Addr, root, heldSessionTimeout))
+	raw, _, err := zk.Connect([]string{leader.Addr}, sessionTimeout, zk.WithLogInfo(false))
 	require.NoError(t, err)
 	t.Cleanup(raw.Close)
 
-	for round := range 20 {
+	const rounds = 20
+	for round, tested := 0, 0; tested < rounds; round++ {
+		require.Less(t, round, 3*rounds, "only %d of %d rounds kept the paused follower in the ensemble", tested, round)
 		job := stores.JobID{Cluster: "c1", Job: fmt.Sprintf("lag-%d", round)}
 		require.NoError(t, onLeader.ClaimEpoch(t.Context(), job, 1, "jm-1"))
 		// The follower's session has seen the first claim.
@@ -71,10 +74,19 @@ func TestDecisionsOnALaggingFollowerAreLinearizable(t *testing.T) {
 		}()
 		time.Sleep(200 * time.Millisecond) // the publish's first read waits in the follower's socket
 		require.NoError(t, follower.Resume())
-		require.NoError(t, <-published, "round %d: the publish began after the claim of epoch 2 completed", round)
+		err = <-published
+		if errors.Is(err, zk.ErrConnectionClosed) {
+			// Paused past the ensemble's sync limit (a loaded machine makes
+			// the backlog slow), the follower was dropped by the leader and
+			// closed its clients on rejoining: nothing was read, stale or not.
+			t.Logf("round %d: the leader dropped the paused follower; the round tested nothing", round)
+			continue
+		}
+		require.NoError(t, err, "round %d: the publish began after the claim of epoch 2 completed", round)
 		e, err := onFollower.Read(t.Context(), stores.CheckpointID{JobID: job, Checkpoint: 1})
 		require.NoError(t, err)
 		require.True(t, e.HoldsToken("tok"), "%+v", e)
+		tested++
 	}
 }
 

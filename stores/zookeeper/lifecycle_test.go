@@ -44,7 +44,7 @@ func heldCall(t *testing.T, proxy *zkfault.Proxy, fn func(ctx context.Context) e
 // read) would miss the new key, answer success, and leave a reference no
 // collection ever removes (issue 10, finding 4).
 func TestRetireIsLinearizableWithPublish(t *testing.T) {
-	through, proxy, direct := faulty(t)
+	through, proxy, direct := faulty(t, heldSessionTimeout)
 	ctx := t.Context()
 	require.NoError(t, direct.Publish(ctx, publication(20, 1)))
 
@@ -72,7 +72,7 @@ func TestRetireIsLinearizableWithPublish(t *testing.T) {
 // new incarnation: the job node is rewritten rather than deleted and
 // recreated, so its version never repeats (issue 10, finding 7).
 func TestPublishPreparedBeforeForgetNeverLandsInTheNewJob(t *testing.T) {
-	through, proxy, direct := faulty(t)
+	through, proxy, direct := faulty(t, heldSessionTimeout)
 	ctx := t.Context()
 
 	zombie := heldCall(t, proxy,
@@ -100,7 +100,7 @@ func TestPublishPreparedBeforeForgetNeverLandsInTheNewJob(t *testing.T) {
 // (DecideCollect forgets a retired job only once none of its keys is left).
 // Fixed by rewriting the job node in every multi-op that writes a key.
 func TestCollectSeesAFenceVerifyCreatedMeanwhile(t *testing.T) {
-	through, proxy, direct := faulty(t)
+	through, proxy, direct := faulty(t, heldSessionTimeout)
 	ctx := t.Context()
 	require.NoError(t, direct.Publish(ctx, publication(1, 1)))
 	require.NoError(t, direct.Retire(ctx, job, 1, false))

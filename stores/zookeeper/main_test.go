@@ -51,8 +51,23 @@ func uniqueRoot() string {
 	return fmt.Sprintf("/finalizer-test/%d-%d", os.Getpid(), roots.Add(1))
 }
 
+// sessionTimeout is short, so that a test that cuts a connection sees its
+// session recover (or expire) quickly.
+const sessionTimeout = 4 * time.Second
+
+// heldSessionTimeout is for a session whose traffic a test holds back (a
+// held multi-op holds every later frame, pings included; a paused server
+// answers nothing): the client closes a connection that answers nothing for
+// two thirds of the session timeout, so the session must outlast the hold
+// even when a loaded machine makes what the test does meanwhile slow.
+const heldSessionTimeout = 30 * time.Second
+
 func config(addr, root string) zookeeper.Config {
-	return zookeeper.Config{Servers: []string{addr}, Root: root, SessionTimeout: 4 * time.Second}
+	return configWith(addr, root, sessionTimeout)
+}
+
+func configWith(addr, root string, timeout time.Duration) zookeeper.Config {
+	return zookeeper.Config{Servers: []string{addr}, Root: root, SessionTimeout: timeout}
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

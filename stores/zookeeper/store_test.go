@@ -125,7 +125,7 @@ func TestConfigValidatedBeforeConnecting(t *testing.T) {
 
 func rawConn(t *testing.T) *zk.Conn {
 	t.Helper()
-	c, _, err := zk.Connect([]string{serverAddr(t)}, 4*time.Second, zk.WithLogInfo(false))
+	c, _, err := zk.Connect([]string{serverAddr(t)}, sessionTimeout, zk.WithLogInfo(false))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	return c
