@@ -92,6 +92,9 @@ func TestTinyRun(t *testing.T) {
 		assert.True(t, p.Settled, "retention settled before the footprint after %d checkpoints was read", p.Checkpoints)
 	}
 	for _, r := range rep.Results {
+		if r.Path == bench.Durable || r.Path == bench.Floor {
+			assert.NotEmpty(t, r.Steps, "%s %s: its local activities counted from the worker's metrics", r.Path, r.Load.Mode)
+		}
 		if r.Path == bench.Durable && r.Load.Mode == bench.Max {
 			require.NotNil(t, r.RetentionSettle, "I5 after the burst measured on ZooKeeper")
 		}

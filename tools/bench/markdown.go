@@ -40,6 +40,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 			fmt.Fprintf(w, "\nfirst failure of %s %s %s: %s\n", res.Store, res.Path, res.Load.Mode, shorten(res.FirstError, 400))
 		}
 	}
+	writeSteps(w, r.Results)
 	for _, p := range r.Parked {
 		fmt.Fprintf(w, "\n%s: %d finalizations parked (unreadable entries written into ZooKeeper first), %d found Verifying after %s, "+
 			"measured %s later with %.1f verify calls/s going on (their retries), %d still Verifying after it; worker RSS %s once parked.\n",
@@ -92,6 +93,34 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "\n| store | target | measured | status |\n|---|---|---|---|")
 	for _, t := range r.Targets {
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.Store, t.Name, t.Measured, t.Status)
+	}
+}
+
+// writeSteps breaks the in-process cells down per finalization.
+func writeSteps(w io.Writer, results []Result) {
+	var rows []string
+	for _, r := range results {
+		if len(r.Steps) == 0 {
+			continue
+		}
+		steps := make([]string, len(r.Steps))
+		for i, s := range r.Steps {
+			steps[i] = fmt.Sprintf("%s %.2f", s.Name, s.PerFinalization)
+			if s.Mean > 0 {
+				steps[i] += " × " + ms(s.Mean)
+			}
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", r.Store, r.Path, r.Load.Mode, strings.Join(steps, "; ")))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nWhere the measured runs went, per finalization: the worker's local activities (calls × mean execution) "+
+		"and, on Kubernetes, the API server's ConfigMap requests by verb (requests × mean handling, background retention's "+
+		"included) and the updates it refused with 409 Conflict.")
+	fmt.Fprintln(w, "\n| store | path | mode | per finalization |\n|---|---|---|---|")
+	for _, row := range rows {
+		fmt.Fprintln(w, row)
 	}
 }
 

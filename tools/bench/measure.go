@@ -65,6 +65,10 @@ func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFun
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}
+	before, err := sr.stepCounts(ctx)
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
 	s, err := load.run(ctx, src, fin)
 	if perr := stopProfile(); err == nil {
 		err = perr
@@ -73,5 +77,10 @@ func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFun
 		return Sample{}, Usage{}, err
 	}
 	u, err := m.stop()
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
+	after, err := sr.stepCounts(ctx)
+	u.Steps = after.since(before)
 	return s, u, err
 }

@@ -1,46 +1,115 @@
 package bench
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
-	"strconv"
-	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 )
 
-// storeCalls scrapes the worker's /metrics at addr and sums its store call
-// counter over the calls of op (every outcome).
-func storeCalls(ctx context.Context, addr, op string) (float64, error) {
+// families is one scrape of a Prometheus text endpoint, by family name.
+type families map[string]*dto.MetricFamily
+
+func parseFamilies(r io.Reader) (families, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	f, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("parse metrics: %w", err)
+	}
+	return f, nil
+}
+
+// scrapeWorker reads the worker's /metrics at addr.
+func scrapeWorker(ctx context.Context, addr string) (families, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("scrape worker metrics: %w", err)
+		return nil, fmt.Errorf("scrape worker metrics: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("scrape worker metrics: %s", resp.Status)
+		return nil, fmt.Errorf("scrape worker metrics: %s", resp.Status)
 	}
-	prefix := activities.MetricStoreCalls + "_total{"
-	label := fmt.Sprintf("op=%q", op)
+	return parseFamilies(resp.Body)
+}
+
+// scrapeKube reads the API server's /metrics as its administrator.
+func (k *kubeServer) scrape(ctx context.Context) (families, error) {
+	b, err := k.admin.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("scrape kube-apiserver metrics: %w", err)
+	}
+	return parseFamilies(bytes.NewReader(b))
+}
+
+// matches reports whether m carries every label of want.
+func matches(m *dto.Metric, want map[string]string) bool {
+	n := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := want[l.GetName()]; ok && v == l.GetValue() {
+			n++
+		}
+	}
+	return n == len(want)
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// counter sums the series of the counter family name that carry want.
+func (f families) counter(name string, want map[string]string) float64 {
 	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, prefix) || !strings.Contains(line, label) {
+	for _, m := range f[name].GetMetric() {
+		if matches(m, want) {
+			sum += m.GetCounter().GetValue()
+		}
+	}
+	return sum
+}
+
+// tally is the observations of one histogram (or the calls of a counter,
+// with no sum) summed over series.
+type tally struct{ count, sum float64 }
+
+// histograms sums the series of the histogram family name that carry
+// want, by the value of their label by.
+func (f families) histograms(name, by string, want map[string]string) map[string]tally {
+	out := map[string]tally{}
+	for _, m := range f[name].GetMetric() {
+		if !matches(m, want) {
 			continue
 		}
-		f := strings.Fields(line)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil {
-			return 0, fmt.Errorf("scrape worker metrics: %q: %w", line, err)
-		}
-		sum += v
+		k := label(m, by)
+		t := out[k]
+		t.count += float64(m.GetHistogram().GetSampleCount())
+		t.sum += m.GetHistogram().GetSampleSum()
+		out[k] = t
 	}
-	return sum, sc.Err()
+	return out
+}
+
+// storeCalls scrapes the worker's /metrics at addr and sums its store call
+// counter over the calls of op (every outcome).
+func storeCalls(ctx context.Context, addr, op string) (float64, error) {
+	f, err := scrapeWorker(ctx, addr)
+	if err != nil {
+		return 0, err
+	}
+	return f.counter(activities.MetricStoreCalls+"_total", map[string]string{"op": op}), nil
 }

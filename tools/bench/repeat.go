@@ -60,6 +60,7 @@ func medianResult(runs []Result) Result {
 	m.ServerCPUPerFinalization = median(runs, func(r Result) time.Duration { return r.ServerCPUPerFinalization })
 	m.PeakRSS = median(runs, func(r Result) int64 { return r.PeakRSS })
 	m.RetentionSettle = medianSettle(runs)
+	m.Steps = medianSteps(runs)
 	return m
 }
 

@@ -44,6 +44,9 @@ type Result struct {
 	// ZooKeeper and Kubernetes): how long until every job held no more
 	// references than retention keeps and the newest.
 	RetentionSettle *Settle `json:"retentionSettle,omitempty"`
+	// Steps break the measured run down per finalization (in-process
+	// paths; see Step).
+	Steps []Step `json:"steps,omitempty"`
 	// Runs are the repetitions of the cell a median result was computed
 	// from (see medianResult); empty for a single run.
 	Runs []Result `json:"runs,omitempty"`
@@ -55,6 +58,7 @@ func newResult(store worker.StoreKind, path Path, load Load, s Sample, u Usage) 
 		Published: len(s.Latencies), Errors: s.Errors, Discarded: s.Discarded, FirstError: s.FirstError,
 		Throughput: s.Throughput(), Latency: s.Summary(), PeakRSS: u.PeakRSS,
 		TriggerP50: summarize(s.Triggers).P50,
+		Steps:      u.Steps.steps(len(s.Latencies)),
 	}
 	if s.Elapsed > 0 {
 		r.CPUCores = u.CPU.Seconds() / s.Elapsed.Seconds()

@@ -22,6 +22,9 @@ type Usage struct {
 	// when it runs apart (PostgreSQL: the postmaster and its backends); 0
 	// on the dev server, whose SQLite runs inside ServerCPU.
 	DatabaseCPU time.Duration `json:"databaseCpu,omitempty"`
+	// Steps are the worker's local activities and the Kubernetes API
+	// server's ConfigMap requests over the phase (see Step).
+	Steps stepCounts `json:"-"`
 }
 
 // serverProcesses are the processes a Temporal server spends CPU in.
