@@ -23,6 +23,10 @@ type Step struct {
 	// execution) or the API server (a request's handling) measured it; 0
 	// where no duration is kept (the conflicts).
 	Mean time.Duration `json:"mean,omitempty"`
+	// P99 bounds their 99th percentile from above: the upper bound of the
+	// histogram bucket it falls in (the worker's buckets run 1, 2.5, 5,
+	// 10, 25, 50, 100, 250 ms...); 0 where not known.
+	P99 time.Duration `json:"p99,omitempty"`
 }
 
 // stepCounts are the cumulative counts and durations of every step, by
@@ -72,7 +76,7 @@ func (c stepCounts) since(before stepCounts) stepCounts {
 	out := stepCounts{}
 	for name, t := range c {
 		b := before[name]
-		if d := (tally{count: t.count - b.count, sum: t.sum - b.sum}); d.count > 0 {
+		if d := t.minus(b); d.count > 0 {
 			out[name] = d
 		}
 	}
@@ -90,6 +94,7 @@ func (c stepCounts) steps(published int) []Step {
 		if t.sum > 0 {
 			s.Mean = time.Duration(t.sum / t.count * float64(time.Second))
 		}
+		s.P99 = t.atMost(0.99)
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Step) int { return strings.Compare(a.Name, b.Name) })
@@ -121,6 +126,7 @@ func medianSteps(runs []Result) []Step {
 			Name:            name,
 			PerFinalization: median(runs, func(r Result) float64 { return step(r).PerFinalization }),
 			Mean:            median(runs, func(r Result) time.Duration { return step(r).Mean }),
+			P99:             median(runs, func(r Result) time.Duration { return step(r).P99 }),
 		})
 	}
 	return out

@@ -5,7 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
+	"slices"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -83,9 +87,38 @@ func (f families) counter(name string, want map[string]string) float64 {
 	return sum
 }
 
-// tally is the observations of one histogram (or the calls of a counter,
-// with no sum) summed over series.
-type tally struct{ count, sum float64 }
+// tally is the observations of one histogram summed over series (or the
+// calls of a counter, with no sum and no buckets); buckets maps each
+// finite upper bound, in seconds, to the observations at or below it.
+type tally struct {
+	count, sum float64
+	buckets    map[float64]float64
+}
+
+// minus is what t holds beyond an earlier tally of the same series.
+func (t tally) minus(before tally) tally {
+	d := tally{count: t.count - before.count, sum: t.sum - before.sum}
+	for le, n := range t.buckets {
+		if d.buckets == nil {
+			d.buckets = map[float64]float64{}
+		}
+		d.buckets[le] = n - before.buckets[le]
+	}
+	return d
+}
+
+// atMost is the upper bound of the first bucket that holds the fraction q
+// of the observations: their q-quantile is at most it. 0 when no finite
+// bucket does.
+func (t tally) atMost(q float64) time.Duration {
+	bounds := slices.Sorted(maps.Keys(t.buckets))
+	for _, le := range bounds {
+		if t.count > 0 && t.buckets[le] >= q*t.count {
+			return time.Duration(le * float64(time.Second))
+		}
+	}
+	return 0
+}
 
 // histograms sums the series of the histogram family name that carry
 // want, by the value of their label by.
@@ -97,8 +130,17 @@ func (f families) histograms(name, by string, want map[string]string) map[string
 		}
 		k := label(m, by)
 		t := out[k]
-		t.count += float64(m.GetHistogram().GetSampleCount())
-		t.sum += m.GetHistogram().GetSampleSum()
+		h := m.GetHistogram()
+		t.count += float64(h.GetSampleCount())
+		t.sum += h.GetSampleSum()
+		for _, b := range h.GetBucket() {
+			if le := b.GetUpperBound(); !math.IsInf(le, 1) {
+				if t.buckets == nil {
+					t.buckets = map[float64]float64{}
+				}
+				t.buckets[le] += float64(b.GetCumulativeCount())
+			}
+		}
 		out[k] = t
 	}
 	return out
