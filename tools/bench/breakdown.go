@@ -35,6 +35,9 @@ type stepCounts map[string]tally
 
 const (
 	localActivityLatency = "temporal_local_activity_execution_latency_seconds"
+	// A workflow task the worker polled for (not one eagerly handed to it
+	// with the start): from its scheduling to the worker's receiving it.
+	taskScheduleToStart = "temporal_workflow_task_schedule_to_start_latency_seconds"
 	kubeRequestLatency   = "apiserver_request_duration_seconds"
 	kubeRequests         = "apiserver_request_total"
 	conflictStep         = "PUT configmaps 409"
@@ -50,6 +53,9 @@ func (sr *storeRun) stepCounts(ctx context.Context) (stepCounts, error) {
 	out := stepCounts{}
 	for activity, t := range f.histograms(localActivityLatency, "activity_type", nil) {
 		out[activity] = t
+	}
+	for workflow, t := range f.histograms(taskScheduleToStart, "workflow_type", nil) {
+		out[workflow+" task schedule-to-start"] = t
 	}
 	if sr.kind != worker.StoreKubernetes {
 		return out, nil

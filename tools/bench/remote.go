@@ -55,7 +55,8 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 		stdinW.Close()
 		return Sample{}, Usage{}, fmt.Errorf("start trigger process %v: %w", argv, err)
 	}
-	s, u, err := converse(stdinW, bufio.NewReader(stdoutR), spec, sr.srv.temporal.Processes())
+	s, u, err := converse(stdinW, bufio.NewReader(stdoutR), spec, sr.srv.temporal.Processes(),
+		func() (stepCounts, error) { return sr.stepCounts(ctx) })
 	if err != nil {
 		_ = trigger.Kill()
 	}
@@ -66,8 +67,8 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 }
 
 // converse sends the spec, waits for the warm-up to end, starts the meter
-// and reads the measured sample.
-func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server serverProcesses) (Sample, Usage, error) {
+// and reads the measured sample, the steps scraped around it.
+func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server serverProcesses, steps func() (stepCounts, error)) (Sample, Usage, error) {
 	defer stdin.Close()
 	if _, err := fmt.Fprintf(stdin, "%s\n", spec); err != nil {
 		return Sample{}, Usage{}, fmt.Errorf("trigger process: send spec: %w", err)
@@ -80,6 +81,10 @@ func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server se
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}
+	before, err := steps()
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
 	if _, err := fmt.Fprintln(stdin, "go"); err != nil {
 		return Sample{}, Usage{}, fmt.Errorf("trigger process: send go-ahead: %w", err)
 	}
@@ -88,6 +93,11 @@ func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server se
 		return Sample{}, Usage{}, fmt.Errorf("trigger process: read sample: %w", err)
 	}
 	u, err := m.stop()
+	if err != nil {
+		return Sample{}, Usage{}, err
+	}
+	after, err := steps()
+	u.Steps = after.since(before)
 	return s, u, err
 }
 
