@@ -38,9 +38,9 @@ const (
 	// A workflow task the worker polled for (not one eagerly handed to it
 	// with the start): from its scheduling to the worker's receiving it.
 	taskScheduleToStart = "temporal_workflow_task_schedule_to_start_latency_seconds"
-	kubeRequestLatency   = "apiserver_request_duration_seconds"
-	kubeRequests         = "apiserver_request_total"
-	conflictStep         = "PUT configmaps 409"
+	kubeRequestLatency  = "apiserver_request_duration_seconds"
+	kubeRequests        = "apiserver_request_total"
+	conflictStep        = "PUT configmaps 409"
 )
 
 // stepCounts scrapes the worker's metrics and, with a Kubernetes store,
