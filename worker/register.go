@@ -33,10 +33,17 @@ func Register(r Registry, finalizer *activities.Activities, reconciler *reconcil
 // Register registers passes it before its code runs; then rejectionLog,
 // which logs an activity's routine rejection at WARN instead of the SDK's
 // ERROR.
+//
+// Its workflow task pollers scale with the server's feedback: a job manager
+// in another process starts without eager execution, so its finalization's
+// first task waits in the task queue for a poller, and the SDK's fixed two
+// (alternating with the sticky queue) left it waiting up to seconds on a
+// partition none of them polled.
 func workerOptions(cfg Config, layout blobstate.Layout, fatal chan<- error) sdkworker.Options {
 	return sdkworker.Options{
-		WorkerStopTimeout: cfg.ShutdownGrace,
-		OnFatalError:      func(err error) { fatal <- err },
-		Interceptors:      []interceptor.WorkerInterceptor{activities.Gate{Layout: layout}.Interceptor(), &rejectionLog{}},
+		WorkflowTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
+		WorkerStopTimeout:          cfg.ShutdownGrace,
+		OnFatalError:               func(err error) { fatal <- err },
+		Interceptors:               []interceptor.WorkerInterceptor{activities.Gate{Layout: layout}.Interceptor(), &rejectionLog{}},
 	}
 }

@@ -27,6 +27,9 @@ type Step struct {
 	// histogram bucket it falls in (the worker's buckets run 1, 2.5, 5,
 	// 10, 25, 50, 100, 250 ms...); 0 where not known.
 	P99 time.Duration `json:"p99,omitempty"`
+	// Max bounds the slowest the same way: where a run's few slowest
+	// finalizations spent their time.
+	Max time.Duration `json:"max,omitempty"`
 }
 
 // stepCounts are the cumulative counts and durations of every step, by
@@ -100,7 +103,7 @@ func (c stepCounts) steps(published int) []Step {
 		if t.sum > 0 {
 			s.Mean = time.Duration(t.sum / t.count * float64(time.Second))
 		}
-		s.P99 = t.atMost(0.99)
+		s.P99, s.Max = t.atMost(0.99), t.atMost(1)
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Step) int { return strings.Compare(a.Name, b.Name) })
@@ -133,6 +136,7 @@ func medianSteps(runs []Result) []Step {
 			PerFinalization: median(runs, func(r Result) float64 { return step(r).PerFinalization }),
 			Mean:            median(runs, func(r Result) time.Duration { return step(r).Mean }),
 			P99:             median(runs, func(r Result) time.Duration { return step(r).P99 }),
+			Max:             median(runs, func(r Result) time.Duration { return step(r).Max }),
 		})
 	}
 	return out
