@@ -36,9 +36,9 @@ func Register(r Registry, finalizer *activities.Activities, reconciler *reconcil
 //
 // Its workflow task pollers scale with the server's feedback: a job manager
 // in another process starts without eager execution, so its finalization's
-// first task waits in the task queue for a poller, and the SDK's fixed two
-// (alternating with the sticky queue) left it waiting up to seconds on a
-// partition none of them polled.
+// first task waits in the task queue for a poller, and behind the SDK's
+// fixed two (which alternate with the sticky queue) it waited up to
+// seconds under load (docs/performance.md, the remote path).
 func workerOptions(cfg Config, layout blobstate.Layout, fatal chan<- error) sdkworker.Options {
 	return sdkworker.Options{
 		WorkflowTaskPollerBehavior: sdkworker.NewPollerBehaviorAutoscaling(sdkworker.PollerBehaviorAutoscalingOptions{}),
