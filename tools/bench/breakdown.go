@@ -41,9 +41,12 @@ const (
 	// A workflow task the worker polled for (not one eagerly handed to it
 	// with the start): from its scheduling to the worker's receiving it.
 	taskScheduleToStart = "temporal_workflow_task_schedule_to_start_latency_seconds"
-	kubeRequestLatency  = "apiserver_request_duration_seconds"
-	kubeRequests        = "apiserver_request_total"
-	conflictStep        = "PUT configmaps 409"
+	// The worker's process's calls to the Temporal frontend by operation
+	// (the bench's triggers share its client), long polls apart.
+	temporalRequestLatency = "temporal_request_latency_seconds"
+	kubeRequestLatency     = "apiserver_request_duration_seconds"
+	kubeRequests           = "apiserver_request_total"
+	conflictStep           = "PUT configmaps 409"
 )
 
 // stepCounts scrapes the worker's metrics and, with a Kubernetes store,
@@ -59,6 +62,9 @@ func (sr *storeRun) stepCounts(ctx context.Context) (stepCounts, error) {
 	}
 	for workflow, t := range f.histograms(taskScheduleToStart, "workflow_type", nil) {
 		out[workflow+" task schedule-to-start"] = t
+	}
+	for op, t := range f.histograms(temporalRequestLatency, "operation", nil) {
+		out["rpc "+op] = t
 	}
 	if sr.kind != worker.StoreKubernetes {
 		return out, nil

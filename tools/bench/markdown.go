@@ -123,7 +123,8 @@ func writeSteps(w io.Writer, results []Result) {
 		return
 	}
 	fmt.Fprintln(w, "\nWhere the measured runs went, per finalization: the worker's local activities (calls × mean execution), "+
-		"the workflow tasks it polled for (their schedule-to-start: an eagerly started task has none) "+
+		"the workflow tasks it polled for (their schedule-to-start: an eagerly started task has none), "+
+		"its process's calls to the Temporal frontend (rpc, by operation; long polls apart) "+
 		"and, on Kubernetes, the API server's ConfigMap requests by verb (requests × mean handling, background retention's "+
 		"included) and the updates it refused with 409 Conflict; a p99 or max is the upper bound of the histogram bucket it falls in.")
 	fmt.Fprintln(w, "\n| store | path | mode | per finalization |\n|---|---|---|---|")
