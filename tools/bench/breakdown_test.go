@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,38 +17,26 @@ func scrapeText(t *testing.T, text string) families {
 	return f
 }
 
-const apiServerBefore = `# TYPE apiserver_request_total counter
-apiserver_request_total{code="200",resource="configmaps",verb="PUT"} 10
-apiserver_request_total{code="409",resource="configmaps",verb="PUT"} 1
-apiserver_request_total{code="409",resource="secrets",verb="PUT"} 5
+// apiServer is a kube-apiserver scrape: the ConfigMap PUTs (ok, 409,
+// those at or below 5 and 25 ms, and their summed seconds), 4 GETs that
+// never move, and a Secret series that must not count.
+func apiServer(ok, conflicts, within5ms, within25ms int, seconds float64) string {
+	puts := ok + conflicts
+	return fmt.Sprintf(`# TYPE apiserver_request_total counter
+apiserver_request_total{code="200",resource="configmaps",verb="PUT"} %d
+apiserver_request_total{code="409",resource="configmaps",verb="PUT"} %d
+apiserver_request_total{code="409",resource="secrets",verb="PUT"} %d
 # TYPE apiserver_request_duration_seconds histogram
-apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="0.005"} 10
-apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="0.025"} 11
-apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="+Inf"} 11
-apiserver_request_duration_seconds_sum{resource="configmaps",verb="PUT"} 0.1
-apiserver_request_duration_seconds_count{resource="configmaps",verb="PUT"} 11
+apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="0.005"} %d
+apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="0.025"} %d
+apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="+Inf"} %d
+apiserver_request_duration_seconds_sum{resource="configmaps",verb="PUT"} %g
+apiserver_request_duration_seconds_count{resource="configmaps",verb="PUT"} %d
 apiserver_request_duration_seconds_bucket{resource="configmaps",verb="GET",le="+Inf"} 4
 apiserver_request_duration_seconds_sum{resource="configmaps",verb="GET"} 0.01
 apiserver_request_duration_seconds_count{resource="configmaps",verb="GET"} 4
-`
-
-const apiServerAfter = `# TYPE apiserver_request_total counter
-apiserver_request_total{code="200",resource="configmaps",verb="PUT"} 30
-apiserver_request_total{code="409",resource="configmaps",verb="PUT"} 5
-apiserver_request_total{code="409",resource="secrets",verb="PUT"} 50
-# TYPE apiserver_request_duration_seconds histogram
-apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="0.005"} 33
-apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="0.025"} 35
-apiserver_request_duration_seconds_bucket{resource="configmaps",verb="PUT",le="+Inf"} 35
-apiserver_request_duration_seconds_sum{resource="configmaps",verb="PUT"} 0.22
-apiserver_request_duration_seconds_count{resource="configmaps",verb="PUT"} 35
-apiserver_request_duration_seconds_bucket{resource="configmaps",verb="GET",le="+Inf"} 4
-apiserver_request_duration_seconds_sum{resource="configmaps",verb="GET"} 0.01
-apiserver_request_duration_seconds_count{resource="configmaps",verb="GET"} 4
-apiserver_request_duration_seconds_bucket{resource="secrets",verb="PUT",le="+Inf"} 100
-apiserver_request_duration_seconds_sum{resource="secrets",verb="PUT"} 9
-apiserver_request_duration_seconds_count{resource="secrets",verb="PUT"} 100
-`
+`, ok, conflicts, 10*puts, within5ms, within25ms, puts, seconds, puts)
+}
 
 // The steps of a run are what changed over it, per finalization, of the
 // series that match: ConfigMaps only, a step that did not move left out;
@@ -59,7 +48,7 @@ func TestStepsAreTheRunsDeltaPerFinalization(t *testing.T) {
 		c.addKube(scrapeText(t, text))
 		return c
 	}
-	steps := counts(apiServerAfter).since(counts(apiServerBefore)).steps(8)
+	steps := counts(apiServer(30, 5, 33, 35, 0.22)).since(counts(apiServer(10, 1, 10, 11, 0.1))).steps(8)
 	require.Len(t, steps, 2, "GET did not move: %+v", steps)
 	assert.Equal(t, Step{Name: "PUT configmaps", PerFinalization: 3, Mean: 5 * time.Millisecond, P99: 25 * time.Millisecond, Max: 25 * time.Millisecond}, steps[0])
 	assert.Equal(t, Step{Name: conflictStep, PerFinalization: 0.5}, steps[1])
