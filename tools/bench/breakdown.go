@@ -10,11 +10,14 @@ import (
 )
 
 // A Step is one part of what a cell's finalizations cost, counted over the
-// measured run: a local activity the worker ran (by type) or, on
-// Kubernetes, the API server's ConfigMap requests by verb, and the 409
-// Conflicts among its updates (retention's writes and the publishes race
-// for a job's one ConfigMap). Background retention runs no activity: it
-// shows only in the requests.
+// measured run: a local activity the worker ran (by type), the wait of a
+// workflow task it polled for (by workflow type), a call its process made
+// to the Temporal frontend (by operation; the in-process triggers' starts
+// included, the long polls for tasks and results not) or, on Kubernetes,
+// the API server's ConfigMap requests by verb, and the 409 Conflicts among
+// its updates (retention's writes and the publishes race for a job's one
+// ConfigMap). Background retention runs no activity: it shows only in the
+// requests and the calls.
 type Step struct {
 	Name string `json:"name"`
 	// PerFinalization is how many there were per published finalization.
@@ -48,6 +51,11 @@ const (
 	kubeRequests           = "apiserver_request_total"
 	conflictStep           = "PUT configmaps 409"
 )
+
+// stepScrape is the meter's scrape of this store's steps.
+func (sr *storeRun) stepScrape(ctx context.Context) func() (stepCounts, error) {
+	return func() (stepCounts, error) { return sr.stepCounts(ctx) }
+}
 
 // stepCounts scrapes the worker's metrics and, with a Kubernetes store,
 // the API server's.

@@ -28,7 +28,7 @@ func TestSummaryNearestRank(t *testing.T) {
 }
 
 func TestUsageOfThisProcess(t *testing.T) {
-	m, err := startMeter(serverProcesses{temporal: os.Getpid()})
+	m, err := startMeter(serverProcesses{temporal: os.Getpid()}, nil)
 	require.NoError(t, err)
 	u, err := m.stop()
 	assert.NoError(t, err)
@@ -54,7 +54,7 @@ func TestTreeCPUCountsChildren(t *testing.T) {
 		require.NoError(t, err)
 		return tree >= own+200*time.Millisecond
 	}, 30*time.Second, 50*time.Millisecond)
-	m, err := startMeter(serverProcesses{temporal: os.Getpid(), database: p.Pid()})
+	m, err := startMeter(serverProcesses{temporal: os.Getpid(), database: p.Pid()}, nil)
 	require.NoError(t, err)
 	time.Sleep(300 * time.Millisecond)
 	u, err := m.stop()

@@ -96,7 +96,7 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 	}
 }
 
-// writeSteps breaks the in-process cells down per finalization.
+// writeSteps breaks down, per finalization, the cells the worker ran.
 func writeSteps(w io.Writer, results []Result) {
 	var rows []string
 	for _, r := range results {

@@ -57,15 +57,11 @@ func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFun
 			return Sample{}, Usage{}, fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	m, err := startMeter(sr.srv.temporal.Processes())
+	m, err := startMeter(sr.srv.temporal.Processes(), sr.stepScrape(ctx))
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}
 	stopProfile, err := sr.profile(ctx, name, load.Duration)
-	if err != nil {
-		return Sample{}, Usage{}, err
-	}
-	before, err := sr.stepCounts(ctx)
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}
@@ -77,10 +73,5 @@ func (sr *storeRun) local(ctx context.Context, src *checkpoints, fin finalizeFun
 		return Sample{}, Usage{}, err
 	}
 	u, err := m.stop()
-	if err != nil {
-		return Sample{}, Usage{}, err
-	}
-	after, err := sr.stepCounts(ctx)
-	u.Steps = after.since(before)
 	return s, u, err
 }

@@ -55,8 +55,7 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 		stdinW.Close()
 		return Sample{}, Usage{}, fmt.Errorf("start trigger process %v: %w", argv, err)
 	}
-	s, u, err := converse(stdinW, bufio.NewReader(stdoutR), spec, sr.srv.temporal.Processes(),
-		func() (stepCounts, error) { return sr.stepCounts(ctx) })
+	s, u, err := converse(stdinW, bufio.NewReader(stdoutR), spec, sr.srv.temporal.Processes(), sr.stepScrape(ctx))
 	if err != nil {
 		_ = trigger.Kill()
 	}
@@ -67,7 +66,7 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 }
 
 // converse sends the spec, waits for the warm-up to end, starts the meter
-// and reads the measured sample, the steps scraped around it.
+// (counting steps with the given scrape) and reads the measured sample.
 func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server serverProcesses, steps func() (stepCounts, error)) (Sample, Usage, error) {
 	defer stdin.Close()
 	if _, err := fmt.Fprintf(stdin, "%s\n", spec); err != nil {
@@ -77,11 +76,7 @@ func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server se
 	if err != nil || strings.TrimSpace(line) != warmLine {
 		return Sample{}, Usage{}, errors.Join(fmt.Errorf("trigger process: no warm-up line (got %q)", line), err)
 	}
-	m, err := startMeter(server)
-	if err != nil {
-		return Sample{}, Usage{}, err
-	}
-	before, err := steps()
+	m, err := startMeter(server, steps)
 	if err != nil {
 		return Sample{}, Usage{}, err
 	}
@@ -93,11 +88,6 @@ func converse(stdin io.WriteCloser, stdout *bufio.Reader, spec []byte, server se
 		return Sample{}, Usage{}, fmt.Errorf("trigger process: read sample: %w", err)
 	}
 	u, err := m.stop()
-	if err != nil {
-		return Sample{}, Usage{}, err
-	}
-	after, err := steps()
-	u.Steps = after.since(before)
 	return s, u, err
 }
 

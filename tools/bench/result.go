@@ -44,8 +44,8 @@ type Result struct {
 	// ZooKeeper and Kubernetes): how long until every job held no more
 	// references than retention keeps and the newest.
 	RetentionSettle *Settle `json:"retentionSettle,omitempty"`
-	// Steps break the measured run down per finalization (in-process
-	// paths; see Step).
+	// Steps break the measured run down per finalization (the paths the
+	// worker runs, remote included; see Step).
 	Steps []Step `json:"steps,omitempty"`
 	// Runs are the repetitions of the cell a median result was computed
 	// from (see medianResult); empty for a single run.

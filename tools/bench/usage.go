@@ -22,8 +22,8 @@ type Usage struct {
 	// when it runs apart (PostgreSQL: the postmaster and its backends); 0
 	// on the dev server, whose SQLite runs inside ServerCPU.
 	DatabaseCPU time.Duration `json:"databaseCpu,omitempty"`
-	// Steps are the worker's local activities and the Kubernetes API
-	// server's ConfigMap requests over the phase (see Step).
+	// Steps are what the worker's and the Kubernetes API server's metrics
+	// counted over the phase (see Step).
 	Steps stepCounts `json:"-"`
 }
 
@@ -46,16 +46,19 @@ func (p serverProcesses) cpu() (server, database time.Duration, err error) {
 	return server, database, err
 }
 
-// meter measures this process's CPU and peak RSS, and the Temporal
-// server's CPU, over a phase.
+// meter measures this process's CPU and peak RSS, the Temporal server's
+// CPU and, given a scrape of them, the steps (Step) over a phase.
 type meter struct {
 	server                      serverProcesses
 	cpu, serverCPU, databaseCPU time.Duration
+	steps                       func() (stepCounts, error) // nil: not counted
+	stepsBefore                 stepCounts
 }
 
 // startMeter resets the RSS high-water mark (writing 5 to clear_refs) and
-// notes the CPU spent so far here and by the server's processes.
-func startMeter(server serverProcesses) (*meter, error) {
+// notes the CPU spent so far here and by the server's processes, and the
+// steps so far when steps is not nil.
+func startMeter(server serverProcesses, steps func() (stepCounts, error)) (*meter, error) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		return nil, fmt.Errorf("reset peak RSS: %w", err)
 	}
@@ -67,10 +70,16 @@ func startMeter(server serverProcesses) (*meter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &meter{server: server, cpu: cpu, serverCPU: serverCPU, databaseCPU: databaseCPU}, nil
+	m := &meter{server: server, cpu: cpu, serverCPU: serverCPU, databaseCPU: databaseCPU, steps: steps}
+	if steps != nil {
+		if m.stepsBefore, err = steps(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
-// stop returns the CPU spent since start and the peak RSS.
+// stop returns the CPU spent since start, the peak RSS and the steps taken.
 func (m *meter) stop() (Usage, error) {
 	cpu, err := cpuTime()
 	if err != nil {
@@ -84,7 +93,15 @@ func (m *meter) stop() (Usage, error) {
 	if err != nil {
 		return Usage{}, err
 	}
-	return Usage{CPU: cpu - m.cpu, PeakRSS: peak, ServerCPU: serverCPU - m.serverCPU, DatabaseCPU: databaseCPU - m.databaseCPU}, nil
+	u := Usage{CPU: cpu - m.cpu, PeakRSS: peak, ServerCPU: serverCPU - m.serverCPU, DatabaseCPU: databaseCPU - m.databaseCPU}
+	if m.steps != nil {
+		after, err := m.steps()
+		if err != nil {
+			return Usage{}, err
+		}
+		u.Steps = after.since(m.stepsBefore)
+	}
+	return u, nil
 }
 
 // clockTick is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on
