@@ -174,37 +174,43 @@ func TestProductionTopology(t *testing.T) {
 		}()
 	}
 
-	// The faults, mid-stream: each once the job managers have triggered
-	// a few more finalizations since the last one ended, so that some are
-	// in flight when it hits.
-	// Then it waits (up to 30 s) until the newest one is still running,
-	// so that the fault meets a finalization in flight.
-	// It returns how many were triggered.
-	next := func() int64 {
+	// more waits until the job managers have triggered six more
+	// finalizations and returns how many were triggered.
+	more := func() int64 {
 		until := count.Load() + 6
 		for count.Load() < until && ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)
 		}
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && ctx.Err() == nil; {
-			mu.Lock()
-			newest := all[len(all)-1].req.WorkflowID()
-			mu.Unlock()
-			d, err := tc.DescribeWorkflow(ctx, newest, "")
-			if err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
 		return count.Load()
 	}
+	// backlog pauses every worker (SIGSTOP) while six more are triggered:
+	// none of them can end before the fault, so it hits them in flight.
+	// Seeing one run and then crashing raced a finalization that ends in
+	// 25 ms: it could close between the server's answer and the crash.
+	// Each fault's crash resumes the workers first (but the one it
+	// kills), so they are mid-work with a backlog when it hits.
+	backlog := func() int64 {
+		for i := range tp.Workers {
+			require.NoError(t, tp.PauseWorker(i))
+		}
+		return more()
+	}
+	resumed := func(crash func() error) func() error {
+		return func() error {
+			for i := range tp.Workers {
+				if err := tp.ResumeWorker(i); err != nil {
+					return err
+				}
+			}
+			return crash()
+		}
+	}
 	var faults []fault
-	// The other worker is paused (SIGSTOP) while the first is killed, so
-	// that a finalization running when the kill hits cannot end before it:
-	// nothing serves until the other resumes after the kill.
-	faults = append(faults, inject(ctx, t, func() int64 {
-		require.NoError(t, tp.PauseWorker(1))
-		return next()
-	}, target{
+	// Worker 2 stays paused through the kill, so that nothing serves the
+	// backlog before worker 1 dies holding its share of it. The job
+	// managers trigger a few first: their claims are workflows the
+	// workers must run before anything is triggered.
+	faults = append(faults, inject(ctx, t, func() int64 { more(); return backlog() }, target{
 		name:    fmt.Sprintf("kill -9 %s while %s is paused, then start it again", tp.Workers[0].Name, tp.Workers[1].Name),
 		pid:     tp.Workers[0].PID,
 		serving: func() error { return worker.Healthcheck(ctx, tp.Workers[0].Metrics) },
@@ -218,33 +224,31 @@ func TestProductionTopology(t *testing.T) {
 		},
 	}))
 
-	upgrade := rollingUpgrade(ctx, t, command, tp, next())
+	upgrade := rollingUpgrade(ctx, t, command, tp, more())
 
-	faults = append(faults, inject(ctx, t, next, target{
+	faults = append(faults, inject(ctx, t, backlog, target{
 		name:    "kill -9 the Temporal server, then start it again",
 		pid:     tp.TemporalPID,
 		serving: func() error { _, err := tc.CheckHealth(ctx, &sdkclient.CheckHealthRequest{}); return err },
-		crash:   tp.KillTemporal,
+		crash:   resumed(tp.KillTemporal),
 		restart: func() error { time.Sleep(2 * time.Second); return tp.StartTemporal(ctx) },
 	}))
 
-	faults = append(faults, inject(ctx, t, next, target{
+	faults = append(faults, inject(ctx, t, backlog, target{
 		name:    "PostgreSQL crashed (pg_ctl stop -m immediate) and started again",
 		pid:     tp.Postgres.PID,
 		serving: tp.Postgres.Ready,
-		crash:   tp.CrashPostgres,
+		crash:   resumed(tp.CrashPostgres),
 		restart: tp.StartPostgres,
 	}))
 
-	// The leader is asked for before a finalization is caught in flight:
-	// asking every node takes long enough for that one to finish first.
 	leader, err := tp.ZooKeeperLeader()
 	require.NoError(t, err)
-	faults = append(faults, inject(ctx, t, next, target{
+	faults = append(faults, inject(ctx, t, backlog, target{
 		name:    fmt.Sprintf("kill -9 the ZooKeeper leader, node %d, then start it again", leader.ID),
 		pid:     leader.PID,
 		serving: func() error { _, err := leader.Mode(); return err },
-		crash:   func() error { return tp.KillZooKeeperNode(leader.ID) },
+		crash:   resumed(func() error { return tp.KillZooKeeperNode(leader.ID) }),
 		restart: func() error { time.Sleep(3 * time.Second); return tp.StartZooKeeper() },
 	}))
 	faultsDone.Store(true)
@@ -497,9 +501,9 @@ type fault struct {
 	before, after int
 }
 
-// inject proves the target runs and serves, waits (inFlight) until a
-// finalization runs, crashes the target at once (the crash must find it
-// running and leave no process), starts it again and proves it came back:
+// inject proves the target runs and serves, waits (inFlight) until
+// finalizations are in flight, crashes the target at once (the crash must
+// find them running and leave no process), starts it again and proves it came back:
 // a new process that serves.
 func inject(ctx context.Context, t *testing.T, inFlight func() int64, tg target) fault {
 	t.Helper()
