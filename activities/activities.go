@@ -53,11 +53,10 @@ type Activities struct {
 	// Temporal signals the per-job coordinator.
 	Temporal  Signaller
 	TaskQueue string
-	// Finalizations says whether a finalization still runs, so that its
-	// subsumed tombstone can be collected once it has closed
-	// (RemoveCheckpoints); nil leaves every tombstone to the reconciler's
-	// collection.
-	Finalizations Closures
+	// Finalizations says whether a finalization has closed, so that its
+	// subsumed tombstone can be collected (RemoveCheckpoints); nil leaves
+	// every tombstone to the reconciler's collection.
+	Finalizations Finalizations
 	// Retain is how many references per job retention keeps (savepoints
 	// count; the newest non-savepoint is kept on top). 0 keeps everything.
 	Retain int

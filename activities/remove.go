@@ -122,8 +122,8 @@ func (a *Activities) collectSubsumed(ctx context.Context, job stores.JobID, r Re
 	if err != nil || id != (stores.CheckpointID{JobID: job, Checkpoint: r.Checkpoint}) {
 		return nil // not a handle of this key: its tombstone is not ours to judge
 	}
-	running, err := a.Finalizations.Running(ctx, contract.FinalizationID(id, epoch))
-	if err != nil || running {
+	st, err := a.Finalizations.Finalization(ctx, contract.FinalizationID(id, epoch))
+	if err != nil || st.Running {
 		if err != nil {
 			loggerOf(ctx).Warn("finalization not described; its subsumed tombstone stays for the next pass", "checkpoint", id, "error", err)
 		}

@@ -17,7 +17,9 @@ import (
 // those named running.
 type closedUnless struct{ running map[string]bool }
 
-func (c closedUnless) Running(_ context.Context, id string) (bool, error) { return c.running[id], nil }
+func (c closedUnless) Finalization(_ context.Context, id string) (activities.FinalizationState, error) {
+	return activities.FinalizationState{WorkflowID: id, Found: true, Running: c.running[id]}, nil
+}
 
 func drainWorld(t *testing.T, running ...string) (workflowtest.World, *activities.Activities) {
 	w := workflowtest.NewWorld(t)

@@ -259,7 +259,9 @@ func (f *fixture) coordinatorStatus() contract.CoordinatorStatus {
 // every other one has closed.
 type runningFinalizations map[string]bool
 
-func (r runningFinalizations) Running(_ context.Context, id string) (bool, error) { return r[id], nil }
+func (r runningFinalizations) Finalization(_ context.Context, id string) (activities.FinalizationState, error) {
+	return activities.FinalizationState{WorkflowID: id, Found: true, Running: r[id], Status: "Completed"}, nil
+}
 
 // A pass collects the tombstone of each checkpoint it removed once the
 // finalization that published it has closed, so the job's keys stay

@@ -20,10 +20,9 @@ import (
 // expires every history closed before it.
 const historyRetention = 24 * time.Hour
 
-// finalizations answers the reconciler's DescribeFinalizations, and
-// retention's whether one still runs, from the executions the simulation
-// started: Temporal's side of those, which answers NotFound once a closed
-// history has expired.
+// finalizations answers the reconciler's DescribeFinalizations from the
+// executions the simulation started: Temporal's side of that activity,
+// which answers NotFound once a closed history has expired.
 type finalizations struct{ w *world }
 
 func (f finalizations) Finalization(_ context.Context, workflowID string) (activities.FinalizationState, error) {
@@ -39,12 +38,6 @@ func (f finalizations) Finalization(_ context.Context, workflowID string) (activ
 		st.Found, st.Status, st.Phase = true, "Completed", string(fn.result)
 	}
 	return st, nil
-}
-
-// Running answers retention's question from the same executions.
-func (f finalizations) Running(ctx context.Context, workflowID string) (bool, error) {
-	st, err := f.Finalization(ctx, workflowID)
-	return st.Running, err
 }
 
 // reconcileRun is one Reconcile execution (workflows/reconcile): its

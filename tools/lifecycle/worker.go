@@ -46,7 +46,7 @@ type worker struct {
 	handed handed
 }
 
-func newWorker(cluster string, fins finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {
+func newWorker(cluster string, fins activities.Finalizations, now func() time.Time, objects map[string]string, written map[stores.JobID]bool, changes *uint64) (*worker, error) {
 	layout := layouts[cluster]
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
 	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}, handed: handed{}}
