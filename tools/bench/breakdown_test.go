@@ -19,7 +19,8 @@ func scrapeText(t *testing.T, text string) families {
 
 // apiServer is a kube-apiserver scrape: the ConfigMap PUTs (ok, 409,
 // those at or below 5 and 25 ms, and their summed seconds), 4 GETs that
-// never move, and a Secret series that must not count.
+// never move, and Secret series (409s, durations) that move but must not
+// count.
 func apiServer(ok, conflicts, within5ms, within25ms int, seconds float64) string {
 	puts := ok + conflicts
 	return fmt.Sprintf(`# TYPE apiserver_request_total counter
@@ -35,7 +36,10 @@ apiserver_request_duration_seconds_count{resource="configmaps",verb="PUT"} %d
 apiserver_request_duration_seconds_bucket{resource="configmaps",verb="GET",le="+Inf"} 4
 apiserver_request_duration_seconds_sum{resource="configmaps",verb="GET"} 0.01
 apiserver_request_duration_seconds_count{resource="configmaps",verb="GET"} 4
-`, ok, conflicts, 10*puts, within5ms, within25ms, puts, seconds, puts)
+apiserver_request_duration_seconds_bucket{resource="secrets",verb="PUT",le="+Inf"} %d
+apiserver_request_duration_seconds_sum{resource="secrets",verb="PUT"} %d
+apiserver_request_duration_seconds_count{resource="secrets",verb="PUT"} %d
+`, ok, conflicts, 10*puts, within5ms, within25ms, puts, seconds, puts, 10*puts, puts, 10*puts)
 }
 
 // The steps of a run are what changed over it, per finalization, of the

@@ -503,8 +503,8 @@ type fault struct {
 
 // inject proves the target runs and serves, waits (inFlight) until
 // finalizations are in flight, crashes the target at once (the crash must
-// find them running and leave no process), starts it again and proves it came back:
-// a new process that serves.
+// find them running and leave no process), starts it again and proves it
+// came back: a new process that serves.
 func inject(ctx context.Context, t *testing.T, inFlight func() int64, tg target) fault {
 	t.Helper()
 	f := fault{name: tg.name, before: tg.pid()}
