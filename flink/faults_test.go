@@ -8,11 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/netfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
@@ -29,6 +32,10 @@ type faultWorld struct {
 	// workerProxy stands between the second worker and ZooKeeper,
 	// flinkProxy between the stock Flink cluster and ZooKeeper.
 	workerProxy, flinkProxy *zkfault.Proxy
+	// worker is the faulted worker's process, paused to take it away;
+	// temporalProxy stands between a Flink cluster and Temporal.
+	worker        *proc.Process
+	temporalProxy *netfault.Proxy
 	// stores are the workers' stores by name: "main" (the plain worker's)
 	// and "faults" (the faulted one's), read directly, not through a proxy.
 	stores  map[string]*zookeeper.Store
@@ -52,7 +59,10 @@ func startFaultWorld(t *testing.T, suffix, bucket, mainCluster, mainRoot string)
 	require.NoError(t, err)
 	t.Cleanup(w.flinkProxy.Close)
 	root := "/finalizer-faults-" + suffix
-	startWorker(t, w.taskQueue, bucket, faultCluster, w.workerProxy.Addr, root,
+	w.temporalProxy, err = netfault.Start(temporal.HostPort)
+	require.NoError(t, err)
+	t.Cleanup(w.temporalProxy.Close)
+	w.worker = startWorker(t, w.taskQueue, bucket, faultCluster, w.workerProxy.Addr, root,
 		// A short session: a partitioned call is Unknown within seconds.
 		"-zookeeper-session-timeout=4s")
 	for name, root := range map[string]string{"main": mainRoot, "faults": root} {
@@ -88,6 +98,30 @@ func (w *faultWorld) routes() http.Handler {
 		}
 		p.Inject(f)
 	})
+	// POST /worker?state=pause|resume: the faulted worker away (SIGSTOP:
+	// no polls, no shutdown) and back.
+	mux.HandleFunc("POST /worker", func(rw http.ResponseWriter, r *http.Request) {
+		sig, known := map[string]syscall.Signal{"pause": syscall.SIGSTOP, "resume": syscall.SIGCONT}[r.URL.Query().Get("state")]
+		if !known {
+			http.Error(rw, "state must be pause or resume", http.StatusBadRequest)
+			return
+		}
+		if err := w.worker.Signal(sig); err != nil {
+			http.Error(rw, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	// POST /temporal?fault=partition|heal: Temporal away from the clusters
+	// that reach it through the proxy, and back.
+	mux.HandleFunc("POST /temporal", func(rw http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("fault") {
+		case "partition":
+			w.temporalProxy.Partition()
+		case "heal":
+			w.temporalProxy.Heal()
+		default:
+			http.Error(rw, "fault must be partition or heal", http.StatusBadRequest)
+		}
+	})
 	// GET /references?store=main|faults&job=<hex>: the checkpoint IDs a
 	// worker's store references for the job, read linearizably.
 	mux.HandleFunc("GET /references", func(rw http.ResponseWriter, r *http.Request) {
@@ -120,5 +154,6 @@ func (w *faultWorld) env() []string {
 		"FINALIZER_IT_FAULT_CLUSTER=" + faultCluster,
 		"FINALIZER_IT_FAULT_CONTROL=" + w.control,
 		"FINALIZER_IT_FLINK_ZOOKEEPER_PROXY=" + w.flinkProxy.Addr,
+		"FINALIZER_IT_TEMPORAL_PROXY=" + w.temporalProxy.Addr,
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/debian"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
@@ -210,15 +211,16 @@ func startKubernetesWorld(t *testing.T, suffix, bucket string) []string {
 // startWorker runs a worker on ZooKeeper serving cluster with Flink's
 // layout (state.checkpoints.dir and state.savepoints.dir of the cluster
 // under flink/<cluster>/) and the Java tests' retention.
-func startWorker(t *testing.T, taskQueue, bucket, cluster, zookeeper, root string, extra ...string) {
+func startWorker(t *testing.T, taskQueue, bucket, cluster, zookeeper, root string, extra ...string) *proc.Process {
 	t.Helper()
-	workerproc.Start(t, workerBin, append([]string{
+	p, _ := workerproc.StartProcess(t, workerBin, append([]string{
 		"-temporal-address=" + temporal.HostPort, "-temporal-namespace=" + temporal.Namespace, "-task-queue=" + taskQueue,
 		"-state-bucket=file://" + bucket, "-store=zookeeper", "-zookeeper-servers=" + zookeeper, "-zookeeper-root=" + root,
 		"-clusters=" + cluster + "=flink/" + cluster + "/checkpoints:flink/" + cluster + "/savepoints",
 		// execution.checkpointing.num-retained of the Java tests.
 		"-retain=2",
 	}, extra...)...)
+	return p
 }
 
 // maven is the mvn command line: Maven from Debian if missing, its

@@ -38,6 +38,14 @@ func Build(dir string) (string, error) {
 // when the test ends; its log is printed when the test failed.
 func Start(t testing.TB, bin string, args ...string) string {
 	t.Helper()
+	_, metrics := StartProcess(t, bin, args...)
+	return metrics
+}
+
+// StartProcess is Start that also returns the process, for a test that
+// pauses the worker (SIGSTOP) to take it away without a shutdown.
+func StartProcess(t testing.TB, bin string, args ...string) (*proc.Process, string) {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "worker.log")
 	metrics := FreeAddr(t)
 	p, err := proc.Start(exec.Command(bin, append(args, "-metrics-address="+metrics)...), proc.Options{Log: logPath})
@@ -51,7 +59,7 @@ func Start(t testing.TB, bin string, args ...string) string {
 	})
 	// Ready once it polls: /healthz answers 200 only then.
 	require.Eventually(t, func() bool { return healthy(metrics) }, time.Minute, 100*time.Millisecond, "worker ready")
-	return metrics
+	return p, metrics
 }
 
 // healthy asks the worker's /healthz as any probe would (this package sits

@@ -57,12 +57,28 @@ final class CheckpointLoader {
         for (OperatorState op : md.getOperatorStates()) {
             operators.put(op.getOperatorID(), op);
         }
-        CheckpointProperties props = rc.savepoint()
-                ? CheckpointProperties.forSavepoint(false, SavepointFormatType.CANONICAL)
-                : CheckpointProperties.forCheckpoint(settings.retention());
+        CheckpointProperties props = properties(rc, md);
         long written = metadata.getFileSystem().getFileStatus(metadata).getModificationTime();
         return new CompletedCheckpoint(jobId, md.getCheckpointId(), written, written, operators,
                 md.getMasterStates(), props, location, null, md.getCheckpointProperties());
+    }
+
+    /**
+     * The properties the checkpoint was taken with, as stock Flink keeps them with its reference:
+     * the job's own retention (set in its code or at submission) decides what a cancel keeps,
+     * never the cluster's default. Flink writes them into {@code _metadata} (format version 4 on);
+     * only metadata written before falls back to the cluster's setting. Whatever the reference
+     * calls a savepoint stays one: nobody deletes its data.
+     */
+    private CheckpointProperties properties(RestoreCheckpoint rc, CheckpointMetadata md) {
+        if (rc.savepoint()) {
+            return CheckpointProperties.forSavepoint(false, SavepointFormatType.CANONICAL);
+        }
+        CheckpointProperties written = md.getCheckpointProperties();
+        if (written != null && !written.isSavepoint()) {
+            return written;
+        }
+        return CheckpointProperties.forCheckpoint(settings.retention());
     }
 
     /** The checkpoint's directory, as the restore point's metadata key names it. */

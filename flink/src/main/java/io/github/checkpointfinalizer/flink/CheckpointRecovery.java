@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 
 /**
  * What recovering a job's completed-checkpoint store does, whatever Flink's version: claim a new
@@ -26,39 +27,66 @@ import java.util.concurrent.Executor;
 final class CheckpointRecovery {
     private final FinalizerClient client;
     private final FinalizerSettings settings;
+    private final JobLeadership leadership;
+    private final Retirements retirements;
     /** Each job's watermark as its newest claim read it: its checkpoint IDs stay above. */
     private final Map<JobID, Long> watermarks = new ConcurrentHashMap<>();
+    /** Each job's store, whose checkpoints in doubt hold new ones back. */
+    private final Map<JobID, FinalizerCompletedCheckpointStore> stores = new ConcurrentHashMap<>();
 
-    CheckpointRecovery(FinalizerClient client, FinalizerSettings settings) {
+    CheckpointRecovery(FinalizerClient client, FinalizerSettings settings, JobLeadership leadership, Retirements retirements) {
         this.client = client;
         this.settings = settings;
+        this.leadership = leadership;
+        this.retirements = retirements;
     }
 
     /**
-     * Called once per JobMaster leadership, before the job's execution graph exists: claims a new
-     * epoch and recovers the finalizer's restore point.
+     * Called once per JobMaster leadership, before the job's execution graph exists, off the
+     * main thread (the job is INITIALIZING meanwhile): claims a new epoch and recovers the
+     * finalizer's restore point. While the finalizer is away it waits, as long as this process
+     * leads the job: a JobMaster that failed to start would be fatal to Flink's Dispatcher for a
+     * recovered job. Where no leader election of the job runs here (Flink's cleanup of a job
+     * that ended before a failover) one try is made; Flink retries that cleanup itself.
      */
     CompletedCheckpointStore create(
             JobID jobId, int maxNumberOfCheckpointsToRetain, SharedStateOwnership ownership, Executor ioExecutor)
             throws Exception {
-        JobClaim.Recovered recovered = JobClaim.claim(jobId, client, settings, ownership);
+        BooleanSupplier leading = () -> !leadership.contends(jobId) || leadership.leads(jobId);
+        BooleanSupplier patient = () -> leadership.contends(jobId) && leadership.leads(jobId);
+        JobClaim.Recovered recovered = Patience.retry("job " + jobId + ": claiming an epoch and recovering its restore point",
+                patient, () -> recover(jobId, ownership, ioExecutor, leading));
         watermarks.put(jobId, recovered.restorePoint().watermark());
-        List<CompletedCheckpoint> checkpoints = recovered.checkpoints();
+        SharedStateRegistry registry = ownership.registry(ioExecutor, recovered.checkpoints());
+        FinalizerCompletedCheckpointStore store = new FinalizerCompletedCheckpointStore(recovered.claim(), registry, settings,
+                retirements, maxNumberOfCheckpointsToRetain, recovered.checkpoints(), ioExecutor);
+        stores.put(jobId, store);
+        return store;
+    }
+
+    /** One try: the claim, its restore point, or the adoption of Flink's own store's newest checkpoint. */
+    private JobClaim.Recovered recover(JobID jobId, SharedStateOwnership ownership, Executor ioExecutor, BooleanSupplier leading)
+            throws Exception {
+        JobClaim.Recovered recovered = JobClaim.claim(jobId, client, settings, ownership, leading);
         if (RestorePoint.NONE.equals(recovered.restorePoint().state())) {
             Optional<CompletedCheckpoint> flinks = latestOfFlinksStore(ownership, jobId, ioExecutor);
             if (flinks.isPresent()) {
                 recovered.claim().adopt(flinks.get());
-                checkpoints = new ArrayList<>(List.of(flinks.get()));
+                return new JobClaim.Recovered(recovered.claim(), recovered.restorePoint(), new ArrayList<>(List.of(flinks.get())));
             }
         }
-        SharedStateRegistry registry = ownership.registry(ioExecutor, checkpoints);
-        return new FinalizerCompletedCheckpointStore(
-                recovered.claim(), registry, settings, maxNumberOfCheckpointsToRetain, checkpoints, ioExecutor);
+        return recovered;
     }
 
-    /** Flink's checkpoint ID counter for the job, kept above its watermark. */
+    /**
+     * Flink's checkpoint ID counter for the job, kept above its watermark, and handing out no ID
+     * while the job's store settles a checkpoint in doubt.
+     */
     CheckpointIDCounter counter(JobID jobId, CheckpointIDCounter flinks) {
-        return new FlooredCheckpointIDCounter(flinks, () -> watermarks.getOrDefault(jobId, 0L));
+        return new FlooredCheckpointIDCounter(flinks, () -> watermarks.getOrDefault(jobId, 0L), () -> {
+            FinalizerCompletedCheckpointStore store = stores.get(jobId);
+            return store == null || store.settled();
+        });
     }
 
     /**

@@ -30,8 +30,16 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * The workflow contract's calls a job manager makes, on the Temporal Java SDK. It knows nothing of
@@ -40,6 +48,11 @@ import java.util.concurrent.TimeoutException;
  * <p>Failure semantics: a {@link RejectedException} is a definite refusal (nothing was written);
  * any other exception (a run of the same identity with other content included), and a finalization
  * not ended within its wait, is an unknown outcome.
+ *
+ * <p>Every call is bounded as a whole, the workflow start included: the SDK retries a start for
+ * about a minute while Temporal is away, and a caller holding Flink's checkpoint coordinator lock
+ * may wait no longer than its own bound. A call past its bound is interrupted; its outcome is
+ * unknown.
  */
 final class FinalizerClient implements AutoCloseable {
     private static final String CLAIM = "ClaimEpoch";
@@ -49,9 +62,17 @@ final class FinalizerClient implements AutoCloseable {
     /** The finalization's path a start asks for in its memo (the contract's PathVersion). */
     private static final int PATH_VERSION = 2;
 
+    private static final Duration POLL = Duration.ofSeconds(1);
+
     private final WorkflowServiceStubs service;
     private final WorkflowClient client;
     private final String taskQueue;
+    /** Where calls run, so that their callers wait only as long as they may. */
+    private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "checkpoint-finalizer-call");
+        t.setDaemon(true);
+        return t;
+    });
 
     private FinalizerClient(WorkflowServiceStubs service, WorkflowClient client, String taskQueue) {
         this.service = service;
@@ -128,6 +149,14 @@ final class FinalizerClient implements AutoCloseable {
      * @return its result, or empty when it has not ended within the wait (an unknown outcome)
      */
     Optional<FinalizeResult> finalize(FinalizeRequest req, Duration wait) throws Exception {
+        try {
+            return Optional.of(within(wait, () -> true, () -> startAndAwait(req, wait)));
+        } catch (TimeoutException stillRunning) {
+            return Optional.empty();
+        }
+    }
+
+    private FinalizeResult startAndAwait(FinalizeRequest req, Duration wait) throws Exception {
         String id = req.workflowId();
         String hash = ContentHash.of(req);
         WorkflowStub stub = client.newUntypedWorkflowStub(FINALIZE, options(id)
@@ -160,11 +189,7 @@ final class FinalizerClient implements AutoCloseable {
                         + " (content hash " + theirs + ", this request's " + hash + ")");
             }
         }
-        try {
-            return Optional.of(result(id, stub, wait, FinalizeResult.class));
-        } catch (TimeoutException stillRunning) {
-            return Optional.empty();
-        }
+        return result(id, stub, wait, FinalizeResult.class);
     }
 
     /** Retires the job under the standing claim and waits for the store's answer. */
@@ -175,6 +200,47 @@ final class FinalizerClient implements AutoCloseable {
                 .build());
         stub.start(req);
         result(req.workflowId(), stub, timeout, Object.class);
+    }
+
+    /**
+     * Runs the call and waits for it at most {@code bound}, and only while {@code wanted} holds
+     * (asked every second).
+     *
+     * @throws TimeoutException past either: the call is interrupted, its outcome is unknown
+     */
+    <T> T within(Duration bound, BooleanSupplier wanted, Callable<T> call) throws Exception {
+        long deadline = System.nanoTime() + bound.toNanos();
+        Future<T> running = calls.submit(call);
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !wanted.getAsBoolean()) {
+                    throw new TimeoutException(left <= 0 ? "no answer within " + bound : "no longer wanted");
+                }
+                try {
+                    return running.get(Math.min(left, POLL.toNanos()), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException notYet) {
+                    // ask again whether it is still wanted
+                } catch (ExecutionException failed) {
+                    throw failed.getCause() instanceof Exception e ? e : failed;
+                }
+            }
+        } finally {
+            running.cancel(true);
+        }
+    }
+
+    /** Runs the call in the background, where calls run. */
+    <T> CompletableFuture<T> async(Callable<T> call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, calls);
     }
 
     private WorkflowOptions.Builder options(String id) {
@@ -205,6 +271,7 @@ final class FinalizerClient implements AutoCloseable {
 
     @Override
     public void close() {
+        calls.shutdownNow();
         service.shutdown();
         service.awaitTermination(5, TimeUnit.SECONDS);
     }

@@ -18,7 +18,6 @@ import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.persistence.PossibleInconsistentStateException;
 import org.apache.flink.util.FlinkException;
-import org.apache.flink.util.FlinkRuntimeException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 
@@ -38,24 +38,34 @@ import java.util.concurrent.Executor;
  *
  * <p>What Flink deletes and what the finalizer deletes: a checkpoint's own directory
  * ({@code chk-N/}) belongs to the finalizer once its finalization started, so this store never
- * hands a checkpoint to Flink's {@link CheckpointsCleaner}; retention is the finalizer's. Shared
- * (incremental) state stays Flink's: the {@code SharedStateRegistry} deletes what no retained
- * checkpoint uses, driven by this store's retained checkpoints, which are never more than the
- * finalizer retains.
+ * lets Flink's {@link CheckpointsCleaner} delete one it handed over; retention is the finalizer's.
+ * Shared (incremental) state stays Flink's: the {@code SharedStateRegistry} deletes what no
+ * retained checkpoint uses, driven by this store's retained checkpoints, which are never more
+ * than the finalizer retains.
  *
- * <p>Failure semantics of {@link #addCheckpointAndSubsumeOldestOne}: Published returns; a definite
- * refusal (Discarded, Failed, a rejection) throws a plain exception, so Flink deletes the
- * checkpoint's files, which the finalizer never published; anything unknown (still Verifying
- * after the wait, Temporal unreachable, Abandoned, any savepoint) throws {@link
- * PossibleInconsistentStateException}, so Flink keeps the files. After an unknown outcome, the
- * next restore first claims a new epoch: that claim fences every publish of the old epoch, so the
- * restore point it reads is exactly what can ever be published.
+ * <p>Failure semantics of {@link #addCheckpointAndSubsumeOldestOne}: Published returns; every
+ * other answer throws {@link PossibleInconsistentStateException}, so Flink keeps the files (a
+ * Discarded finalization deleted what it could and keeps the rest for a reason; a Failed one is
+ * reported with its files, never deleted behind the finalizer's back). Only a checkpoint for which
+ * no finalization was started at all (the store still settling) throws a plain exception, so that
+ * Flink deletes it as it deletes any checkpoint it failed to store.
+ *
+ * <p>Our outage is a slow checkpoint, never a stuck JobManager. After an unknown outcome the
+ * store is <em>unsettled</em>: in the background, while this process leads the job, it claims a
+ * new epoch, which fences every publish of the old one, and takes the restore point read with it
+ * as its retained checkpoints. Until then the checkpoint ID counter refuses new checkpoints
+ * ({@link FlooredCheckpointIDCounter}; Flink counts a refused trigger as no checkpoint failure),
+ * and a restore on the JobMaster's main thread waits at most {@code finalizer.main-thread-wait}
+ * before it takes the newest checkpoint known to be published. That is safe: Flink commits a
+ * checkpoint's side effects only once it is published, checkpoint IDs only rise, and the shared
+ * state of a checkpoint in doubt is released only after it is settled.
  */
 final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpointStore {
     private static final Logger LOG = LoggerFactory.getLogger(FinalizerCompletedCheckpointStore.class);
 
     private final JobClaim claim;
     private final FinalizerSettings settings;
+    private final Retirements retirements;
     private final int maxRetained;
     /** Where the private files of subsumed checkpoints are deleted: never under the coordinator's lock. */
     private final Executor ioExecutor;
@@ -67,13 +77,18 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
      * after the reference is gone, so deleting the rest then never takes state a reference needs.
      */
     private final List<CompletedCheckpoint> subsumedPending = new ArrayList<>();
-    /** Checkpoints whose finalization's outcome is unknown, until the next claim settles them. */
+    /** Checkpoints whose finalization's outcome is unknown, until a claim settles them. */
     private final List<CompletedCheckpoint> inDoubt = new ArrayList<>();
+    /** Whether a settling claim runs in the background. */
+    private boolean settling;
+    /** Cleared by the shutdown: a settling claim stops. */
+    private volatile boolean open = true;
 
     FinalizerCompletedCheckpointStore(
             JobClaim claim,
             SharedStateRegistry registry,
             FinalizerSettings settings,
+            Retirements retirements,
             int maxRetained,
             List<CompletedCheckpoint> recovered,
             Executor ioExecutor) {
@@ -81,6 +96,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
         this.claim = claim;
         this.ioExecutor = ioExecutor;
         this.settings = settings;
+        this.retirements = retirements;
         this.maxRetained = Math.max(1, maxRetained);
         this.retained = new ArrayDeque<>(recovered);
     }
@@ -102,6 +118,15 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             postCleanup.run();
             return subsumed;
         }
+        long deadline = System.nanoTime() + settings.publishWait().toNanos();
+        if (!inDoubt.isEmpty()) {
+            settleInBackground();
+        }
+        if (!awaitSettled(deadline)) {
+            throw new FlinkException("checkpoint " + checkpoint.getCheckpointID() + " of job " + claim.job()
+                    + " was not finalized: the finalizer has not yet settled " + describe(inDoubt)
+                    + " within " + FinalizerOptions.PUBLISH_WAIT.key() + "; no finalization was started for it");
+        }
         FinalizeRequest req;
         try {
             req = claim.request(checkpoint);
@@ -111,12 +136,12 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             throw new PossibleInconsistentStateException("checkpoint " + checkpoint.getCheckpointID() + " of job "
                     + claim.job() + " was not finalized: " + e.getMessage() + "; its files are kept", e);
         }
-        boolean savepoint = req.savepoint();
+        Duration wait = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
         Optional<FinalizeResult> result;
         try {
-            result = claim.client().finalize(req, settings.publishWait());
+            result = claim.client().finalize(req, wait);
         } catch (RejectedException refused) {
-            throw definite(checkpoint, savepoint, refused.getMessage(), refused);
+            throw notPublished(checkpoint, refused.getMessage(), refused);
         } catch (Exception unknown) {
             throw possiblyPublished(checkpoint, req, "its finalization's outcome is unknown", unknown);
         }
@@ -139,8 +164,13 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
                 postCleanup.run();
                 return subsumed;
             case Discarded:
+                // The finalizer deleted the directory, or kept it for a reason it gives: either
+                // way what lies outside it goes only once the directory is gone.
+                subsumedPending.add(checkpoint);
+                ioExecutor.execute(this::discardOutsideDirectories);
+                throw notPublished(checkpoint, req.workflowId() + " ended Discarded: " + r.reason(), null);
             case Failed:
-                throw definite(checkpoint, savepoint, req.workflowId() + " ended " + r.phase() + ": " + r.reason(), null);
+                throw notPublished(checkpoint, req.workflowId() + " ended Failed: " + r.reason(), null);
             default:
                 // Abandoned (an operator decides) or a phase this plugin does not know: keep the files.
                 throw possiblyPublished(checkpoint, req, req.workflowId() + " ended " + r.phase() + ": " + r.reason(), null);
@@ -223,45 +253,110 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
         return true;
     }
 
-    private Exception definite(CompletedCheckpoint checkpoint, boolean savepoint, String why, Exception cause) {
-        if (savepoint) {
-            // Flink would delete what it failed to store; a savepoint is the user's, never ours to delete.
-            return new PossibleInconsistentStateException(
-                    "savepoint " + checkpoint.getExternalPointer() + " was not finalized: " + why, cause);
-        }
-        return new FlinkException("checkpoint " + checkpoint.getCheckpointID() + " of job " + claim.job()
-                + " was not published: " + why, cause);
+    /**
+     * A checkpoint the finalizer definitely did not publish: its files are the finalizer's to
+     * delete or keep (it says which), never Flink's.
+     */
+    private PossibleInconsistentStateException notPublished(CompletedCheckpoint checkpoint, String why, Exception cause) {
+        return new PossibleInconsistentStateException("checkpoint " + checkpoint.getCheckpointID() + " of job "
+                + claim.job() + " (" + checkpoint.getExternalPointer() + ") was not published: " + why
+                + "; its files are the finalizer's to delete or keep", cause);
     }
 
     private PossibleInconsistentStateException possiblyPublished(
             CompletedCheckpoint checkpoint, FinalizeRequest req, String why, Exception cause) {
         inDoubt.add(checkpoint);
+        settleInBackground();
         return new PossibleInconsistentStateException("checkpoint " + checkpoint.getCheckpointID() + " of job "
                 + claim.job() + " may still be published: " + why + " (workflow " + req.workflowId()
                 + "; its files stay until the finalizer decides)", cause);
     }
 
     /**
-     * The checkpoint to restore from. After a finalization whose outcome is unknown, a new epoch
-     * is claimed first: no publish of the old epoch can land after it, so the restore point read
-     * with it is exactly the newest checkpoint that is or ever will be published.
+     * The checkpoint to restore from, on the JobMaster's main thread under the coordinator lock:
+     * never waits longer than {@code finalizer.main-thread-wait}. When a checkpoint is in doubt
+     * and no settling claim has answered by then, the newest checkpoint known to be published
+     * (the class comment says why that is safe); the settling goes on in the background.
      */
     @Override
     public synchronized CompletedCheckpoint getLatestCheckpoint() {
         if (!inDoubt.isEmpty()) {
-            try {
-                List<CompletedCheckpoint> known = new ArrayList<>(retained);
-                known.addAll(inDoubt);
-                List<CompletedCheckpoint> settled = claim.reclaim(known, getSharedStateRegistry());
-                retained.clear();
-                retained.addAll(settled);
-                inDoubt.clear();
-            } catch (Exception e) {
-                throw new FlinkRuntimeException("job " + claim.job() + ": settling the checkpoints whose"
-                        + " finalization was in doubt before restoring failed; Flink retries the restore", e);
+            settleInBackground();
+            if (!awaitSettled(System.nanoTime() + settings.mainThreadWait().toNanos())) {
+                LOG.warn("Job {} restores from checkpoint {}, the newest known to be published: the finalizer has"
+                        + " not yet settled {}; new checkpoints wait until it has.", claim.job(),
+                        retained.isEmpty() ? "none" : retained.peekLast().getCheckpointID(), describe(inDoubt));
             }
         }
         return retained.peekLast();
+    }
+
+    /** Whether a checkpoint may be triggered: not while one is in doubt (our outage). */
+    synchronized boolean settled() {
+        return inDoubt.isEmpty();
+    }
+
+    /** Starts the settling claim unless one runs. */
+    private void settleInBackground() {
+        if (settling || !open) {
+            return;
+        }
+        settling = true;
+        ioExecutor.execute(this::settle);
+    }
+
+    /**
+     * Claims a new epoch, in the background and while this process leads the job, and takes its
+     * restore point as the retained checkpoints: no publish of the old epoch can land after it.
+     */
+    private void settle() {
+        List<CompletedCheckpoint> known;
+        String what;
+        synchronized (this) {
+            known = new ArrayList<>(retained);
+            known.addAll(inDoubt);
+            what = "job " + claim.job() + ": settling " + describe(inDoubt);
+        }
+        List<CompletedCheckpoint> settled = null;
+        try {
+            settled = Patience.retry(what,
+                    () -> open && claim.leading(), () -> claim.reclaim(known, getSharedStateRegistry()));
+            LOG.info("Job {} settled its checkpoints in doubt under epoch {}: restore point {}.", claim.job(), claim.epoch(),
+                    settled.isEmpty() ? "none" : settled.get(settled.size() - 1).getCheckpointID());
+        } catch (Exception e) {
+            LOG.warn("Job {}: settling its checkpoints in doubt stopped; the next restore tries again.", claim.job(), e);
+        }
+        synchronized (this) {
+            if (settled != null) {
+                retained.clear();
+                retained.addAll(settled);
+                inDoubt.clear();
+            }
+            settling = false;
+            notifyAll();
+        }
+    }
+
+    /** Waits, releasing the store, until nothing is in doubt or the deadline passes. */
+    private boolean awaitSettled(long deadline) {
+        while (!inDoubt.isEmpty()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !settling) {
+                return false;
+            }
+            try {
+                wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String describe(List<CompletedCheckpoint> checkpoints) {
+        return "checkpoint(s) in doubt " + checkpoints.stream().map(c -> Long.toString(c.getCheckpointID()))
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     /** The retained checkpoints as they stand; called on a failure path, it never claims. */
@@ -293,31 +388,33 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
 
     /**
      * On a globally terminal status the job retires, its checkpoints retained or discarded as the
-     * newest checkpoint's retention policy says (RETAIN_ON_CANCELLATION retains on cancel). A
-     * suspension (leadership lost) leaves everything as it is: the next leader claims above.
+     * newest checkpoint's properties (the job's own retention) say. This runs on the JobMaster's
+     * main thread, so it only starts the retirement: Flink's global cleanup of the job waits until
+     * it is recorded ({@link Retirements}). A suspension (leadership lost) leaves everything as
+     * it is: the next leader claims above.
      */
     @Override
     public synchronized void shutdown(JobStatus jobStatus, CheckpointsCleaner checkpointsCleaner) throws Exception {
+        open = false;
+        notifyAll();
         if (jobStatus.isGloballyTerminalState()) {
+            List<CompletedCheckpoint> kept = new ArrayList<>(retained);
             CompletedCheckpoint latest = retained.peekLast();
-            boolean discard = latest == null || latest.shouldBeDiscardedOnShutdown(jobStatus);
-            if (!inDoubt.isEmpty()) {
-                // An unknown outcome is never a reason to delete: retire, keep the state.
-                discard = false;
-            }
-            claim.client().retire(new RetireRequest(claim.cluster(), claim.job(), claim.epoch(), claim.owner(), discard),
-                    settings.callTimeout());
-            LOG.info("Job {} ({}) retired at epoch {} ({} its checkpoints).", claim.job(), jobStatus, claim.epoch(),
+            // An unknown outcome is never a reason to delete: retire, keep the state.
+            boolean discard = inDoubt.isEmpty() && (latest == null || latest.shouldBeDiscardedOnShutdown(jobStatus));
+            SharedStateRegistry registry = getSharedStateRegistry();
+            retirements.start(claim.jobId(), new RetireRequest(claim.cluster(), claim.job(), claim.epoch(), claim.owner(), discard),
+                    // Shared state: what no retained checkpoint uses goes once the retirement
+                    // stands, all of it on a discard.
+                    () -> registry.unregisterUnusedState(discard || kept.isEmpty() ? Long.MAX_VALUE : lowest(kept)));
+            LOG.info("Job {} ({}) retires at epoch {} ({} its checkpoints).", claim.job(), jobStatus, claim.epoch(),
                     discard ? "discarding" : "retaining");
-            // Shared state: what no retained checkpoint uses goes now, all of it on a discard.
-            getSharedStateRegistry().unregisterUnusedState(
-                    discard || latest == null ? Long.MAX_VALUE : lowestRetained());
             retained.clear();
         }
         super.shutdown(jobStatus, checkpointsCleaner);
     }
 
-    private long lowestRetained() {
+    private static long lowest(List<CompletedCheckpoint> retained) {
         return retained.stream().filter(c -> !c.getProperties().isSavepoint())
                 .mapToLong(CompletedCheckpoint::getCheckpointID).min().orElse(Long.MAX_VALUE);
     }

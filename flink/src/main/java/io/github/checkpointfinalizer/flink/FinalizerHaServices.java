@@ -1,11 +1,14 @@
 package io.github.checkpointfinalizer.flink;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.highavailability.HighAvailabilityServices;
+import org.apache.flink.runtime.leaderelection.LeaderElection;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Flink's own HA services (ZooKeeper or Kubernetes) with one part replaced: completed
@@ -22,11 +25,14 @@ final class FinalizerHaServices implements InvocationHandler {
     private final HighAvailabilityServices delegate;
     private final FinalizerClient client;
     private final FinalizerSettings settings;
+    private final JobLeadership leadership = new JobLeadership();
+    private final Retirements retirements;
 
     private FinalizerHaServices(HighAvailabilityServices delegate, FinalizerClient client, FinalizerSettings settings) {
         this.delegate = delegate;
         this.client = client;
         this.settings = settings;
+        this.retirements = new Retirements(client, settings.callTimeout());
     }
 
     static HighAvailabilityServices of(HighAvailabilityServices delegate, FinalizerClient client, FinalizerSettings settings) {
@@ -38,8 +44,14 @@ final class FinalizerHaServices implements InvocationHandler {
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         switch (method.getName()) {
             case "getCheckpointRecoveryFactory":
-                return new FinalizerCheckpointRecovery(
-                        delegate.getCheckpointRecoveryFactory(), new CheckpointRecovery(client, settings));
+                return new FinalizerCheckpointRecovery(delegate.getCheckpointRecoveryFactory(),
+                        new CheckpointRecovery(client, settings, leadership, retirements));
+            case "getJobManagerLeaderElection":
+                return leadership.watch((JobID) args[0], (LeaderElection) forward(method, args));
+            case "globalCleanupAsync":
+                // The job's cleanup ends only once its retirement is recorded (Retirements).
+                return ((CompletableFuture<?>) forward(method, args))
+                        .thenCompose(done -> retirements.recorded((JobID) args[0]));
             case "close":
             case "closeWithOptionalClean":
                 try {

@@ -80,11 +80,25 @@ public final class FinalizerOptions {
                                     + " PossibleInconsistentStateException: Flink keeps its files, and"
                                     + " the finalizer goes on resolving it.");
 
+    public static final ConfigOption<Duration> MAIN_THREAD_WAIT =
+            ConfigOptions.key("finalizer.main-thread-wait")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(2))
+                    .withDescription(
+                            "The longest a call of the plugin on the JobMaster's main thread waits for"
+                                    + " the finalizer: a restore after a checkpoint whose outcome is unknown."
+                                    + " Keep it well under heartbeat.timeout (50 s); past it the restore takes"
+                                    + " the newest checkpoint known to be published and new checkpoints wait"
+                                    + " until the finalizer answers.");
+
     public static final ConfigOption<Duration> CALL_TIMEOUT =
             ConfigOptions.key("finalizer.call-timeout")
                     .durationType()
                     .defaultValue(Duration.ofMinutes(2))
                     .withDescription(
-                            "Bound on a claim, restore-point read or retirement; past it the job"
-                                    + " manager's step fails and Flink retries it.");
+                            "Bound on one try of a claim, restore-point read or retirement, none of"
+                                    + " them on the JobMaster's main thread. A JobMaster being built tries"
+                                    + " again with backoff while it leads the job (the job stays"
+                                    + " INITIALIZING); a retirement is tried again by Flink's cleanup of the"
+                                    + " job.");
 }

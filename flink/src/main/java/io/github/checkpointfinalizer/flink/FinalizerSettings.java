@@ -23,6 +23,7 @@ record FinalizerSettings(
         String cluster,
         StateBucket bucket,
         Duration publishWait,
+        Duration mainThreadWait,
         Duration callTimeout,
         CheckpointRetentionPolicy retention) {
 
@@ -49,6 +50,10 @@ record FinalizerSettings(
         if (publishWait.isNegative() || publishWait.isZero()) {
             errors.add(FinalizerOptions.PUBLISH_WAIT.key() + " " + publishWait + " must be positive");
         }
+        Duration mainThreadWait = conf.get(FinalizerOptions.MAIN_THREAD_WAIT);
+        if (mainThreadWait.isNegative() || mainThreadWait.isZero()) {
+            errors.add(FinalizerOptions.MAIN_THREAD_WAIT.key() + " " + mainThreadWait + " must be positive");
+        }
         Duration callTimeout = conf.get(FinalizerOptions.CALL_TIMEOUT);
         if (callTimeout.isNegative() || callTimeout.isZero()) {
             errors.add(FinalizerOptions.CALL_TIMEOUT.key() + " " + callTimeout + " must be positive");
@@ -60,7 +65,7 @@ record FinalizerSettings(
         if (!errors.isEmpty()) {
             throw new IllegalConfigurationException("checkpoint finalizer plugin: " + String.join("; ", errors));
         }
-        return new FinalizerSettings(cluster, bucket, publishWait, callTimeout,
+        return new FinalizerSettings(cluster, bucket, publishWait, mainThreadWait, callTimeout,
                 policy(conf.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION)));
     }
 

@@ -2,8 +2,10 @@ package io.github.checkpointfinalizer.flink;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.checkpoint.CheckpointIDCounter;
+import org.apache.flink.util.FlinkException;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -17,10 +19,13 @@ import java.util.function.LongSupplier;
 final class FlooredCheckpointIDCounter implements CheckpointIDCounter {
     private final CheckpointIDCounter flinks;
     private final LongSupplier watermark;
+    /** Whether the job's store takes new checkpoints: not while one is in doubt. */
+    private final BooleanSupplier settled;
 
-    FlooredCheckpointIDCounter(CheckpointIDCounter flinks, LongSupplier watermark) {
+    FlooredCheckpointIDCounter(CheckpointIDCounter flinks, LongSupplier watermark, BooleanSupplier settled) {
         this.flinks = flinks;
         this.watermark = watermark;
+        this.settled = settled;
     }
 
     @Override
@@ -35,6 +40,12 @@ final class FlooredCheckpointIDCounter implements CheckpointIDCounter {
 
     @Override
     public long getAndIncrement() throws Exception {
+        if (!settled.getAsBoolean()) {
+            // Flink counts a trigger that fails here as no checkpoint failure (not an
+            // IOException): the job runs on, its checkpoints wait for the finalizer.
+            throw new FlinkException("no checkpoint is triggered while the checkpoint finalizer has not settled"
+                    + " a checkpoint in doubt (the finalizer or Temporal away); checkpoints resume once it answers");
+        }
         long floor = watermark.getAsLong();
         if (flinks.get() <= floor) {
             flinks.setCount(floor + 1);

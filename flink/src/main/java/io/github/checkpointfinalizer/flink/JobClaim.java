@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * The standing claim of one job by one JobMaster leadership: the epoch it claimed, the owner it
@@ -42,9 +43,12 @@ final class JobClaim {
     private final FinalizerSettings settings;
     private final CheckpointLoader loader;
     private final SharedStateOwnership ownership;
-    private long epoch;
+    /** Whether calls for this claim are still wanted: while this process leads the job. */
+    private final BooleanSupplier leading;
+    private volatile long epoch;
 
-    private JobClaim(JobID jobId, FinalizerClient client, FinalizerSettings settings, SharedStateOwnership ownership) {
+    private JobClaim(JobID jobId, FinalizerClient client, FinalizerSettings settings, SharedStateOwnership ownership,
+            BooleanSupplier leading) {
         this.jobId = jobId;
         this.cluster = settings.cluster();
         this.owner = "flink-" + UUID.randomUUID();
@@ -52,15 +56,19 @@ final class JobClaim {
         this.settings = settings;
         this.loader = new CheckpointLoader(jobId, settings);
         this.ownership = ownership;
+        this.leading = leading;
     }
 
     /** A claim whose restore point was read: the checkpoints to recover, oldest first. */
     record Recovered(JobClaim claim, RestorePoint restorePoint, List<CompletedCheckpoint> checkpoints) {}
 
-    /** Claims a new epoch for the job and loads the checkpoint its restore point names. */
-    static Recovered claim(JobID jobId, FinalizerClient client, FinalizerSettings settings, SharedStateOwnership ownership)
-            throws Exception {
-        JobClaim c = new JobClaim(jobId, client, settings, ownership);
+    /**
+     * Claims a new epoch for the job and loads the checkpoint its restore point names; each call
+     * waits at most {@code finalizer.call-timeout}, and only while {@code leading} holds.
+     */
+    static Recovered claim(JobID jobId, FinalizerClient client, FinalizerSettings settings, SharedStateOwnership ownership,
+            BooleanSupplier leading) throws Exception {
+        JobClaim c = new JobClaim(jobId, client, settings, ownership, leading);
         RestorePoint rp = c.claimAbove();
         return new Recovered(c, rp, c.load(rp, List.of()));
     }
@@ -84,16 +92,18 @@ final class JobClaim {
     private RestorePoint claimAbove() throws Exception {
         RejectedException last = null;
         for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-            RestorePoint standing = client.latest(new LatestRequest(cluster, job()), settings.callTimeout());
+            RestorePoint standing = client.within(settings.callTimeout(), leading,
+                    () -> client.latest(new LatestRequest(cluster, job()), settings.callTimeout()));
             long next = standing.epoch() + 1;
             try {
-                RestorePoint rp = client.claim(new ClaimRequest(cluster, job(), next, owner), settings.callTimeout());
+                RestorePoint rp = client.within(settings.callTimeout(), leading,
+                        () -> client.claim(new ClaimRequest(cluster, job(), next, owner), settings.callTimeout()));
                 epoch = next;
                 LOG.info("Job {} claimed epoch {} as {}; restore point: {}.", jobId, next, owner, describe(rp));
                 return rp;
             } catch (RejectedException e) {
                 if (!e.staleEpoch()) {
-                    throw new FlinkException("job " + jobId + ": the finalizer refused the claim of epoch " + next, e);
+                    throw e;
                 }
                 last = e; // another leader claimed in between: claim above it
             }
@@ -124,7 +134,7 @@ final class JobClaim {
             default:
                 // Keep the state and surface it: an operator decides between the newest reference
                 // and its fallback (docs/runbook.md), never this plugin.
-                throw new FlinkException("job " + jobId + ": the newest published checkpoint "
+                throw new UnresolvedRestorePointException("job " + jobId + ": the newest published checkpoint "
                         + (rp.latest() == null ? "?" : rp.latest().checkpoint()) + " does not resolve ("
                         + rp.dangling() + ")" + (rp.fallback() == null ? "" : "; checkpoint "
                         + rp.fallback().checkpoint() + " does") + ": an operator decides, see the runbook");
@@ -171,6 +181,10 @@ final class JobClaim {
         return rp.latest() == null ? rp.state() : rp.state() + " checkpoint " + rp.latest().checkpoint();
     }
 
+    JobID jobId() {
+        return jobId;
+    }
+
     String cluster() {
         return cluster;
     }
@@ -186,6 +200,11 @@ final class JobClaim {
 
     String owner() {
         return owner;
+    }
+
+    /** Whether calls for this claim are still wanted. */
+    boolean leading() {
+        return leading.getAsBoolean();
     }
 
     FinalizerClient client() {

@@ -47,6 +47,8 @@ final class CheckingJob {
         final long elements;
         /** The source ends once it emitted everything and this is set. */
         volatile boolean released;
+        /** While set, the sink's snapshots wait: no checkpoint completes (a cancel interrupts them). */
+        volatile boolean holdSnapshots;
         /** Throw once in the counter after this many published checkpoints (0: never). */
         final int failAfterPublished;
         final AtomicBoolean failed = new AtomicBoolean();
@@ -223,6 +225,9 @@ final class CheckingJob {
 
         @Override
         public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            while (RUNS.get(run).holdSnapshots) {
+                Thread.sleep(20);
+            }
             snapshotNanos.put(context.getCheckpointId(), System.nanoTime());
             staged.put(context.getCheckpointId(), pending);
             pending = new ArrayList<>();

@@ -210,6 +210,60 @@ class FinalizerPluginITCase extends ItBase {
     }
 
     /**
+     * The job's own retention survives a JobManager failover: a job that sets
+     * RETAIN_ON_CANCELLATION in its code (the cluster keeps Flink's default, no externalized
+     * checkpoints) is recovered by a new leader and canceled before that leader completes a
+     * checkpoint. Stock Flink keeps the recovered checkpoint, whose properties it stored with the
+     * reference; the plugin must decide the retirement from the same properties, never the
+     * cluster's default.
+     */
+    @Test
+    void jobsOwnRetentionAfterFailover() throws Exception {
+        String run = "own-retention-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(100_000, 0);
+        CheckingJob.RUNS.put(run, r);
+        JobID jobId = new JobID();
+        Configuration retainOnCancel = new Configuration();
+        retainOnCancel.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        MiniCluster first = start("/" + run);
+        try {
+            first.submitJob(CheckingJob.graph(run, jobId, INTERVAL, retainOnCancel)).get();
+            await("3 checkpoints published", Duration.ofMinutes(2), () -> r.published.get() >= 3);
+            r.holdSnapshots = true;
+        } finally {
+            first.closeAsyncWithoutCleaningHighAvailabilityData().get(1, TimeUnit.MINUTES);
+        }
+        long before = latest(jobId).epoch();
+        try (MiniCluster second = start("/" + run)) {
+            await("the second cluster's leader recovered the job", Duration.ofMinutes(2),
+                    () -> latestQuietly(jobId).epoch() > before && r.restores.get() >= 1);
+            second.cancelJob(jobId).get(1, TimeUnit.MINUTES);
+            JobResult canceled = second.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
+            assertEquals(org.apache.flink.api.common.JobStatus.CANCELED, canceled.getApplicationStatus().deriveJobStatus());
+        }
+        List<String> retirements = retireInputs(jobId);
+        assertFalse(retirements.isEmpty(), "the canceled job was retired");
+        for (String input : retirements) {
+            assertFalse(input.contains("\"discardCheckpoints\":true"),
+                    "RETAIN_ON_CANCELLATION set by the job retains its checkpoints on cancel: " + input);
+        }
+    }
+
+    /** The inputs of the job's RetireJob executions, as JSON. */
+    private List<String> retireInputs(JobID jobId) {
+        List<String> inputs = new ArrayList<>();
+        temporal.listExecutions("WorkflowType = 'RetireJob'").forEach(m -> {
+            String id = m.getExecution().getWorkflowId();
+            if (id.startsWith("retire/" + cluster() + "/" + jobId.toHexString() + "/")) {
+                inputs.add(temporal.fetchHistory(id).getEvents().get(0).getWorkflowExecutionStartedEventAttributes()
+                        .getInput().getPayloads(0).getData().toStringUtf8());
+            }
+        });
+        return inputs;
+    }
+
+    /**
      * Scenario 5 from scratch: resubmitted without {@code -s}, Flink's checkpoint IDs start over
      * at 1, below what the retired incarnation published; the plugin keeps them above it, so the
      * new incarnation's first checkpoint is already published and none is refused.
