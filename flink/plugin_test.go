@@ -140,6 +140,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 		"target/side-by-side.md":       "scenario 4, ambiguous writes side by side",
 		"target/completion-latency.md": "a checkpoint's completion, sink snapshot to notification",
 		"target/incremental.md":        "scenario 6, incremental RocksDB shared files after a recovery",
+		"target/outage.md":             "our outage: the worker or Temporal away",
 	} {
 		if table, err := os.ReadFile(file); err == nil {
 			t.Logf("%s:\n%s", title, table)
@@ -150,7 +151,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 		return
 	}
 	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "KubernetesDelegateITCase", "SideBySideITCase",
-		"IncrementalRocksDbITCase"} {
+		"IncrementalRocksDbITCase", "OutageITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
 	}

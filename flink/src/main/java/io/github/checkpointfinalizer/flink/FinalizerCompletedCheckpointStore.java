@@ -79,6 +79,8 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     private final List<CompletedCheckpoint> subsumedPending = new ArrayList<>();
     /** Checkpoints whose finalization's outcome is unknown, until a claim settles them. */
     private final List<CompletedCheckpoint> inDoubt = new ArrayList<>();
+    /** Whether {@link #inDoubt} is empty, read without the store's lock (a trigger never waits on it). */
+    private volatile boolean settled = true;
     /** Whether a settling claim runs in the background. */
     private boolean settling;
     /** Cleared by the shutdown: a settling claim stops. */
@@ -266,6 +268,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     private PossibleInconsistentStateException possiblyPublished(
             CompletedCheckpoint checkpoint, FinalizeRequest req, String why, Exception cause) {
         inDoubt.add(checkpoint);
+        settled = false;
         settleInBackground();
         return new PossibleInconsistentStateException("checkpoint " + checkpoint.getCheckpointID() + " of job "
                 + claim.job() + " may still be published: " + why + " (workflow " + req.workflowId()
@@ -292,8 +295,8 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     }
 
     /** Whether a checkpoint may be triggered: not while one is in doubt (our outage). */
-    synchronized boolean settled() {
-        return inDoubt.isEmpty();
+    boolean settled() {
+        return settled;
     }
 
     /** Starts the settling claim unless one runs. */
@@ -317,20 +320,21 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             known.addAll(inDoubt);
             what = "job " + claim.job() + ": settling " + describe(inDoubt);
         }
-        List<CompletedCheckpoint> settled = null;
+        List<CompletedCheckpoint> restored = null;
         try {
-            settled = Patience.retry(what,
+            restored = Patience.retry(what,
                     () -> open && claim.leading(), () -> claim.reclaim(known, getSharedStateRegistry()));
             LOG.info("Job {} settled its checkpoints in doubt under epoch {}: restore point {}.", claim.job(), claim.epoch(),
-                    settled.isEmpty() ? "none" : settled.get(settled.size() - 1).getCheckpointID());
+                    restored.isEmpty() ? "none" : restored.get(restored.size() - 1).getCheckpointID());
         } catch (Exception e) {
             LOG.warn("Job {}: settling its checkpoints in doubt stopped; the next restore tries again.", claim.job(), e);
         }
         synchronized (this) {
-            if (settled != null) {
+            if (restored != null) {
                 retained.clear();
-                retained.addAll(settled);
+                retained.addAll(restored);
                 inDoubt.clear();
+                settled = true;
             }
             settling = false;
             notifyAll();

@@ -11,7 +11,7 @@ import java.util.List;
  * The side-by-side scenario's faults and the faulted worker's store, reached through the Go
  * harness ({@code flink/faults_test.go}): it owns the ZooKeeper fault proxies and the store's format.
  */
-record FaultWorld(String taskQueue, String cluster, String control, String flinkZooKeeperProxy) {
+record FaultWorld(String taskQueue, String cluster, String control, String flinkZooKeeperProxy, String temporalProxy) {
     static final String WORKER = "worker";
     static final String FLINK = "flink";
 
@@ -21,12 +21,24 @@ record FaultWorld(String taskQueue, String cluster, String control, String flink
             throw new IllegalStateException("run these tests through the Go harness (go test ./flink)");
         }
         return new FaultWorld(System.getenv("FINALIZER_IT_FAULT_TASK_QUEUE"), System.getenv("FINALIZER_IT_FAULT_CLUSTER"),
-                control, System.getenv("FINALIZER_IT_FLINK_ZOOKEEPER_PROXY"));
+                control, System.getenv("FINALIZER_IT_FLINK_ZOOKEEPER_PROXY"), System.getenv("FINALIZER_IT_TEMPORAL_PROXY"));
     }
 
     /** Arms a fault on a proxy: drop-write-reply (once), partition (until heal) or heal. */
     void fault(String proxy, String fault) throws Exception {
         send(HttpRequest.newBuilder(URI.create(control + "/fault?proxy=" + proxy + "&fault=" + fault))
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    /** Takes the faulted worker away (pause) or brings it back (resume). */
+    void worker(String state) throws Exception {
+        send(HttpRequest.newBuilder(URI.create(control + "/worker?state=" + state))
+                .POST(HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    /** Black-holes Temporal for whoever reaches it through {@link #temporalProxy} (partition), or heals. */
+    void temporal(String fault) throws Exception {
+        send(HttpRequest.newBuilder(URI.create(control + "/temporal?fault=" + fault))
                 .POST(HttpRequest.BodyPublishers.noBody()).build());
     }
 

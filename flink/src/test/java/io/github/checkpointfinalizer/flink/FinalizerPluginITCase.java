@@ -1,5 +1,6 @@
 package io.github.checkpointfinalizer.flink;
 
+import io.github.checkpointfinalizer.flink.wire.ClaimRequest;
 import io.github.checkpointfinalizer.flink.wire.FinalizeResult;
 import io.github.checkpointfinalizer.flink.wire.LatestRequest;
 import io.github.checkpointfinalizer.flink.wire.Phase;
@@ -247,6 +248,49 @@ class FinalizerPluginITCase extends ItBase {
         for (String input : retirements) {
             assertFalse(input.contains("\"discardCheckpoints\":true"),
                     "RETAIN_ON_CANCELLATION set by the job retains its checkpoints on cancel: " + input);
+        }
+    }
+
+    /**
+     * A finalization that ends Discarded with its data kept (the finalizer's guard keeps a
+     * directory it may not decide: here another claim of the same epoch number stands, as an
+     * impersonator's would) never leads Flink to delete that directory.
+     */
+    @Test
+    void dataTheFinalizerKeepsIsNotDeletedByFlink() throws Exception {
+        String run = "kept-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(100_000, 0);
+        CheckingJob.RUNS.put(run, r);
+        JobID jobId = new JobID();
+        String job = jobId.toHexString();
+        try (MiniCluster cluster = start("/" + run)) {
+            cluster.submitJob(CheckingJob.graph(run, jobId, INTERVAL)).get();
+            await("2 checkpoints published", Duration.ofMinutes(2), () -> r.published.get() >= 2);
+            try (FinalizerClient intruder = FinalizerClient.connect(configuration("/unused"))) {
+                long standing = latest(jobId).epoch();
+                intruder.claim(new ClaimRequest(cluster(), job, standing + 1, "intruder"), Duration.ofMinutes(1));
+            }
+            long[] kept = new long[1];
+            await("a finalization of the job ended Discarded with its data kept", Duration.ofMinutes(2), () -> {
+                for (WorkflowExecutionMetadata m : executions("WorkflowType = 'FinalizeCheckpoint' AND CheckpointJob = '"
+                        + job + "' AND FinalizationPhase = 'Discarded'")) {
+                    FinalizeResult res = temporal.newUntypedWorkflowStub(m.getExecution().getWorkflowId())
+                            .getResult(FinalizeResult.class);
+                    if (res.reason().contains("its data stays")) {
+                        kept[0] = Long.parseLong(m.getExecution().getWorkflowId().split("/")[4]);
+                        return true;
+                    }
+                }
+                return false;
+            });
+            int restores = r.restores.get();
+            await("Flink failed over after the checkpoint's failure", Duration.ofMinutes(1), () -> r.restores.get() > restores);
+            // Flink deletes a checkpoint it failed to store at once, on its I/O executor.
+            Thread.sleep(2000);
+            assertTrue(Files.exists(metadata(job, kept[0])), "checkpoint " + kept[0]
+                    + " the finalizer kept is still there: " + dirs(job));
+            cluster.cancelJob(jobId).get(1, TimeUnit.MINUTES);
+            cluster.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
         }
     }
 
