@@ -186,8 +186,9 @@ func DecideVerify(cur Entry, token string, attempt uint32, now time.Time) (Verdi
 }
 
 // DecideSubsume decides the removal of a checkpoint's reference by the
-// job's subsumption owner: the key becomes a tombstone and the watermark
-// rises to the checkpoint. It returns what to write; both nil when the
+// job's subsumption owner: the key becomes a tombstone (ReasonSavepoint
+// for a savepoint's, ReasonSubsumed otherwise) and the watermark rises to
+// the checkpoint. It returns what to write; both nil when the
 // subsumption already stands: a tombstone, or nothing at all (its
 // tombstone collected, DecideCollectSubsumed), at or below the watermark.
 func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Time) (*Entry, *JobState, error) {
@@ -201,8 +202,14 @@ func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Ti
 	var entry *Entry
 	switch {
 	case cur.Reference != nil:
+		// A savepoint's data stays the operator's: its tombstone is its
+		// record, which no collection takes.
+		reason := ReasonSubsumed
+		if cur.Reference.Savepoint {
+			reason = ReasonSavepoint
+		}
 		entry = &Entry{Checkpoint: id, Tombstone: &Tombstone{
-			Token: cur.Reference.Token, FencedUpTo: cur.Reference.Attempt, Reason: ReasonSubsumed, Since: now.UTC(),
+			Token: cur.Reference.Token, FencedUpTo: cur.Reference.Attempt, Reason: reason, Since: now.UTC(),
 		}}
 	case cur.Absent():
 		entry = &Entry{Checkpoint: id, Tombstone: &Tombstone{Reason: ReasonSubsumed, Since: now.UTC()}}
@@ -253,9 +260,14 @@ func DecideRetire(job JobState, entries []Entry, epoch uint64, keep bool, now ti
 // verify wrote above the watermark after the retirement included; once
 // none is left the job is forgotten (next: its Forgotten state), freeing its
 // ID for a new incarnation whose epochs continue above the old ones.
+// A kept record (Tombstone.Kept) never goes, whatever its age and whoever
+// claims the job now: its state exists for as long as the operator keeps
+// it, and an absent key would say its directory is nobody's. A retired job
+// holding one stays retired (a resubmission still claims it, DecideClaim).
 func DecideCollect(job JobState, entries []Entry, olderThan time.Time) (drop []uint64, next *JobState) {
 	for _, e := range entries {
-		if e.Tombstone != nil && e.Tombstone.Since.Before(olderThan) && (job.Retired || e.Checkpoint <= job.Watermark) {
+		t := e.Tombstone
+		if t != nil && !t.Kept() && t.Since.Before(olderThan) && (job.Retired || e.Checkpoint <= job.Watermark) {
 			drop = append(drop, e.Checkpoint)
 		}
 	}
