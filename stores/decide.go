@@ -306,6 +306,38 @@ func DecideCollectSubsumed(job JobState, cur Entry, token string) (bool, error) 
 	return true, nil
 }
 
+// DecideRelease decides an operator's release of the kept record
+// (Tombstone.Kept) of token: the record becomes a retired tombstone since
+// now, the record that says the state is nobody's any more. The reconciler
+// then discards that state once its grace has passed since the release
+// (never a savepoint's data, which stays the operator's), and the
+// collection takes the tombstone past its TTL. No publish can land on the
+// key either way. It returns the entry to write, nil when the key already
+// holds token's retired tombstone (a retry finding its own write, or a
+// retirement that let the state go); ErrConflict when it holds anything
+// else: only a record of kept state is released, and only by its token.
+func DecideRelease(cur Entry, token string, now time.Time) (*Entry, error) {
+	t := cur.Tombstone
+	wrap := func(format string, args ...any) error {
+		return fmt.Errorf("release checkpoint %d of token %q: %s: %w", cur.Checkpoint, token, fmt.Sprintf(format, args...), ErrConflict)
+	}
+	switch {
+	case cur.Reference != nil:
+		return nil, wrap("published by token %q", cur.Reference.Token)
+	case t == nil:
+		return nil, wrap("no record")
+	case t.Token != token:
+		return nil, wrap("tombstone (%s) of token %q", t.Reason, t.Token)
+	case t.Reason == ReasonRetired:
+		return nil, nil
+	case !t.Kept():
+		return nil, wrap("tombstone (%s): not kept state", t.Reason)
+	}
+	released := *t
+	released.Reason, released.Since = ReasonRetired, now.UTC()
+	return &Entry{Checkpoint: cur.Checkpoint, Tombstone: &released}, nil
+}
+
 // DecideQuarantine decides the quarantine of a dangling reference: the key
 // becomes a tombstone of token (ReasonQuarantined) if it still holds
 // token's reference. It returns the entry to write, nil when that

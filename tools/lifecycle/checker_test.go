@@ -166,7 +166,7 @@ func (s collectStep) run(ctx context.Context, w *world) string {
 func TestCheckerSeesATombstoneCollectedEarly(t *testing.T) {
 	w := newTestWorld(t)
 	steps := append(leaderSteps(), advanceStep{fin: 1}, advanceStep{fin: 1}, advanceStep{fin: 1}, // persisted, published
-		retireStep{on: served, job: j1, epoch: 1, owner: leader(1)}, collectStep{job: j1})
+		retireStep{on: served, job: j1, epoch: 1, owner: leader(1), discard: true}, collectStep{job: j1})
 	failsWith(t, w, steps, propCollect)
 }
 

@@ -445,7 +445,8 @@ func describeEntry(e stores.Entry) string {
 // simulated clock), whatever cutoff a run asked for, or, subsumed, once the
 // finalization of its token has ended and the watermark covers the key (a
 // retention pass's early collection, which may subsume and collect a
-// reference within one step). Nothing else removes a key. What went at the
+// reference within one step). A kept record (retained, a savepoint's) never
+// goes. Nothing else removes a key. What went at the
 // floor is remembered: only then may a finalization that published answer
 // otherwise (judgeAnswer).
 func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
@@ -458,6 +459,8 @@ func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
 		id := stores.CheckpointID{JobID: j, Checkpoint: e.Checkpoint}
 		t, token := e.Tombstone, publishedToken(e)
 		switch {
+		case t != nil && t.Kept():
+			w.violate(propKept, "%s/%d: %s, the record of kept state, was collected", j, e.Checkpoint, describeEntry(e))
 		case t != nil && t.Since.Before(limit):
 			if w.agedOut[id] == nil {
 				w.agedOut[id] = map[string]bool{}
