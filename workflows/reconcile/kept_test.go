@@ -73,3 +73,30 @@ func TestReconcilerKeepsRetainedStateFromAnUnclaimedEpochsOrphan(t *testing.T) {
 	}
 	f.assertRetainedStays(retained)
 }
+
+// An operator's release lets retained state go: its record becomes a
+// retired tombstone, and the reconciler discards the state once the grace
+// has passed since the release, then the job, its records collected, is
+// forgotten. Before the release no run deletes it.
+func TestReconcilerDiscardsReleasedStateAfterTheGrace(t *testing.T) {
+	f := newFixture(t)
+	retained := f.retiredLongAfterItsWrite(false)
+	f.reconcile(apply(), later())
+	f.assertRetainedStays(retained)
+
+	require.NoError(t, f.Inner.Release(t.Context(), retained.CheckpointID(), retained.Token()))
+	rep := f.reconcile(apply(), time.Now().Add(time.Minute))
+	assert.Zero(t, rep.Counts.Discarded, "within the grace since the release: %v", orphanActions(rep))
+	assert.True(t, f.Exists(retained.MetadataKey))
+
+	rep = f.reconcile(apply(), later())
+	assert.Equal(t, 1, rep.Counts.Discarded, "%v", orphanActions(rep))
+	assert.False(t, f.Exists(retained.MetadataKey))
+	assert.False(t, f.Exists(jobmanager.DataKey(job, 3)))
+	assert.True(t, f.Exists(jobmanager.SharedKey(job)), "shared files are never discarded")
+
+	f.reconcile(apply(), time.Now().Add(2*contract.DefaultTombstoneTTL))
+	st, err := f.Inner.ReadJob(t.Context(), job)
+	require.NoError(t, err)
+	assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "forgotten once its records are collected")
+}
