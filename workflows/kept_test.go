@@ -22,8 +22,15 @@ import (
 // every file of the directory it names.
 func (f *fixture) replayUnclaimed(req contract.FinalizeRequest) {
 	f.t.Helper()
+	f.replayAs(req, 99, jobmanager.Owner(99))
+}
+
+// replayAs finalizes req again as a checkpoint of (epoch, owner), and
+// checks that every file of the directory it names stays.
+func (f *fixture) replayAs(req contract.FinalizeRequest, epoch uint64, owner string) {
+	f.t.Helper()
 	replay := req
-	replay.Epoch, replay.Owner, replay.Savepoint = 99, jobmanager.Owner(99), false
+	replay.Epoch, replay.Owner, replay.Savepoint = epoch, owner, false
 	f.newEnv()
 	res := f.finalize(replay)
 	assert.NotEqual(f.t, contract.Published, res.Phase, res.Reason)
@@ -33,8 +40,9 @@ func (f *fixture) replayUnclaimed(req contract.FinalizeRequest) {
 
 // A savepoint lying in its own checkpoint directory is removed by
 // retention (its data kept) and its finalization has closed: its record
-// stays in the store, and a replay of its request as a checkpoint of an
-// unclaimed epoch deletes nothing (finding 1).
+// stays in the store, and a replay of its request as a checkpoint, of an
+// unclaimed epoch or under the standing claim itself (whose owner the
+// history shows), deletes nothing (finding 1).
 func TestSavepointInItsCheckpointDirectoryOutlivesItsRemoval(t *testing.T) {
 	f := newFixture(t, 1)
 	f.acts.Finalizations = runningFinalizations{}
@@ -49,6 +57,7 @@ func TestSavepointInItsCheckpointDirectoryOutlivesItsRemoval(t *testing.T) {
 	assert.True(t, f.entry(4).Absent(), "a checkpoint's tombstone is collected early")
 
 	f.replayUnclaimed(savepoint)
+	f.replayAs(savepoint, savepoint.Epoch, savepoint.Owner)
 	assert.True(t, f.entry(3).WasPublished(savepoint.Token()), "the savepoint keeps its record: %+v", f.entry(3))
 }
 
