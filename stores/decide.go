@@ -84,7 +84,7 @@ func DecideClaimant(job JobState, epoch uint64, owner string) error {
 // retired job): the old incarnation's tombstones, fences a verify wrote
 // after the retirement included, are then never in the new incarnation's
 // way, each still answers its own token's verify, and collection takes
-// them like any other.
+// them like any other, kept records excepted (DecideCollect).
 func DecideClaim(job JobState, entries []Entry, epoch uint64, owner string) (*JobState, error) {
 	switch {
 	case job.Retired && epoch <= job.Epoch:

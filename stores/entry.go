@@ -75,8 +75,9 @@ func (t Tombstone) Kept() bool {
 }
 
 // Removed reports whether the tombstone replaced a published reference of
-// its token (subsumed, retired, retained, quarantined or a savepoint's): the token was
-// published, and no attempt of any token can land on the key again.
+// its token (subsumed, retired, retained, quarantined or a savepoint's):
+// the token was published, and no attempt of any token can land on the key
+// again.
 func (t Tombstone) Removed() bool {
 	return t.Reason != ReasonFenced && t.Token != ""
 }

@@ -32,8 +32,8 @@ type ReferenceStore interface {
 	// once it returns, no publish of the job succeeds.
 	Retire(ctx context.Context, job JobID, epoch uint64, keep bool) error
 	// CollectTombstones deletes the job's tombstones written before
-	// olderThan (at or below its watermark, or any of a retired job), and
-	// returns how many went. A retired job left without keys is forgotten:
+	// olderThan (at or below its watermark, or any of a retired job), never
+	// a kept record (Tombstone.Kept), and returns how many went. A retired job left without keys is forgotten:
 	// only its epoch floor remains (JobState.Forgotten). Nothing is ever
 	// deleted and recreated, so a write prepared against the old job can
 	// never pass a version check of the new one.
