@@ -223,8 +223,10 @@ func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Ti
 
 // DecideRetire decides the retirement of a job: every published reference
 // becomes a tombstone (ReasonRetained when keep, the operator keeping its
-// state; ReasonRetired otherwise), the watermark rises above all of them
-// and no epoch can publish again until the job is forgotten. It returns the
+// state; ReasonRetired otherwise; ReasonSavepoint for a savepoint's, whose
+// data is never discarded and so keeps its record either way), the
+// watermark rises above all of them and no epoch can publish again until
+// the job is forgotten. It returns the
 // entries and job state to write; nil state when already retired.
 func DecideRetire(job JobState, entries []Entry, epoch uint64, keep bool, now time.Time) ([]Entry, *JobState, error) {
 	if job.Retired {
@@ -245,8 +247,12 @@ func DecideRetire(job JobState, entries []Entry, epoch uint64, keep bool, now ti
 			next.Watermark = e.Checkpoint
 		}
 		if e.Reference != nil {
+			r := reason
+			if e.Reference.Savepoint {
+				r = ReasonSavepoint
+			}
 			writes = append(writes, Entry{Checkpoint: e.Checkpoint, Tombstone: &Tombstone{
-				Token: e.Reference.Token, FencedUpTo: e.Reference.Attempt, Reason: reason, Since: now.UTC(),
+				Token: e.Reference.Token, FencedUpTo: e.Reference.Attempt, Reason: r, Since: now.UTC(),
 			}})
 		}
 	}

@@ -199,6 +199,21 @@ func testRetireRetained(t *testing.T, h Harness) {
 	require.NoError(t, err)
 	assert.Equal(t, stores.JobState{Epoch: 7, ForgottenEpoch: 7}, st, "a retired job without keys is forgotten")
 	require.NoError(t, s.ClaimEpoch(ctx(t), empty, 8, "jm-8"))
+
+	// A savepoint's reference keeps its record even when the retirement
+	// lets the checkpoints go: its data is never discarded.
+	sp := stores.JobID{Cluster: testJob.Cluster, Job: "savepoint-job"}
+	require.NoError(t, s.ClaimEpoch(ctx(t), sp, 1, "jm-1"))
+	p := publication(1, 1, "sp", 1)
+	p.JobID, p.Reference.Savepoint = sp, true
+	require.NoError(t, s.Publish(ctx(t), p))
+	require.NoError(t, s.Retire(ctx(t), sp, 1, false))
+	_, err = s.CollectTombstones(ctx(t), sp, now().Add(time.Hour))
+	require.NoError(t, err)
+	e, err := s.Read(ctx(t), p.CheckpointID)
+	require.NoError(t, err)
+	require.NotNil(t, e.Tombstone, "the savepoint's record stays")
+	assert.Equal(t, stores.ReasonSavepoint, e.Tombstone.Reason)
 }
 
 // A job resubmitted under its ID right after its retirement (Flink's
