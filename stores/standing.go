@@ -63,8 +63,9 @@ func (j JobState) Standing(epoch uint64, owner string) Standing {
 // was made before the key is read. Only the standing claim may, at or
 // below the watermark too: there an absent key says nothing about whose
 // files the directory holds (a savepoint's, a retained checkpoint's whose
-// record an operator released, another epoch's), and only the standing
-// claim's own finalization knows it wrote there. Otherwise it returns an
+// record an operator released, another epoch's), while the standing claim
+// is the job's current job manager, which wrote the directory for its own
+// checkpoint. Otherwise it returns an
 // error wrapping ErrNotStanding that says why: above the watermark the
 // fence could keep the standing leader from publishing, and anywhere the
 // directory may hold state that is not the party's.
