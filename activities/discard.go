@@ -28,9 +28,9 @@ type DiscardResult struct {
 // says a reference owns. A finalization calls it for state it never
 // published, a removal for state subsumption removed. When the key shows
 // the token was published (Published), only a subsumed reference's state
-// goes; a standing, retired, retained or quarantined one's stays for the
-// retirement's or the reconciler's rules. Idempotent: a handle already
-// gone is success.
+// goes; a standing, retired, retained, quarantined or savepoint's one's
+// stays for the retirement's, the reconciler's or the operator's rules.
+// Idempotent: a handle already gone is success.
 func (a *Activities) Discard(ctx context.Context, handleKey HandleKey) (DiscardResult, error) {
 	defer KeepAlive(ctx)()
 	guard := a.guard()

@@ -97,8 +97,9 @@ func (g Guard) Fence(ctx context.Context, handleKey string) (*Guarded, error) {
 			return nil, err
 		}
 		if !gd.Entry.WasPublished(gd.Token) {
-			// Its own removed reference would say the directory was its
-			// own; anything else is the standing epoch's to decide.
+			// Only a record of its own removed reference says the
+			// directory was its own; an absent key says nothing, and
+			// anything else is the standing claim's to decide.
 			gd.NotStanding = standing.Error()
 		}
 		return gd, nil
@@ -141,7 +142,8 @@ var errNotFenced = errors.New("the key holds nothing right after its fence")
 // keepReason says why the key, read after the fence, keeps the checkpoint's
 // directory: "" when no reference points into it and none can ever land
 // there, which only a tombstone of the handle's own token (the caller has
-// decided what a removed reference of its own means) or of no token shows.
+// decided what a removed reference of its own means) or of no token shows,
+// unless it is a kept record (retained, a savepoint's), whoever's.
 // Another token's reference, standing or removed, may have its state in
 // the same directory (a savepoint's, kept forever; a retained one's): when
 // in doubt the state stays, and the reconciler reports it.
@@ -149,13 +151,15 @@ func (g *Guarded) keepReason() (string, error) {
 	e, t := g.Entry, g.Entry.Tombstone
 	switch {
 	case g.NotStanding != "":
-		return fmt.Sprintf("%s; the reconciler discards this state once nothing of the standing epoch can need the directory", g.NotStanding), nil
+		return fmt.Sprintf("%s; the state stays, and the reconciler reports it", g.NotStanding), nil
 	case e.HoldsToken(g.Token):
 		return "its own reference stands", nil
 	case e.Reference != nil:
 		return fmt.Sprintf("checkpoint %d's key holds the live reference of token %q, which may point into the same directory", e.Checkpoint, e.Reference.Token), nil
 	case t == nil:
 		return "", fmt.Errorf("discard %s: %w", g.Handle.CheckpointID, errNotFenced)
+	case t.Kept():
+		return fmt.Sprintf("checkpoint %d's key holds the %s record of token %q: its state stays until an operator releases it", e.Checkpoint, t.Reason, t.Token), nil
 	case t.Token == g.Token, t.Token == "":
 		return "", nil
 	case t.Reason == stores.ReasonFenced:

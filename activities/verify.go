@@ -26,14 +26,15 @@ type VerifyInput struct {
 }
 
 // Verify reads the key linearizably and fences it when it does not hold
-// the token. Only the standing claim (or any epoch, at or below the
-// watermark) fences (stores.DecideFence): another's fence could keep the
-// standing leader from publishing. The attempts of a deposed or forgotten
-// epoch can never land (claims only rise), nor those of the standing
-// epoch under another owner (publishes are conditional on the owner), and
-// an unclaimed epoch's only under a claim of that very epoch, whose own
-// finalization of the checkpoint has the same workflow ID and token; each
-// answers Absent without a fence, and its state is kept (Guard).
+// the token. Only the standing claim fences (stores.DecideFence): another's
+// fence could keep the standing leader from publishing, and would make a
+// directory it never wrote look like its own to its discard. Another
+// party's attempts cannot land: a deposed or forgotten epoch's never
+// (claims only rise), nor the standing epoch's under another owner
+// (publishes are conditional on the owner), and an unclaimed epoch's only
+// under a claim of that very epoch, whose own finalization of the
+// checkpoint has the same workflow ID and token; each answers Absent
+// without a fence, and its state is kept (Guard).
 // Every failure is retryable: the workflow keeps verifying, with backoff,
 // for as long as the store does not answer.
 func (a *Activities) Verify(ctx context.Context, in VerifyInput) (stores.Verdict, error) {

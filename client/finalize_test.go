@@ -139,8 +139,8 @@ func TestFinalizeInvalidRequestStartsNothing(t *testing.T) {
 
 // A stale epoch is the store's definite refusal: the finalization ends
 // Discarded, and its state stays: checkpoint 1's directory is the standing
-// epoch's to decide (docs/design.md, "Only the standing epoch decides a
-// checkpoint directory").
+// epoch's to decide (docs/design.md, "Only the standing claim's own
+// finalization deletes, and only what it wrote").
 func TestFinalizeAfterNewerClaimIsDiscarded(t *testing.T) {
 	t.Parallel()
 	env := harness.Start(t, harness.Options{})

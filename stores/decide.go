@@ -84,7 +84,7 @@ func DecideClaimant(job JobState, epoch uint64, owner string) error {
 // retired job): the old incarnation's tombstones, fences a verify wrote
 // after the retirement included, are then never in the new incarnation's
 // way, each still answers its own token's verify, and collection takes
-// them like any other.
+// them like any other, kept records excepted (DecideCollect).
 func DecideClaim(job JobState, entries []Entry, epoch uint64, owner string) (*JobState, error) {
 	switch {
 	case job.Retired && epoch <= job.Epoch:
@@ -186,8 +186,9 @@ func DecideVerify(cur Entry, token string, attempt uint32, now time.Time) (Verdi
 }
 
 // DecideSubsume decides the removal of a checkpoint's reference by the
-// job's subsumption owner: the key becomes a tombstone and the watermark
-// rises to the checkpoint. It returns what to write; both nil when the
+// job's subsumption owner: the key becomes a tombstone (ReasonSavepoint
+// for a savepoint's, ReasonSubsumed otherwise) and the watermark rises to
+// the checkpoint. It returns what to write; both nil when the
 // subsumption already stands: a tombstone, or nothing at all (its
 // tombstone collected, DecideCollectSubsumed), at or below the watermark.
 func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Time) (*Entry, *JobState, error) {
@@ -201,8 +202,14 @@ func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Ti
 	var entry *Entry
 	switch {
 	case cur.Reference != nil:
+		// A savepoint's data stays the operator's: its tombstone is its
+		// record, which no collection takes.
+		reason := ReasonSubsumed
+		if cur.Reference.Savepoint {
+			reason = ReasonSavepoint
+		}
 		entry = &Entry{Checkpoint: id, Tombstone: &Tombstone{
-			Token: cur.Reference.Token, FencedUpTo: cur.Reference.Attempt, Reason: ReasonSubsumed, Since: now.UTC(),
+			Token: cur.Reference.Token, FencedUpTo: cur.Reference.Attempt, Reason: reason, Since: now.UTC(),
 		}}
 	case cur.Absent():
 		entry = &Entry{Checkpoint: id, Tombstone: &Tombstone{Reason: ReasonSubsumed, Since: now.UTC()}}
@@ -216,8 +223,10 @@ func DecideSubsume(job JobState, cur Entry, id uint64, epoch uint64, now time.Ti
 
 // DecideRetire decides the retirement of a job: every published reference
 // becomes a tombstone (ReasonRetained when keep, the operator keeping its
-// state; ReasonRetired otherwise), the watermark rises above all of them
-// and no epoch can publish again until the job is forgotten. It returns the
+// state; ReasonRetired otherwise; ReasonSavepoint for a savepoint's, whose
+// data is never discarded and so keeps its record either way), the
+// watermark rises above all of them and no epoch can publish again until
+// the job is forgotten. It returns the
 // entries and job state to write; nil state when already retired.
 func DecideRetire(job JobState, entries []Entry, epoch uint64, keep bool, now time.Time) ([]Entry, *JobState, error) {
 	if job.Retired {
@@ -238,8 +247,12 @@ func DecideRetire(job JobState, entries []Entry, epoch uint64, keep bool, now ti
 			next.Watermark = e.Checkpoint
 		}
 		if e.Reference != nil {
+			r := reason
+			if e.Reference.Savepoint {
+				r = ReasonSavepoint
+			}
 			writes = append(writes, Entry{Checkpoint: e.Checkpoint, Tombstone: &Tombstone{
-				Token: e.Reference.Token, FencedUpTo: e.Reference.Attempt, Reason: reason, Since: now.UTC(),
+				Token: e.Reference.Token, FencedUpTo: e.Reference.Attempt, Reason: r, Since: now.UTC(),
 			}})
 		}
 	}
@@ -253,9 +266,14 @@ func DecideRetire(job JobState, entries []Entry, epoch uint64, keep bool, now ti
 // verify wrote above the watermark after the retirement included; once
 // none is left the job is forgotten (next: its Forgotten state), freeing its
 // ID for a new incarnation whose epochs continue above the old ones.
+// A kept record (Tombstone.Kept) never goes, whatever its age and whoever
+// claims the job now: its state exists for as long as the operator keeps
+// it, and an absent key would say its directory is nobody's. A retired job
+// holding one stays retired (a resubmission still claims it, DecideClaim).
 func DecideCollect(job JobState, entries []Entry, olderThan time.Time) (drop []uint64, next *JobState) {
 	for _, e := range entries {
-		if e.Tombstone != nil && e.Tombstone.Since.Before(olderThan) && (job.Retired || e.Checkpoint <= job.Watermark) {
+		t := e.Tombstone
+		if t != nil && !t.Kept() && t.Since.Before(olderThan) && (job.Retired || e.Checkpoint <= job.Watermark) {
 			drop = append(drop, e.Checkpoint)
 		}
 	}
@@ -292,6 +310,38 @@ func DecideCollectSubsumed(job JobState, cur Entry, token string) (bool, error) 
 		return false, wrap("above the watermark %d", job.Watermark)
 	}
 	return true, nil
+}
+
+// DecideRelease decides an operator's release of the kept record
+// (Tombstone.Kept) of token: the record becomes a retired tombstone since
+// now, the record that says the state is nobody's any more. The reconciler
+// then discards that state once its grace has passed since the release
+// (never a savepoint's data, which stays the operator's), and the
+// collection takes the tombstone past its TTL. No publish can land on the
+// key either way. It returns the entry to write, nil when the key already
+// holds token's retired tombstone (a retry finding its own write, or a
+// retirement that let the state go); ErrConflict when it holds anything
+// else: only a record of kept state is released, and only by its token.
+func DecideRelease(cur Entry, token string, now time.Time) (*Entry, error) {
+	t := cur.Tombstone
+	wrap := func(format string, args ...any) error {
+		return fmt.Errorf("release checkpoint %d of token %q: %s: %w", cur.Checkpoint, token, fmt.Sprintf(format, args...), ErrConflict)
+	}
+	switch {
+	case cur.Reference != nil:
+		return nil, wrap("published by token %q", cur.Reference.Token)
+	case t == nil:
+		return nil, wrap("no record")
+	case t.Token != token:
+		return nil, wrap("tombstone (%s) of token %q", t.Reason, t.Token)
+	case t.Reason == ReasonRetired:
+		return nil, nil
+	case !t.Kept():
+		return nil, wrap("tombstone (%s): not kept state", t.Reason)
+	}
+	released := *t
+	released.Reason, released.Since = ReasonRetired, now.UTC()
+	return &Entry{Checkpoint: cur.Checkpoint, Tombstone: &released}, nil
 }
 
 // DecideQuarantine decides the quarantine of a dangling reference: the key

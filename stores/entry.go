@@ -60,11 +60,24 @@ const (
 	// handle or data gone) and removed it, so recovery falls back to an
 	// older checkpoint instead of failing on this one.
 	ReasonQuarantined Reason = "quarantined"
+	// ReasonSavepoint: subsumption removed a savepoint's reference. Its
+	// data is the operator's, and the tombstone its record in the store.
+	ReasonSavepoint Reason = "savepoint"
 )
 
+// Kept reports whether the tombstone is the record of state the product
+// keeps for the operator (a retirement's retained checkpoint, a removed
+// savepoint): no collection, resubmission or forgetting removes it, only
+// an operator's release (DecideRelease), and while it stands its
+// checkpoint's directory is nobody's to delete.
+func (t Tombstone) Kept() bool {
+	return t.Reason == ReasonRetained || t.Reason == ReasonSavepoint
+}
+
 // Removed reports whether the tombstone replaced a published reference of
-// its token (subsumed, retired, retained or quarantined): the token was
-// published, and no attempt of any token can land on the key again.
+// its token (subsumed, retired, retained, quarantined or a savepoint's):
+// the token was published, and no attempt of any token can land on the key
+// again.
 func (t Tombstone) Removed() bool {
 	return t.Reason != ReasonFenced && t.Token != ""
 }
@@ -218,4 +231,4 @@ func (e Entry) stored() error {
 }
 
 // reasons are every tombstone reason the decisions write.
-var reasons = []Reason{ReasonFenced, ReasonSubsumed, ReasonRetired, ReasonRetained, ReasonQuarantined}
+var reasons = []Reason{ReasonFenced, ReasonSubsumed, ReasonRetired, ReasonRetained, ReasonQuarantined, ReasonSavepoint}

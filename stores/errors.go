@@ -138,10 +138,10 @@ func invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Rule: fmt.Sprintf(format, args...)}
 }
 
-// ErrNotStanding: the caller's epoch is not the job's standing claim, and
-// the checkpoint lies above the job's watermark, where the standing epoch
-// may still publish. Such a caller may neither fence the checkpoint's key
-// nor decide its directory (docs/design.md, "Only the standing epoch decides
-// a checkpoint directory"). It is a decision of the activities, not a store
-// outcome: OutcomeOf does not count it.
+// ErrNotStanding: the caller's claim is not the job's standing claim. Such
+// a caller may neither fence the checkpoint's key nor decide its directory,
+// above the watermark or at or below it (docs/design.md, "Only the
+// standing claim's own finalization deletes, and only what it wrote"). It
+// is a decision of the activities, not a store outcome: OutcomeOf does not
+// count it.
 var ErrNotStanding = errors.New("epoch is not the job's standing claim")

@@ -30,14 +30,6 @@ func ValidateCluster(cluster string) error {
 	return validateName("cluster", cluster)
 }
 
-// ValidateQuarantine checks a quarantine's input.
-func ValidateQuarantine(id CheckpointID, token string) error {
-	if err := id.Validate(); err != nil {
-		return err
-	}
-	return validateText("token", token, MaxTokenLength)
-}
-
 // JobKnown reports whether ListJobs lists a job with this state and this
 // many keys: a forgotten job (only its epoch floor left, no key) is not.
 func JobKnown(state JobState, keys int) bool {

@@ -57,30 +57,29 @@ func (j JobState) Standing(epoch uint64, owner string) Standing {
 }
 
 // DecideFence decides whether a party holding the claim (epoch, owner)
-// and its token may fence the
-// checkpoint's key and then decide its directory <dir>/<job>/chk-N/, which
-// every epoch of the job shares. job must be read before the key, so that
-// a claim it shows was made before the key is read. Only the standing
-// epoch may, or any epoch of the current incarnation once the checkpoint is
-// at or below the watermark or the job is retired: no publish can land
-// there, and nothing of the standing epoch can need the directory (a
-// fence written now keeps the job from being forgotten for the tombstone
-// TTL, longer than the guard takes to delete). Otherwise it returns an error
-// wrapping ErrNotStanding that says why: the fence could keep the standing
-// leader from publishing, and the directory may hold its checkpoint.
+// and its token may fence the checkpoint's key and then decide its
+// directory <dir>/<job>/chk-N/, which every epoch and incarnation of the
+// job shares. job must be read before the key, so that a claim it shows
+// was made before the key is read. Only the standing claim may, at or
+// below the watermark too: there an absent key says nothing about whose
+// files the directory holds (a savepoint's, a retained checkpoint's whose
+// record an operator released, another epoch's), while the standing claim
+// is the job's current job manager, which wrote the directory for its own
+// checkpoint. Otherwise it returns an
+// error wrapping ErrNotStanding that says why: above the watermark the
+// fence could keep the standing leader from publishing, and anywhere the
+// directory may hold state that is not the party's.
 func DecideFence(job JobState, epoch uint64, owner string, checkpoint uint64) error {
-	s := job.Standing(epoch, owner)
-	switch {
-	case s == EpochStanding:
+	switch s := job.Standing(epoch, owner); s {
+	case EpochStanding:
 		return nil
-	case s != EpochForgotten && (checkpoint <= job.Watermark || job.Retired):
-		return nil
-	case s == EpochForgotten:
+	case EpochForgotten:
 		return fmt.Errorf("epoch %d belongs to the job ID's forgotten incarnation (epochs up to %d): the new incarnation may be writing checkpoint %d's directory: %w",
 			epoch, job.ForgottenEpoch, checkpoint, ErrNotStanding)
+	default:
+		return fmt.Errorf("epoch %d%s is %s (%s): checkpoint %d's directory is the standing claim's to decide (watermark %d): %w",
+			epoch, ownerOf(owner), s, claimOf(job), checkpoint, job.Watermark, ErrNotStanding)
 	}
-	return fmt.Errorf("epoch %d%s is %s (%s) and checkpoint %d lies above the watermark %d, where the standing epoch may still publish it: %w",
-		epoch, ownerOf(owner), s, claimOf(job), checkpoint, job.Watermark, ErrNotStanding)
 }
 
 // claimOf describes the job's standing claim.

@@ -32,8 +32,8 @@ type ReferenceStore interface {
 	// once it returns, no publish of the job succeeds.
 	Retire(ctx context.Context, job JobID, epoch uint64, keep bool) error
 	// CollectTombstones deletes the job's tombstones written before
-	// olderThan (at or below its watermark, or any of a retired job), and
-	// returns how many went. A retired job left without keys is forgotten:
+	// olderThan (at or below its watermark, or any of a retired job), never
+	// a kept record (Tombstone.Kept), and returns how many went. A retired job left without keys is forgotten:
 	// only its epoch floor remains (JobState.Forgotten). Nothing is ever
 	// deleted and recreated, so a write prepared against the old job can
 	// never pass a version check of the new one.
@@ -44,6 +44,11 @@ type ReferenceStore interface {
 	// finalization has closed (DecideCollectSubsumed). Nil when the key
 	// holds nothing; ErrConflict when it holds anything else.
 	CollectSubsumed(ctx context.Context, id CheckpointID, token string) error
+	// Release lets the kept state of token at the checkpoint's key go, an
+	// operator's decision: its record (retained, or a savepoint's) becomes
+	// a retired tombstone (DecideRelease). Nil when the key already holds
+	// token's retired tombstone; ErrConflict when it holds anything else.
+	Release(ctx context.Context, id CheckpointID, token string) error
 
 	// Read returns the entry of one checkpoint key, Absent if none.
 	Read(ctx context.Context, id CheckpointID) (Entry, error)
@@ -97,8 +102,9 @@ func ValidateIdentity(id CheckpointID, epoch uint64) error {
 	return validateEpoch(epoch)
 }
 
-// ValidateCollectSubsumed checks an early collection's input.
-func ValidateCollectSubsumed(id CheckpointID, token string) error {
+// ValidateTokenKey checks the input of a call on one key that names the
+// token it expects there (an early collection, a quarantine, a release).
+func ValidateTokenKey(id CheckpointID, token string) error {
 	if err := id.Validate(); err != nil {
 		return err
 	}

@@ -99,10 +99,13 @@ func Usage(w io.Writer) {
 	fs := pflag.NewFlagSet("finalizer-worker", pflag.ContinueOnError)
 	NewFlags(fs)
 	fmt.Fprintf(w, `Usage: finalizer-worker [flags]
-       finalizer-worker healthcheck [flags] | help | completion bash|zsh|fish|powershell | version
+       finalizer-worker healthcheck [flags] | release <handle-key> [flags] | help | completion bash|zsh|fish|powershell | version
 
 Runs the checkpoint finalizer's Temporal worker until SIGINT or SIGTERM, then drains.
 healthcheck exits 0 if a local worker polls (--metrics-address).
+release lets go kept state whose handle the reconciler reports (retained by a retirement, a
+savepoint's): its record in the store named by the store flags then says it is nobody's, and
+the reconciler discards it once the grace has passed; a savepoint's data stays yours.
 
 Every flag falls back to its environment variable, then to the default; the
 Temporal connection's settings fall back to Temporal's own configuration
@@ -116,6 +119,7 @@ Variables without a flag (secrets: a command line shows in every process listing
   %s   ZooKeeper digest password; or --zookeeper-digest-password-file
 
 Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration (flags, environment,
-a namespace that does not exist or one without the search attributes).
+a namespace that does not exist or one without the search attributes); release: 0 released,
+1 unknown outcome (repeat), 2 bad configuration or handle key, 4 nothing kept there to release.
 `, fs.FlagUsages(), envTemporalAPIKey, envZKPassword)
 }

@@ -90,7 +90,8 @@ func TestCoordinatorRetentionWithSavepoints(t *testing.T) {
 	for _, n := range []uint64{1, 2, 3} {
 		e := f.entry(n)
 		require.NotNil(t, e.Tombstone, "checkpoint %d", n)
-		assert.Equal(t, stores.ReasonSubsumed, e.Tombstone.Reason)
+		want := map[bool]stores.Reason{false: stores.ReasonSubsumed, true: stores.ReasonSavepoint}[savepoints[n]]
+		assert.Equal(t, want, e.Tombstone.Reason, "checkpoint %d: a savepoint's tombstone is its record", n)
 	}
 	st, err := f.inner.ReadJob(t.Context(), job)
 	require.NoError(t, err)

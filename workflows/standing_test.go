@@ -13,8 +13,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 )
 
-// Regression tests for "only the standing epoch decides a checkpoint
-// directory" (docs/design.md, lifecycle rules; issue 22 findings 1 and 2).
+// Regression tests for "only the standing claim's own finalization
+// deletes" (docs/design.md, lifecycle rules; issue 22 findings 1 and 2).
 // Both failed at b0bb845.
 
 // An old incarnation's finalization gets Unknown on publish; before its

@@ -18,7 +18,8 @@ type CollectInput struct {
 }
 
 // CollectTombstones deletes the job's tombstones below the watermark
-// written before the cutoff (docs/design.md step 7) and returns how many went.
+// written before the cutoff, never a kept record (docs/design.md step 7),
+// and returns how many went.
 func (a *Activities) CollectTombstones(ctx context.Context, in CollectInput) (int, error) {
 	defer activities.KeepAlive(ctx)()
 	if err := a.wired(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -83,15 +84,26 @@ func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Ent
 
 // Quarantine implements stores.Inventory.
 func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
-	if err := stores.ValidateQuarantine(id, token); err != nil {
+	return s.retombstone(ctx, fmt.Sprintf("quarantine checkpoint %s", id), id, token, stores.DecideQuarantine)
+}
+
+// Release implements stores.ReferenceStore.
+func (s *Store) Release(ctx context.Context, id stores.CheckpointID, token string) error {
+	return s.retombstone(ctx, fmt.Sprintf("release checkpoint %s", id), id, token, stores.DecideRelease)
+}
+
+// retombstone rewrites a key of token as decide says, on the key alone.
+func (s *Store) retombstone(ctx context.Context, op string, id stores.CheckpointID, token string,
+	decide func(stores.Entry, string, time.Time) (*stores.Entry, error)) error {
+	if err := stores.ValidateTokenKey(id, token); err != nil {
 		return err
 	}
-	return s.update(ctx, fmt.Sprintf("quarantine checkpoint %s", id), func(tx *bolt.Tx) error {
+	return s.update(ctx, op, func(tx *bolt.Tx) error {
 		cur, err := readEntry(tx, id)
 		if err != nil {
 			return err
 		}
-		next, err := stores.DecideQuarantine(cur, token, s.now())
+		next, err := decide(cur, token, s.now())
 		if err != nil || next == nil {
 			return err
 		}

@@ -163,7 +163,7 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 
 // CollectSubsumed implements stores.ReferenceStore.
 func (s *Store) CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error {
-	if err := stores.ValidateCollectSubsumed(id, token); err != nil {
+	if err := stores.ValidateTokenKey(id, token); err != nil {
 		return err
 	}
 	return s.update(ctx, fmt.Sprintf("collect the subsumed tombstone of checkpoint %s", id), func(tx *bolt.Tx) error {

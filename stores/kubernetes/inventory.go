@@ -86,16 +86,27 @@ func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Ent
 // Quarantine implements stores.Inventory: the tombstone replaces the
 // reference in one conditional Update.
 func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
-	if err := stores.ValidateQuarantine(id, token); err != nil {
+	return s.retombstone(ctx, fmt.Sprintf("quarantine %s token %q", id, token), id, token, stores.DecideQuarantine)
+}
+
+// Release implements stores.ReferenceStore: the retired tombstone replaces
+// the kept record in one conditional Update.
+func (s *Store) Release(ctx context.Context, id stores.CheckpointID, token string) error {
+	return s.retombstone(ctx, fmt.Sprintf("release %s token %q", id, token), id, token, stores.DecideRelease)
+}
+
+// retombstone rewrites a key of token as decide says.
+func (s *Store) retombstone(ctx context.Context, op string, id stores.CheckpointID, token string,
+	decide func(stores.Entry, string, time.Time) (*stores.Entry, error)) error {
+	if err := stores.ValidateTokenKey(id, token); err != nil {
 		return err
 	}
-	op := fmt.Sprintf("quarantine %s token %q", id, token)
 	return s.mutate(ctx, op, id.JobID, serverFits, func(snap *snapshot) (*change, error) {
 		cur, err := snap.entry(id.Checkpoint)
 		if err != nil {
 			return nil, decodeFailure(op, err)
 		}
-		next, err := stores.DecideQuarantine(cur, token, time.Now())
+		next, err := decide(cur, token, time.Now())
 		if err != nil || next == nil {
 			return nil, err
 		}

@@ -159,7 +159,7 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 // CollectSubsumed implements stores.ReferenceStore: the key leaves the
 // ConfigMap in one Update conditional on what was read.
 func (s *Store) CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error {
-	if err := stores.ValidateCollectSubsumed(id, token); err != nil {
+	if err := stores.ValidateTokenKey(id, token); err != nil {
 		return err
 	}
 	op := fmt.Sprintf("collect the subsumed tombstone of %s", id)

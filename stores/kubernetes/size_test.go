@@ -49,7 +49,7 @@ func TestFenceFitsWhateverAnnotationsCarry(t *testing.T) {
 	}
 	require.NoError(t, s.Subsume(ctxT(t), cp(1), 1))
 	require.NoError(t, s.ClaimEpoch(ctxT(t), job, 2, "jm-2"))
-	require.NoError(t, s.Retire(ctxT(t), job, 2, true))
+	require.NoError(t, s.Retire(ctxT(t), job, 2, false)) // a retained record would stay
 	_, err = s.CollectTombstones(ctxT(t), job, time.Now().Add(time.Hour))
 	require.NoError(t, err)
 	entries, err := s.ListEntries(ctxT(t), job)

@@ -35,6 +35,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"ResubmitAfterRetire", testResubmitAfterRetire},
 		{"CollectKeepsFencesAboveWatermark", testCollectKeepsFencesAboveWatermark},
 		{"CollectSubsumed", testCollectSubsumed},
+		{"Release", testRelease},
 		{"ConcurrentPublishers", testConcurrentPublishers},
 		{"ConcurrentVerifyAndPublish", testConcurrentVerifyAndPublish},
 		{"InvalidInputWritesNothing", testInvalidInputWritesNothing},

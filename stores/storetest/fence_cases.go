@@ -109,6 +109,18 @@ func testSubsume(t *testing.T, h Harness) {
 	require.NoError(t, s.Subsume(ctx(t), checkpoint(4), 2))
 	assert.NotNil(t, read(t, s, 4).Tombstone)
 	requireRejected(t, s.Publish(ctx(t), publication(3, 2, "three", 1)), stores.ErrBelowWatermark)
+
+	// A savepoint's removal leaves its record, which no collection takes.
+	savepoint := publication(6, 2, "six", 1)
+	savepoint.Reference.Savepoint = true
+	publish(t, s, savepoint)
+	require.NoError(t, s.Subsume(ctx(t), checkpoint(6), 2))
+	assert.Equal(t, stores.ReasonSavepoint, read(t, s, 6).Tombstone.Reason)
+	assert.Equal(t, stores.Present, verify(t, s, 6, "six", 1))
+	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(6), "six"), stores.ErrConflict)
+	_, err = s.CollectTombstones(ctx(t), testJob, now().Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, stores.ReasonSavepoint, read(t, s, 6).Tombstone.Reason, "the savepoint's record stays")
 }
 
 func testRetireAndCollect(t *testing.T, h Harness) {
@@ -159,8 +171,9 @@ func testRetireAndCollect(t *testing.T, h Harness) {
 	assert.Equal(t, stores.JobState{Epoch: 2, Owner: "jm-2", ForgottenEpoch: 1}, st)
 }
 
-// A retirement that keeps the state marks its tombstones retained; a
-// forgotten job with nothing to collect is forgotten all the same.
+// A retirement that keeps the state marks its tombstones retained: no
+// collection takes them, so the job stays retired. A retired job with
+// nothing to collect is forgotten all the same.
 func testRetireRetained(t *testing.T, h Harness) {
 	s := h.Open(t)
 	claim(t, s, 3)
@@ -168,25 +181,48 @@ func testRetireRetained(t *testing.T, h Harness) {
 	require.NoError(t, s.Retire(ctx(t), testJob, 3, true))
 	assert.Equal(t, stores.ReasonRetained, read(t, s, 4).Tombstone.Reason)
 	assert.Equal(t, stores.Present, verify(t, s, 4, "four", 2))
+	n, err := s.CollectTombstones(ctx(t), testJob, now().Add(time.Hour))
+	require.NoError(t, err)
+	assert.Zero(t, n, "a retained record is never collected")
+	assert.Equal(t, stores.ReasonRetained, read(t, s, 4).Tombstone.Reason)
+	st, err := s.ReadJob(ctx(t), testJob)
+	require.NoError(t, err)
+	assert.True(t, st.Retired, "a job holding a kept record stays retired: %+v", st)
 
 	empty := stores.JobID{Cluster: testJob.Cluster, Job: "empty-job"}
 	require.NoError(t, s.ClaimEpoch(ctx(t), empty, 7, "jm-7"))
 	require.NoError(t, s.Retire(ctx(t), empty, 7, true))
-	n, err := s.CollectTombstones(ctx(t), empty, now().Add(time.Hour))
+	n, err = s.CollectTombstones(ctx(t), empty, now().Add(time.Hour))
 	require.NoError(t, err)
 	assert.Zero(t, n)
-	st, err := s.ReadJob(ctx(t), empty)
+	st, err = s.ReadJob(ctx(t), empty)
 	require.NoError(t, err)
 	assert.Equal(t, stores.JobState{Epoch: 7, ForgottenEpoch: 7}, st, "a retired job without keys is forgotten")
 	require.NoError(t, s.ClaimEpoch(ctx(t), empty, 8, "jm-8"))
+
+	// A savepoint's reference keeps its record even when the retirement
+	// lets the checkpoints go: its data is never discarded.
+	sp := stores.JobID{Cluster: testJob.Cluster, Job: "savepoint-job"}
+	require.NoError(t, s.ClaimEpoch(ctx(t), sp, 1, "jm-1"))
+	p := publication(1, 1, "sp", 1)
+	p.JobID, p.Reference.Savepoint = sp, true
+	require.NoError(t, s.Publish(ctx(t), p))
+	require.NoError(t, s.Retire(ctx(t), sp, 1, false))
+	_, err = s.CollectTombstones(ctx(t), sp, now().Add(time.Hour))
+	require.NoError(t, err)
+	e, err := s.Read(ctx(t), p.CheckpointID)
+	require.NoError(t, err)
+	require.NotNil(t, e.Tombstone, "the savepoint's record stays")
+	assert.Equal(t, stores.ReasonSavepoint, e.Tombstone.Reason)
 }
 
 // A job resubmitted under its ID right after its retirement (Flink's
 // application mode, a cancel and a new submission) claims above the retired
 // epoch at once: a new incarnation, publishing only above every key the old
 // one left (a fence written after the retirement included), while the old
-// incarnation's tombstones stay, answer its verifies and are collected like
-// any other at or below the watermark.
+// incarnation's tombstones stay and answer its verifies. The retained ones
+// are the records of the operator's state: no collection takes them; the
+// others are collected like any other at or below the watermark.
 func testResubmitAfterRetire(t *testing.T, h Harness) {
 	s := h.Open(t)
 	claim(t, s, 1)
@@ -212,7 +248,10 @@ func testResubmitAfterRetire(t *testing.T, h Harness) {
 
 	n, err := s.CollectTombstones(ctx(t), testJob, now().Add(time.Hour))
 	require.NoError(t, err)
-	assert.Equal(t, 3, n, "the old incarnation's tombstones go once old, at or below the watermark")
+	assert.Equal(t, 1, n, "the old incarnation's fence goes once old, at or below the watermark")
+	for _, k := range []uint64{1, 2} {
+		assert.Equal(t, stores.ReasonRetained, read(t, s, k).Tombstone.Reason, "checkpoint %d keeps its retained record", k)
+	}
 	assert.NotNil(t, read(t, s, 5).Reference)
 	st, err = s.ReadJob(ctx(t), testJob)
 	require.NoError(t, err)
@@ -276,4 +315,47 @@ func testCollectSubsumed(t *testing.T, h Harness) {
 	requireRejected(t, s.CollectSubsumed(ctx(t), checkpoint(3), "three"), stores.ErrConflict)
 	require.NoError(t, s.CollectSubsumed(ctx(t), checkpoint(1), "one"))
 	assert.True(t, read(t, s, 1).Absent())
+}
+
+// An operator's release turns a kept record (retained, a savepoint's) of
+// its token into a retired tombstone, which the collection then takes past
+// its TTL; a retry finds its own write. Nothing else is released: a
+// reference, another token's record, a tombstone that keeps nothing, an
+// absent key.
+func testRelease(t *testing.T, h Harness) {
+	s := h.Open(t)
+	claim(t, s, 1)
+	savepoint := publication(1, 1, "one", 1)
+	savepoint.Reference.Savepoint = true
+	publish(t, s, savepoint)
+	publish(t, s, publication(2, 1, "two", 1))
+	publish(t, s, publication(3, 1, "three", 1))
+	require.NoError(t, s.Subsume(ctx(t), checkpoint(1), 1))
+	require.NoError(t, s.Subsume(ctx(t), checkpoint(2), 1))
+	assert.Equal(t, stores.Absent, verify(t, s, 9, "nine", 1))
+
+	requireRejected(t, s.Release(ctx(t), checkpoint(3), "three"), stores.ErrConflict)
+	requireRejected(t, s.Release(ctx(t), checkpoint(1), "two"), stores.ErrConflict)
+	requireRejected(t, s.Release(ctx(t), checkpoint(2), "two"), stores.ErrConflict)
+	requireRejected(t, s.Release(ctx(t), checkpoint(9), "nine"), stores.ErrConflict)
+	requireRejected(t, s.Release(ctx(t), checkpoint(7), "seven"), stores.ErrConflict)
+	requireRejected(t, s.Release(ctx(t), checkpoint(1), ""), stores.ErrInvalid)
+
+	require.NoError(t, s.Release(ctx(t), checkpoint(1), "one"))
+	require.NoError(t, s.Release(ctx(t), checkpoint(1), "one"), "a retry finds its own write")
+	e := read(t, s, 1)
+	require.NotNil(t, e.Tombstone)
+	assert.Equal(t, stores.ReasonRetired, e.Tombstone.Reason)
+	assert.Equal(t, stores.Present, verify(t, s, 1, "one", 1), "its token was published all the same")
+
+	require.NoError(t, s.Retire(ctx(t), testJob, 1, true))
+	require.Equal(t, stores.ReasonRetained, read(t, s, 3).Tombstone.Reason)
+	require.NoError(t, s.Release(ctx(t), checkpoint(3), "three"))
+	assert.Equal(t, stores.ReasonRetired, read(t, s, 3).Tombstone.Reason)
+
+	_, err := s.CollectTombstones(ctx(t), testJob, now().Add(time.Hour))
+	require.NoError(t, err)
+	st, err := s.ReadJob(ctx(t), testJob)
+	require.NoError(t, err)
+	assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "with its records released, the retired job is forgotten")
 }

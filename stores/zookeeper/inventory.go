@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -87,13 +88,24 @@ func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Ent
 // Quarantine implements stores.Inventory: one compare-and-set of the key at
 // the version read.
 func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
-	if err := stores.ValidateQuarantine(id, token); err != nil {
+	return s.retombstone(ctx, fmt.Sprintf("quarantine checkpoint %s", id), id, token, stores.DecideQuarantine)
+}
+
+// Release implements stores.ReferenceStore: one compare-and-set of the key
+// at the version read.
+func (s *Store) Release(ctx context.Context, id stores.CheckpointID, token string) error {
+	return s.retombstone(ctx, fmt.Sprintf("release checkpoint %s", id), id, token, stores.DecideRelease)
+}
+
+// retombstone rewrites a key of token as decide says.
+func (s *Store) retombstone(ctx context.Context, op string, id stores.CheckpointID, token string,
+	decide func(stores.Entry, string, time.Time) (*stores.Entry, error)) error {
+	if err := stores.ValidateTokenKey(id, token); err != nil {
 		return err
 	}
-	op := fmt.Sprintf("quarantine checkpoint %s", id)
 	// Decided on the key alone, read at one moment.
 	return s.writeKey(ctx, op, id, false, func(_ stores.JobState, cur stores.Entry, version int32) (any, error) {
-		next, err := stores.DecideQuarantine(cur, token, s.now())
+		next, err := decide(cur, token, s.now())
 		if err != nil || next == nil {
 			return nil, err
 		}

@@ -209,7 +209,7 @@ func (s *Store) CollectTombstones(ctx context.Context, job stores.JobID, olderTh
 // CollectSubsumed implements stores.ReferenceStore: the key's delete and
 // the job node's touch land in one multi-op, as every key write does.
 func (s *Store) CollectSubsumed(ctx context.Context, id stores.CheckpointID, token string) error {
-	if err := stores.ValidateCollectSubsumed(id, token); err != nil {
+	if err := stores.ValidateTokenKey(id, token); err != nil {
 		return err
 	}
 	op := fmt.Sprintf("collect the subsumed tombstone of checkpoint %s", id)

@@ -20,8 +20,10 @@ type Lifecycle struct {
 	// InFlightAtRetirement counts the job's finalizations still running
 	// when it was retired.
 	InFlightAtRetirement int `json:"inFlightAtRetirement"`
-	// ReusedIDs: a retired job forgotten by the reconciler and claimed
-	// again above its old epochs, checkpoint IDs restarting at 1.
+	// ReusedIDs: a retired job claimed again above its old epochs:
+	// forgotten by the reconciler first, checkpoint IDs restarting at 1,
+	// or, its checkpoints retained, resubmitted at once, checkpoint IDs
+	// continuing above the old ones.
 	ReusedIDs int `json:"reusedIds"`
 	// StaleClaimsRejected: claims of a reused ID at or below the old
 	// incarnation's last epoch, Rejected (stale epoch) as they must be.
@@ -116,12 +118,12 @@ func (l *Lifecycle) writeText(w io.Writer) {
 	p("  retirements: %d (%d retained, %d discarding), %d finalization(s) in flight at retirement",
 		l.Retirements, l.Retained, l.Discarding, l.InFlightAtRetirement)
 	avg := time.Duration(0)
-	if l.Retirements > 0 {
-		avg = l.ForgetWaitTotal / time.Duration(l.Retirements)
+	if l.Discarding > 0 {
+		avg = l.ForgetWaitTotal / time.Duration(l.Discarding)
 	}
-	p("  reused job IDs: %d (claimed above the old epochs, checkpoints from 1); %d stale claims of a reused ID rejected; %d never forgotten",
+	p("  reused job IDs: %d (claimed above the old epochs: forgotten first, checkpoints from 1; retained, resubmitted at once); %d stale claims of a reused ID rejected; %d never forgotten",
 		l.ReusedIDs, l.StaleClaimsRejected, l.Stuck)
-	p("  retired until forgotten: %s on average, %s at most", avg.Round(time.Millisecond), l.ForgetWaitMax.Round(time.Millisecond))
+	p("  discarding retirements until forgotten: %s on average, %s at most", avg.Round(time.Millisecond), l.ForgetWaitMax.Round(time.Millisecond))
 	p("  restore points answered by claims: %d resolved, %d none, %d dangling; judged against %d Published finalizations of older epochs",
 		l.RestorePoints["resolved"], l.RestorePoints["none"], l.RestorePoints["dangling"], l.RestoreJudged)
 	rc := l.Reconciler

@@ -22,14 +22,17 @@ const (
 	forgetSlack = 3 * time.Minute
 )
 
-// retireAndReuse is a job manager done with its job: it retires the job,
-// waits until the reconciler has collected its tombstones and forgotten
-// it, and a new job manager claims the ID again above the old epochs and
-// restarts checkpoint IDs at 1, as Flink does for a fresh submission under
-// a fixed job ID. Half the retirements let the job's finalizations end
-// first, half retire with them in flight; half keep the checkpoints for
-// the operator (retained), half have the reconciler discard them. It
-// returns false when the job was never forgotten: its manager gives up.
+// retireAndReuse is a job manager done with its job: it retires the job
+// and a new job manager claims the ID again above the old epochs. Half the
+// retirements let the job's finalizations end first, half retire with
+// them in flight. Half have the reconciler discard the checkpoints: the
+// new manager waits until the reconciler has collected the tombstones and
+// forgotten the job, and restarts checkpoint IDs at 1, as Flink does for a
+// fresh submission under a fixed job ID. Half keep the checkpoints for the
+// operator (retained): their records keep the job retired for good, so the
+// new manager resubmits at once, as Flink's application mode does after a
+// cancel, and its checkpoint IDs continue above the old ones. It returns
+// false when the job was never forgotten: its manager gives up.
 func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	j.life.Lock()
 	defer j.life.Unlock()
@@ -57,6 +60,9 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	r.cfg.Logger.Info("job retired", "job", j.id, "epoch", epoch, "discardCheckpoints", discard, "inFlight", inFlight)
 
 	r.checkRetired(ctx, j, epoch)
+	if !discard {
+		return r.resubmit(ctx, j, epoch)
+	}
 	if !r.awaitForgotten(ctx, j, retiredAt) {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
@@ -78,6 +84,37 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	r.rep.Lifecycle.ReusedIDs++
 	r.mu.Unlock()
 	r.cfg.Logger.Info("job ID reused", "job", j.id, "epoch", epoch+1)
+	return true, nil
+}
+
+// resubmit claims a job retired at epoch, its checkpoints retained, again
+// at once: a new incarnation, whose checkpoint IDs continue above every key
+// the old one left (the claim's watermark). A claim at or below the retired
+// epoch is then Rejected (stale epoch).
+func (r *run) resubmit(ctx context.Context, j *job, epoch uint64) (bool, error) {
+	if err := r.claim(ctx, j); err != nil {
+		if ctx.Err() != nil {
+			return false, err
+		}
+		r.violation("lifecycle", j.id.String(), "retired at epoch %d keeping its checkpoints, yet a resubmission above it failed: %v", epoch, err)
+		return r.give(j), nil
+	}
+	js, err := j.lane.Checker().ReadJob(ctx, j.id)
+	for err != nil && ctx.Err() == nil {
+		pace.Sleep(ctx, 250*time.Millisecond)
+		js, err = j.lane.Checker().ReadJob(ctx, j.id)
+	}
+	if err != nil {
+		return false, err
+	}
+	j.mu.Lock()
+	j.next = js.Watermark + 1
+	j.mu.Unlock()
+	r.probeStaleClaim(ctx, j, epoch)
+	r.mu.Lock()
+	r.rep.Lifecycle.ReusedIDs++
+	r.mu.Unlock()
+	r.cfg.Logger.Info("job ID resubmitted", "job", j.id, "epoch", epoch+1, "next", js.Watermark+1)
 	return true, nil
 }
 
@@ -166,9 +203,10 @@ func (r *run) awaitForgotten(ctx context.Context, j *job, retiredAt time.Time) b
 	return false
 }
 
-// probeStaleClaim has a job manager of the forgotten incarnation claim the
-// reused ID at or below its last epoch: Rejected (stale epoch), or a
-// violation, since a reused ID continues above the old epochs.
+// probeStaleClaim has a job manager of the forgotten (or resubmitted)
+// incarnation claim the reused ID at or below its last epoch: Rejected
+// (stale epoch), or a violation, since a reused ID continues above the old
+// epochs.
 func (r *run) probeStaleClaim(ctx context.Context, j *job, last uint64) {
 	epoch := last
 	if last > 1 && j.rng.IntN(2) == 0 {

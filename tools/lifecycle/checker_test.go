@@ -166,8 +166,33 @@ func (s collectStep) run(ctx context.Context, w *world) string {
 func TestCheckerSeesATombstoneCollectedEarly(t *testing.T) {
 	w := newTestWorld(t)
 	steps := append(leaderSteps(), advanceStep{fin: 1}, advanceStep{fin: 1}, advanceStep{fin: 1}, // persisted, published
-		retireStep{on: served, job: j1, epoch: 1, owner: leader(1)}, collectStep{job: j1})
+		retireStep{on: served, job: j1, epoch: 1, owner: leader(1), discard: true}, collectStep{job: j1})
 	failsWith(t, w, steps, propCollect)
+}
+
+// releaseAndCollectStep releases a job's kept record and collects it in
+// the same step: what no party of the product may do (only an operator
+// releases, and the collection takes the released record only past the
+// TTL floor).
+type releaseAndCollectStep struct{ id stores.CheckpointID }
+
+func (s releaseAndCollectStep) String() string {
+	return fmt.Sprintf("a vandal releases the kept record of %s and collects it", s.id)
+}
+
+func (s releaseAndCollectStep) run(ctx context.Context, w *world) string {
+	err := w.store.Release(ctx, s.id, contract.Token(s.id, 1))
+	n, cerr := w.store.CollectTombstones(ctx, s.id.JobID, w.now().Add(time.Hour))
+	w.written[s.id.JobID] = true
+	return fmt.Sprint(err, n, cerr)
+}
+
+func TestCheckerSeesAKeptRecordCollected(t *testing.T) {
+	w := newTestWorld(t)
+	steps := append(leaderSteps(), advanceStep{fin: 1}, advanceStep{fin: 1}, advanceStep{fin: 1}, // persisted, published
+		retireStep{on: served, job: j1, epoch: 1, owner: leader(1)},
+		releaseAndCollectStep{id: stores.CheckpointID{JobID: j1, Checkpoint: 1}})
+	failsWith(t, w, steps, propKept)
 }
 
 // earlyCollectStep subsumes a key and collects its subsumed tombstone at

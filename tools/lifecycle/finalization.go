@@ -39,6 +39,10 @@ type fin struct {
 	files []string
 	// inc is its job's incarnation when it was triggered.
 	inc int
+	// overwritten: a later job manager wrote its files again, into the
+	// same checkpoint directory (a job ID's new life restarting its
+	// checkpoint IDs): what became of them is no finalizer's doing.
+	overwritten bool
 
 	phase    phase
 	attempts uint32

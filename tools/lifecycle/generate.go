@@ -53,6 +53,7 @@ var choices = []choice{
 	{2, (*generator).zombie},
 	{1, (*generator).subsume},
 	{2, (*generator).overtake},
+	{4, (*generator).replay},
 }
 
 var totalWeight = func() int {
@@ -162,13 +163,27 @@ func request(job stores.JobID, epoch, n uint64, savepoint bool, inc int) contrac
 	return req
 }
 
+// inOwnDirectory moves a savepoint's files into its own checkpoint
+// directory, where a cluster may keep them whether or not it has a
+// savepoints directory.
+func inOwnDirectory(req contract.FinalizeRequest) contract.FinalizeRequest {
+	req.ExclusivePrefix = checkpointDir(req.CheckpointID())
+	req.MetadataKey = req.ExclusivePrefix + "_metadata"
+	return req
+}
+
 func (g *generator) trigger(on, role string, req contract.FinalizeRequest, write bool) []step {
+	return []step{g.triggerStep(on, role, req, write)}
+}
+
+// triggerStep is the step that triggers req's finalization.
+func (g *generator) triggerStep(on, role string, req contract.FinalizeRequest, write bool) checkpointStep {
 	if g.r.IntN(4) == 0 {
 		req.MaxPublishAttempts = 1
 	}
 	s := checkpointStep{fin: g.nextFin, on: on, role: role, req: req, write: write, local: g.r.IntN(2) == 0}
 	g.nextFin++
-	return []step{s}
+	return s
 }
 
 // leaderCheckpoint: the standing leader takes a checkpoint (a savepoint
@@ -184,6 +199,9 @@ func (g *generator) leaderCheckpoint() []step {
 		n = math.MaxUint64 - uint64(g.r.IntN(2))
 	}
 	req := request(job, st.Epoch, n, g.r.IntN(8) == 0, g.w.inc[job].n)
+	if req.Savepoint && g.r.IntN(2) == 0 {
+		req = inOwnDirectory(req)
+	}
 	req.Owner = st.Owner
 	return g.trigger(job.Cluster, "the leader", req, true)
 }
@@ -281,6 +299,66 @@ func (g *generator) foreignEpochRequest() []step {
 	req.Epoch = 1 + uint64(g.r.IntN(int(min(st.ForgottenEpoch, 100))))
 	req.Owner = leader(req.Epoch)
 	return g.trigger(job.Cluster, "a forgotten incarnation's request", req, false)
+}
+
+// replay: anyone in the namespace replays a request a finalization's
+// history shows (running or ended, a savepoint's as it was or as a
+// checkpoint) under another claim: an epoch nobody claimed, a deposed one,
+// the standing epoch under another owner, or the job ID's forgotten
+// incarnation. Not yet under the standing claim's own owner, which
+// histories show too: such a replay publishes another epoch's files as
+// the standing leader's checkpoint (docs/testing.md, what the checker
+// does not cover).
+func (g *generator) replay() []step {
+	job := g.job()
+	all := g.withFiles(job, false)
+	// Mostly a request whose key holds no reference any more (removed,
+	// its tombstone collected or not): where an empty key could be read
+	// as "nobody's directory".
+	var freed []*fin
+	for _, f := range all {
+		if g.w.entry(f.req.CheckpointID()).Reference == nil {
+			freed = append(freed, f)
+		}
+	}
+	if len(freed) > 0 && g.r.IntN(4) > 0 {
+		all = freed
+	}
+	f, ok := pick(g, all)
+	if !ok {
+		return nil
+	}
+	st := g.state(job)
+	req := f.req
+	req.MaxPublishAttempts = 0
+	if g.r.IntN(2) == 0 {
+		req.Savepoint = false
+	}
+	switch g.r.IntN(4) {
+	case 0:
+		req.Epoch = st.Epoch + 50 + uint64(g.r.IntN(50))
+		req.Owner = leader(req.Epoch)
+	case 1:
+		if st.Epoch <= st.ForgottenEpoch+1 {
+			return nil
+		}
+		req.Epoch = st.ForgottenEpoch + 1 + uint64(g.r.IntN(int(st.Epoch-st.ForgottenEpoch-1)))
+		req.Owner = leader(req.Epoch)
+	case 2:
+		if st.Owner == "" {
+			return nil
+		}
+		req.Epoch, req.Owner = st.Epoch, intruder
+	default:
+		if st.ForgottenEpoch == 0 {
+			return nil
+		}
+		req.Epoch = 1 + uint64(g.r.IntN(int(min(st.ForgottenEpoch, 100))))
+		req.Owner = leader(req.Epoch)
+	}
+	s := g.triggerStep(job.Cluster, fmt.Sprintf("a replay of F%d's request", f.id), req, false)
+	s.replay = true
+	return []step{s}
 }
 
 // adversarialRequest: requests over the edges of the contract, sent to
@@ -523,8 +601,9 @@ func (g *generator) reconcile() []step {
 // reuse is a job-ID reuse, as Flink's application mode does it: retire
 // (retaining or discarding), then a new leader claims the job ID again (its
 // checkpoints then start over at 1): half the time at once, a resubmission
-// right after a cancel, else once time has passed and the reconciler has
-// collected and forgotten the job.
+// right after a cancel (now and then followed by a day and a reconciler
+// run that collects past the TTL), else once time has passed and the
+// reconciler has collected and forgotten the job.
 func (g *generator) reuse() []step {
 	job := g.job()
 	st := g.state(job)
@@ -533,16 +612,15 @@ func (g *generator) reuse() []step {
 	}
 	retire := retireStep{on: job.Cluster, job: job, epoch: st.Epoch, owner: st.Owner, discard: g.r.IntN(2) == 0}
 	claim := claimStep{on: job.Cluster, job: job, epoch: st.Epoch + 1, owner: leader(st.Epoch + 1)}
-	if g.r.IntN(2) == 0 {
-		return []step{retire, claim}
-	}
 	ttl := []time.Duration{time.Second, time.Hour}[g.r.IntN(2)]
-	return []step{
-		retire,
-		clockStep{d: 2 * time.Hour},
-		reconcileStep{on: job.Cluster, req: contract.ReconcileRequest{Cluster: job.Cluster, Apply: true, Grace: contract.Duration(time.Hour), TombstoneTTL: contract.Duration(ttl)}},
-		claim,
+	collect := reconcileStep{on: job.Cluster, req: contract.ReconcileRequest{Cluster: job.Cluster, Apply: true, Grace: contract.Duration(time.Hour), TombstoneTTL: contract.Duration(ttl)}}
+	switch g.r.IntN(4) {
+	case 0, 1:
+		return []step{retire, claim}
+	case 2:
+		return []step{retire, claim, clockStep{d: 25 * time.Hour}, collect}
 	}
+	return []step{retire, clockStep{d: 2 * time.Hour}, collect, claim}
 }
 
 func (g *generator) clock() []step {

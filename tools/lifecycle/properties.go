@@ -198,11 +198,12 @@ func (w *world) checkKept(ctx context.Context) {
 		if len(f.files) == 0 {
 			continue
 		}
-		keep := []string{}
-		if f.req.Savepoint {
+		var keep []string
+		switch {
+		case !f.req.Savepoint:
+			keep = []string{sharedKey(f.req.CheckpointID().JobID)}
+		case !f.overwritten:
 			keep = f.files
-		} else {
-			keep = append(keep, sharedKey(f.req.CheckpointID().JobID))
 		}
 		if gone := w.missing(ctx, keep); gone != "" {
 			w.violate(propKept, "F%d: %s is gone, which no discard may delete", f.id, gone)
@@ -214,6 +215,35 @@ func (w *world) checkKept(ctx context.Context) {
 				w.violate(propKept, "F%d: its retirement retained its state, but %s is gone", f.id, gone)
 			}
 		}
+		w.reachKept(f, e)
+	}
+}
+
+// Reach of the kept-state preconditions that once went unchecked, which
+// the quick tier requires (TestLifecycleModel): kept state whose record
+// would once have been collected, checked after every step.
+const (
+	reachOwnDirSavepoint  = "savepoints in their own checkpoint directory, removed, their record standing"
+	reachRetainedPastTTL  = "retained state of a resubmitted job, past the TTL floor"
+	reachReplayOfFreedKey = "replays of an earlier request naming a key without a reference"
+)
+
+// reachRequired are the reach counts the quick tier requires above zero.
+var reachRequired = []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey}
+
+// reachKept counts f's kept state in the preconditions above.
+func (w *world) reachKept(f *fin, e stores.Entry) {
+	t := e.Tombstone
+	if t == nil || !t.Kept() || t.Token != f.token() {
+		return
+	}
+	if f.req.Savepoint && f.req.ExclusivePrefix == checkpointDir(f.req.CheckpointID()) {
+		w.seen[reachOwnDirSavepoint]++
+	}
+	st := w.snapshot[f.req.CheckpointID().JobID].state
+	floor := reconcileacts.DefaultFloors().TombstoneTTL
+	if t.Reason == stores.ReasonRetained && !st.Retired && f.req.Epoch <= st.ForgottenEpoch && w.now().Sub(t.Since) > floor {
+		w.seen[reachRetainedPastTTL]++
 	}
 }
 
@@ -445,7 +475,8 @@ func describeEntry(e stores.Entry) string {
 // simulated clock), whatever cutoff a run asked for, or, subsumed, once the
 // finalization of its token has ended and the watermark covers the key (a
 // retention pass's early collection, which may subsume and collect a
-// reference within one step). Nothing else removes a key. What went at the
+// reference within one step). A kept record (retained, a savepoint's) never
+// goes. Nothing else removes a key. What went at the
 // floor is remembered: only then may a finalization that published answer
 // otherwise (judgeAnswer).
 func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
@@ -458,6 +489,8 @@ func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
 		id := stores.CheckpointID{JobID: j, Checkpoint: e.Checkpoint}
 		t, token := e.Tombstone, publishedToken(e)
 		switch {
+		case t != nil && t.Kept():
+			w.violate(propKept, "%s/%d: %s, the record of kept state, was collected", j, e.Checkpoint, describeEntry(e))
 		case t != nil && t.Since.Before(limit):
 			if w.agedOut[id] == nil {
 				w.agedOut[id] = map[string]bool{}

@@ -91,6 +91,8 @@ type checkpointStep struct {
 	req   contract.FinalizeRequest
 	write bool
 	local bool
+	// replay: the request is one an earlier finalization's history shows.
+	replay bool
 }
 
 func (s checkpointStep) String() string {
@@ -134,6 +136,11 @@ func (s checkpointStep) run(ctx context.Context, w *world) string {
 			return "skipped: checkpoint ID already used in this incarnation"
 		}
 		inc.used[s.req.Checkpoint] = true
+		for _, id := range w.order {
+			if g := w.fins[id]; len(g.files) > 0 && g.req.ExclusivePrefix == s.req.ExclusivePrefix {
+				g.overwritten = true
+			}
+		}
 		keys := []string{s.req.MetadataKey}
 		if err := w.write(ctx, s.req.MetadataKey, metadataOf(s.req)); err != nil {
 			return err.Error()
@@ -151,6 +158,9 @@ func (s checkpointStep) run(ctx context.Context, w *world) string {
 		}
 		f.files = keys
 		w.files[s.req.ExclusivePrefix] = keys
+	}
+	if s.replay && w.entry(s.req.CheckpointID()).Reference == nil {
+		w.seen[reachReplayOfFreedKey]++
 	}
 	w.fins[f.id] = f
 	w.order = append(w.order, f.id)

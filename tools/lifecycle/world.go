@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,14 +234,18 @@ func (w *world) observe(ctx context.Context) error {
 		w.checkCollected(j, snap)
 		if prev := w.snapshot[j].state; st.ForgottenEpoch > prev.ForgottenEpoch {
 			// Forgotten: the next claim starts a new life of the job ID,
-			// whose checkpoint IDs start over.
+			// whose checkpoint IDs start over. A resubmission claimed at
+			// once finds the old life's keys still in place, its HA data
+			// living: its IDs continue above them (the watermark), as
+			// Flink's do.
 			inc := w.inc[j]
 			inc.n++
 			w.seen["job IDs forgotten"]++
+			inc.used, inc.claims = map[uint64]bool{}, map[uint64]string{}
 			if st.Owner != "" {
 				w.seen["job IDs claimed again at once after a retirement"]++
+				inc.used[min(st.Watermark, math.MaxUint32-1)] = true
 			}
-			inc.used, inc.claims = map[uint64]bool{}, map[uint64]string{}
 		}
 		w.snapshot[j] = snap
 	}

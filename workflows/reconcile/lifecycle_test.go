@@ -84,9 +84,10 @@ func TestReconcilerRetirementBeforeAResubmission(t *testing.T) {
 
 // After a retirement that lets the reconciler discard, the grace runs from
 // the retirement, not from the handles' write; a retirement that retains
-// keeps the state for good (finding 8). Either way the retired job is then
-// forgotten, fences written after the retirement included, and with nothing
-// left to collect (finding 5).
+// keeps the state for good (finding 8). A retired job that let its state go
+// is then forgotten, fences written after the retirement included (finding
+// 5); one that retained it keeps the records of that state, so it stays
+// retired. Either way its ID can be claimed again.
 func TestReconcilerRetirement(t *testing.T) {
 	for _, discard := range []bool{false, true} {
 		f := newFixture(t)
@@ -99,8 +100,13 @@ func TestReconcilerRetirement(t *testing.T) {
 		f.reconcile(apply(), time.Now().Add(2*contract.DefaultTombstoneTTL))
 		st, err := f.Inner.ReadJob(t.Context(), job)
 		require.NoError(t, err)
-		assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "discard %t: forgotten", discard)
-		require.NoError(t, f.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"), "the ID can be claimed again")
+		if discard {
+			assert.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "forgotten")
+		} else {
+			assert.True(t, st.Retired, "the retained record keeps the job retired: %+v", st)
+			assert.Equal(t, stores.ReasonRetained, f.Entry(3).Tombstone.Reason)
+		}
+		require.NoError(t, f.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"), "discard %t: the ID can be claimed again", discard)
 	}
 }
 
@@ -110,10 +116,15 @@ func TestReconcilerRetirement(t *testing.T) {
 func (f *fixture) retiredLongAfterItsWrite(discard bool) contract.FinalizeRequest {
 	f.t.Helper()
 	old := f.published(3)
-	long := time.Now().Add(-3 * contract.DefaultReconcileGrace)
-	require.NoError(f.t, os.Chtimes(filepath.Join(f.Bucket.Dir, activities.HandleOf(old).Key()), long, long))
+	f.age(activities.HandleOf(old).Key(), time.Now().Add(-3*contract.DefaultReconcileGrace))
 	require.NoError(f.t, f.Inner.Retire(f.t.Context(), job, 1, !discard))
 	return old
+}
+
+// age sets the modification time of the object at key.
+func (f *fixture) age(key string, at time.Time) {
+	f.t.Helper()
+	require.NoError(f.t, os.Chtimes(filepath.Join(f.Bucket.Dir, key), at, at))
 }
 
 // assertRetirementHonoured reconciles within the retirement's grace (the

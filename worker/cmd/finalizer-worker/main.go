@@ -3,6 +3,8 @@
 //
 //	finalizer-worker [flags]              run the worker
 //	finalizer-worker healthcheck [flags]  exit 0 if a local worker polls
+//	finalizer-worker release <handle-key> [flags]
+//	                                      let go kept state the reconciler reports
 //	finalizer-worker version              print the build (also --version)
 //	finalizer-worker -h                   list flags and environment variables
 //	finalizer-worker help                 the same
@@ -13,7 +15,7 @@
 //
 // Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration
 // (flags, environment, a namespace that does not exist or one without the
-// search attributes).
+// search attributes); release also 4, nothing kept there to release.
 package main
 
 import (
@@ -31,6 +33,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
+	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
@@ -99,6 +102,20 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 			return nil
 		},
 	}, &cobra.Command{
+		Use:   "release <handle-key> [flags]",
+		Short: "let go kept state the reconciler reports (retained, a savepoint's): an operator's decision",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			cfg, problems := flags.Load(getenv)
+			if err := worker.Check(cfg, problems); err != nil {
+				fmt.Fprintf(stderr, "finalizer-worker: bad configuration:\n%v\n", err)
+				code = 2
+				return nil
+			}
+			code = release(cfg, args[0], stdout, stderr)
+			return nil
+		},
+	}, &cobra.Command{
 		Use:   "version",
 		Short: "print the build (also --version)",
 		Args:  cobra.NoArgs,
@@ -112,6 +129,28 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 2
 	}
 	return code
+}
+
+// release lets go the kept state of handleKey: the exit code, 0 released,
+// 1 the store did not answer (repeat), 2 a handle key that cannot be or a
+// cluster not served, 4 nothing kept of that handle's token at its key.
+func release(cfg worker.Config, handleKey string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := worker.Release(ctx, cfg, handleKey, worker.NewLogger(cfg, stderr))
+	switch {
+	case err == nil:
+		fmt.Fprintf(stdout, "released %s: the reconciler discards its state once the grace has passed (never a savepoint's data)\n", handleKey)
+		return 0
+	case errors.Is(err, stores.ErrInvalid):
+		fmt.Fprintf(stderr, "finalizer-worker: %v\n", err)
+		return 2
+	case stores.OutcomeOf(err) == stores.Rejected:
+		fmt.Fprintf(stderr, "finalizer-worker: %v\n", err)
+		return 4
+	}
+	fmt.Fprintf(stderr, "finalizer-worker: %v (unknown outcome: repeat the release)\n", err)
+	return 1
 }
 
 // serve runs the worker until SIGINT or SIGTERM: the exit code.
