@@ -1,0 +1,92 @@
+package cluster_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
+	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+)
+
+// jarsBuilt are the test's jars, built once in TestRealCluster.
+var jarsBuilt jars
+
+// TestRealCluster runs every scenario in the stock world, then in the
+// plugin's, each world on a cluster of its own (the worlds differ in
+// their HA type and lib/), and prints the side-by-side table, also kept
+// as table.md in the test's artifacts folder. Timings are reported, never
+// asserted.
+func TestRealCluster(t *testing.T) {
+	realserver.Require(t, "ZooKeeper, the Temporal dev server and a standalone Flink cluster")
+	mvn, err := flinkcluster.Maven()
+	require.NoError(t, err)
+	flinkLib := lib(t, mvn)
+	jarsBuilt = build(t, mvn)
+	javaOpts, err := flinkcluster.JavaOpts(filepath.Join("..", "pom.xml"))
+	require.NoError(t, err)
+
+	bucket := t.TempDir()
+	worlds := []*world{stockWorld(bucket), pluginWorld(t, bucket, jarsBuilt.plugin)}
+	rows := map[string][]row{} // by world, in the order of scenarios
+	for _, w := range worlds {
+		timed(t, w.name+" world: cluster started", func() { w.start(t, flinkLib, javaOpts) })
+		for _, s := range scenarios {
+			r := row{world: w.name, scenario: s.name, restored: "-", left: -1, output: "-"}
+			timed(t, w.name+" world: "+s.name, func() {
+				if err := s.run(t.Context(), w, t.TempDir(), &r); err != nil {
+					t.Logf("%s world, %s: %v", w.name, s.name, err)
+					r.manual("none possible: " + shorten(err.Error()))
+				}
+			})
+			revive(t, w, &r)
+			rows[w.name] = append(rows[w.name], r)
+		}
+		// The next world gets the machine to itself.
+		require.NoError(t, w.c.Stop())
+	}
+
+	var all []row
+	for i := range scenarios {
+		for _, w := range worlds {
+			all = append(all, rows[w.name][i])
+		}
+	}
+	report := table(all)
+	t.Logf("side by side on a real cluster (Flink %s):\n%s", flinkVersion, report)
+	artifacts := filepath.Join(cachedir.Artifacts(), t.Name())
+	require.NoError(t, os.MkdirAll(artifacts, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(artifacts, "table.md"), []byte(report), 0o644))
+	for i, s := range scenarios {
+		if err := s.check(rows["plugin"][i], rows["stock"][i]); err != nil {
+			t.Errorf("%s: %v", s.name, err)
+		}
+	}
+}
+
+// revive starts again each JobManager that exited by itself during a
+// scenario, so the next one starts from two, and records it as the
+// manual step it is.
+func revive(t *testing.T, w *world, r *row) {
+	t.Helper()
+	for _, jm := range w.c.JobManagers {
+		if jm.Running() {
+			continue
+		}
+		r.manual("restart " + jm.Name() + ", which exited")
+		require.NoError(t, jm.Start(t.Context()), "restart %s (log %s)", jm.Name(), jm.Log())
+	}
+}
+
+// shorten keeps a table cell readable: the first line, at most 100 bytes.
+func shorten(s string) string {
+	for i, c := range s {
+		if c == '\n' || i >= 100 {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}
