@@ -3,10 +3,12 @@ package flinkcluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
@@ -91,9 +93,16 @@ func (n *node) kill() error {
 }
 
 // stop ends the node's current life with SIGTERM, SIGKILL after a grace.
+// A JVM that ran its shutdown hooks on SIGTERM exits with 128+15, its own
+// way of dying by it.
 func (n *node) stop() error {
 	if n.process == nil {
 		return nil
 	}
-	return n.process.Stop(stopGrace)
+	err := n.process.Stop(stopGrace)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 128+int(syscall.SIGTERM) {
+		return nil
+	}
+	return err
 }
