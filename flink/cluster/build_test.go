@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -62,8 +61,7 @@ func lib(t *testing.T, mvn []string) string {
 func maven(t *testing.T, mvn []string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(mvn[0], append(append([]string{}, mvn[1:]...), append([]string{"-q"}, args...)...)...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "mvn %v:\n%s", args, out)
 }
 

@@ -121,15 +121,19 @@ func (j *jobRun) finish(ctx context.Context) error {
 }
 
 // settle runs the world's operator routine and fills in what a row says of
-// the job at rest: the directories left of every submission and whether
-// the output is exact.
+// the job at rest: the directories left of every submission, whether the
+// output is exact, and the routine as a manual step when it deleted
+// anything (the world needed it).
 func (j *jobRun) settle(ctx context.Context, r *row) error {
+	before := j.w.checkpointDirs(j.ids...)
 	step, err := j.w.settle(ctx)
 	if err != nil {
 		return err
 	}
-	r.manual(step)
 	r.left = j.w.checkpointDirs(j.ids...)
+	if step != "" && r.left != before {
+		r.manual(fmt.Sprintf("%s (deleted %d of %d)", step, before-r.left, before))
+	}
 	r.output = exactness(j.dir)
 	return nil
 }

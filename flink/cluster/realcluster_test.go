@@ -39,7 +39,7 @@ func TestRealCluster(t *testing.T) {
 			timed(t, w.name+" world: "+s.name, func() {
 				if err := s.run(t.Context(), w, t.TempDir(), &r); err != nil {
 					t.Logf("%s world, %s: %v", w.name, s.name, err)
-					r.manual("none possible: " + shorten(err.Error()))
+					r.manual("needs a person: " + shorten(err.Error()))
 				}
 			})
 			revive(t, w, &r)
