@@ -45,6 +45,9 @@ func TestRealCluster(t *testing.T) {
 			revive(t, w, &r)
 			rows[w.name] = append(rows[w.name], r)
 		}
+		if w.proof != nil {
+			require.NoError(t, w.proof(t.Context()), "%s world", w.name)
+		}
 		// The next world gets the machine to itself.
 		require.NoError(t, w.c.Stop())
 	}

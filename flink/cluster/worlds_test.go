@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
@@ -34,6 +35,10 @@ type world struct {
 	// the directories left are counted: the manual step it stands for,
 	// "" when there is none.
 	settle func(ctx context.Context) (string, error)
+	// proof says what is wrong with the world as configured, read once
+	// its scenarios ran (a plugin world that never called the finalizer
+	// would be a second stock world); nil when there is nothing to prove.
+	proof func(ctx context.Context) error
 	// bucket holds the checkpoint and savepoint directories.
 	bucket string
 	c      *flinkcluster.Cluster
@@ -105,6 +110,18 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 		}
 		return "finalizer reconcile --apply", nil
 	}
+	w.proof = func(ctx context.Context) error {
+		resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+			Namespace: temporal.Namespace, Query: "WorkflowType = '" + contract.FinalizeWorkflow + "'",
+		})
+		if err != nil {
+			return fmt.Errorf("count finalizations: %w", err)
+		}
+		if resp.GetCount() == 0 {
+			return fmt.Errorf("no %s ran: the cluster did not finalize through the finalizer", contract.FinalizeWorkflow)
+		}
+		return nil
+	}
 	return w
 }
 
@@ -125,7 +142,7 @@ func (w *world) start(t *testing.T, lib string, javaOpts []string) {
 		if t.Failed() {
 			for _, log := range w.c.Logs() {
 				b, _ := os.ReadFile(log)
-				t.Logf("%s (last 12 KiB):\n%s", log, tail(b, 12<<10))
+				t.Logf("%s (last 8 KiB):\n%s", log, tail(b, 8<<10))
 			}
 		}
 	})

@@ -8,7 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"time"
 )
+
+// cliTimeout bounds one command of the client.
+const cliTimeout = 3 * time.Minute
 
 var (
 	submitted      = regexp.MustCompile(`JobID ([0-9a-f]{32})`)
@@ -57,6 +61,10 @@ func (c *Cluster) Cancel(ctx context.Context, job string) error {
 // configuration (FLINK_CONF_DIR, as bin/flink does), its log into
 // log/cli.log, and returns what it printed.
 func (c *Cluster) cli(ctx context.Context, args ...string) (string, error) {
+	// A client that cannot reach the cluster retries for long; no call of
+	// a scenario takes minutes.
+	ctx, cancel := context.WithTimeout(ctx, cliTimeout)
+	defer cancel()
 	log := filepath.Join(filepath.Dir(c.client), "log", "cli.log")
 	cmd := exec.CommandContext(ctx, c.java[0], append(append(append([]string{}, c.java[1:]...), "-Xmx256m",
 		"-Dlog4j.configurationFile=file:"+filepath.Join(c.client, "log4j-cli.properties"), "-Dlog.file="+log, cliMain), args...)...)
