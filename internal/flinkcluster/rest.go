@@ -35,10 +35,6 @@ func (j Job) Running() bool {
 // Checkpoints is what GET /jobs/<id>/checkpoints says of a job's
 // checkpoints.
 type Checkpoints struct {
-	Counts struct {
-		Completed int `json:"completed"`
-		Restored  int `json:"restored"`
-	} `json:"counts"`
 	Latest struct {
 		Completed *Checkpoint `json:"completed"`
 		Restored  *Checkpoint `json:"restored"`
@@ -47,9 +43,8 @@ type Checkpoints struct {
 
 // Checkpoint is one checkpoint in Checkpoints.
 type Checkpoint struct {
-	ID           int64  `json:"id"`
-	ExternalPath string `json:"external_path"`
-	IsSavepoint  bool   `json:"is_savepoint"`
+	ID          int64 `json:"id"`
+	IsSavepoint bool  `json:"is_savepoint"`
 	// RestoreTimestamp is when a restored checkpoint was restored, in
 	// Unix milliseconds.
 	RestoreTimestamp int64 `json:"restore_timestamp"`
