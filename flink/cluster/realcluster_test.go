@@ -37,7 +37,7 @@ func TestRealCluster(t *testing.T) {
 		for _, s := range scenarios {
 			r := row{world: w.name, scenario: s.name, restored: "-", left: -1, output: "-"}
 			timed(t, w.name+" world: "+s.name, func() {
-				if err := s.run(t.Context(), w, t.TempDir(), &r); err != nil {
+				if err := s.run(t.Context(), w.newJob(t.TempDir(), s.job...), &r); err != nil {
 					t.Logf("%s world, %s: %v", w.name, s.name, err)
 					r.manual("needs a person: " + shorten(err.Error()))
 				}

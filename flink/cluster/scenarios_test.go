@@ -14,41 +14,54 @@ import (
 // bounded restart strategy).
 type scenario struct {
 	name string
-	// run drives the world's cluster through the scenario with a job whose
-	// folder is dir, filling in r. An error is the world's failure to get
-	// through it (a job that never runs again), reported in the row.
-	run func(ctx context.Context, w *world, dir string, r *row) error
+	// job are the job's arguments beyond its folder and interval: its own
+	// settings (retention, state backend).
+	job []string
+	// run drives the job's world through the scenario with the job, not
+	// yet submitted, filling in r. An error is the world's failure to
+	// get through it (a job that never runs again), reported in the row.
+	run func(ctx context.Context, j *jobRun, r *row) error
 	// check says what is wrong with the plugin's row, stock's being the
 	// yardstick (checked to be exact itself).
 	check func(plugin, stock row) error
 }
 
+// Job arguments of the scenarios.
+var (
+	retainOnCancellation = []string{"--retention", "RETAIN_ON_CANCELLATION"}
+	incrementalRocksDB   = []string{"--state-backend", "rocksdb-incremental"}
+)
+
 var scenarios = []scenario{
 	{name: "stop-with-savepoint, resume -s", run: stopAndResume, check: exactOutput},
 	{name: "kill -9 of the leading JobManager", run: killLeader, check: exactOutput},
-	{name: "cancel after a JobManager failover, RETAIN_ON_CANCELLATION set by the job", run: cancelRetainedAfterFailover,
+	{name: "kill -9 of the leading JobManager, incremental RocksDB", job: incrementalRocksDB, run: killLeader,
+		check: exactOutput},
+	{name: "cancel after a JobManager failover, RETAIN_ON_CANCELLATION set by the job", job: retainOnCancellation,
+		run: cancelAfterFailover, check: keepsWhatStockKeeps},
+	{name: "cancel after a JobManager failover, RETAIN_ON_CANCELLATION, incremental RocksDB",
+		job: append(append([]string{}, retainOnCancellation...), incrementalRocksDB...), run: cancelAfterFailover,
 		check: keepsWhatStockKeeps},
 }
 
-// started submits a new job and waits until it runs with a few
-// checkpoints completed, the state every scenario disrupts.
-func started(ctx context.Context, w *world, dir string, args ...string) (*jobRun, int64, error) {
-	j := w.newJob(dir, args...)
+// started submits the job and waits until it runs with a few checkpoints
+// completed, the state every scenario disrupts.
+func started(ctx context.Context, j *jobRun) error {
 	if err := j.submit(ctx, ""); err != nil {
-		return nil, 0, err
+		return err
 	}
 	if _, err := j.waitRunning(ctx, time.Now(), time.Time{}); err != nil {
-		return nil, 0, err
+		return err
 	}
-	newest, err := j.waitCompleted(ctx, 2)
-	return j, newest, err
+	_, err := j.waitCompleted(ctx, 2)
+	return err
 }
 
 // stopAndResume: flink stop (stop-with-savepoint), then flink run -s from
 // the savepoint; the time to RUNNING is from the resubmission.
-func stopAndResume(ctx context.Context, w *world, dir string, r *row) error {
-	j, _, err := started(ctx, w, dir)
-	if err != nil {
+func stopAndResume(ctx context.Context, j *jobRun, r *row) error {
+	w := j.w
+	if err := started(ctx, j); err != nil {
 		return err
 	}
 	savepoint, err := w.c.StopWithSavepoint(ctx, j.last(), w.savepoints())
@@ -77,11 +90,12 @@ func stopAndResume(ctx context.Context, w *world, dir string, r *row) error {
 
 // killLeader: kill -9 of the leading JobManager mid-run; the standby
 // recovers the job from the HA services' newest checkpoint.
-func killLeader(ctx context.Context, w *world, dir string, r *row) error {
-	j, _, err := started(ctx, w, dir)
-	if err != nil {
+func killLeader(ctx context.Context, j *jobRun, r *row) error {
+	w := j.w
+	if err := started(ctx, j); err != nil {
 		return err
 	}
+	var err error
 	if r.toRunning, r.restored, err = w.failover(ctx, j); err != nil {
 		return err
 	}
@@ -94,20 +108,21 @@ func killLeader(ctx context.Context, w *world, dir string, r *row) error {
 	return j.settle(ctx, r)
 }
 
-// cancelRetainedAfterFailover: a job whose own code sets
-// RETAIN_ON_CANCELLATION (the cluster's default stays
-// NO_EXTERNALIZED_CHECKPOINTS), a JobManager failover, then a cancel
-// before any checkpoint completes under the new leader (the job's hold
-// makes sure of it). What is left must be restorable: the job is resumed
-// with -s from the newest checkpoint left and must end exact.
-func cancelRetainedAfterFailover(ctx context.Context, w *world, dir string, r *row) error {
-	j, _, err := started(ctx, w, dir, "--retention", "RETAIN_ON_CANCELLATION")
-	if err != nil {
+// cancelAfterFailover: a job whose own code sets its retention (the
+// cluster's default stays NO_EXTERNALIZED_CHECKPOINTS), a JobManager
+// failover, then a cancel before any checkpoint completes under the new
+// leader (the job's hold makes sure of it). What is left must be
+// restorable: the job is resumed with -s from the newest checkpoint left
+// and must end exact.
+func cancelAfterFailover(ctx context.Context, j *jobRun, r *row) error {
+	w := j.w
+	if err := started(ctx, j); err != nil {
 		return err
 	}
 	if err := j.control("hold", true); err != nil {
 		return err
 	}
+	var err error
 	if r.toRunning, r.restored, err = w.failover(ctx, j); err != nil {
 		return err
 	}
@@ -137,7 +152,7 @@ func cancelRetainedAfterFailover(ctx context.Context, w *world, dir string, r *r
 	if err := j.finish(ctx); err != nil {
 		return err
 	}
-	r.output = exactness(dir)
+	r.output = exactness(j.dir)
 	return nil
 }
 

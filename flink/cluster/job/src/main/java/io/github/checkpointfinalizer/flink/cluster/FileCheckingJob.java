@@ -14,6 +14,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -42,8 +43,9 @@ import java.util.TreeMap;
  * Committed output holds every (key, count) exactly once unless a restore went to another
  * checkpoint than the one whose records were committed.
  *
- * <p>Arguments: {@code --dir DIR --interval MILLIS [--retention RETAIN_ON_CANCELLATION|...]};
- * the retention is the job's own setting, in its code, as a user sets it. Files under DIR:
+ * <p>Arguments: {@code --dir DIR --interval MILLIS [--retention RETAIN_ON_CANCELLATION|...]
+ * [--state-backend hashmap|rocksdb-incremental]}; the retention and the state backend are the
+ * job's own settings, in its code, as a user sets them. Files under DIR:
  *
  * <ul>
  *   <li>{@code committed/<checkpoint ID>}: the records that checkpoint committed, a "key count"
@@ -70,6 +72,12 @@ public final class FileCheckingJob {
         if (flags.containsKey("retention")) {
             conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                     ExternalizedCheckpointRetention.valueOf(flags.get("retention")));
+        }
+        if ("rocksdb-incremental".equals(flags.get("state-backend"))) {
+            conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+            conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        } else if (flags.containsKey("state-backend") && !"hashmap".equals(flags.get("state-backend"))) {
+            throw new IllegalArgumentException("--state-backend hashmap or rocksdb-incremental, not " + flags.get("state-backend"));
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.enableCheckpointing(Long.parseLong(required(flags, "interval")));
