@@ -25,6 +25,8 @@ type jobRun struct {
 	ids  []string
 }
 
+// newJob is a job of the world whose folder is dir, with the scenario's
+// arguments; nothing runs before its submit.
 func (w *world) newJob(dir string, args ...string) *jobRun {
 	return &jobRun{w: w, dir: dir, args: append([]string{"--dir", dir, "--interval", fmt.Sprint(interval.Milliseconds())}, args...)}
 }
