@@ -1,8 +1,10 @@
 package cluster_test
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,6 +17,10 @@ import (
 // jarsBuilt are the test's jars, built once in TestRealCluster.
 var jarsBuilt jars
 
+// only narrows the scenarios, for work on one; the test command runs
+// them all.
+var only = flag.String("cluster.scenarios", "", "run only the scenarios whose names match this regular expression")
+
 // TestRealCluster runs every scenario in the stock world, then in the
 // plugin's, each world on a cluster of its own (the worlds differ in
 // their HA type and lib/), and prints the side-by-side table, also kept
@@ -22,6 +28,7 @@ var jarsBuilt jars
 // asserted.
 func TestRealCluster(t *testing.T) {
 	realserver.Require(t, "ZooKeeper, the Temporal dev server and a standalone Flink cluster")
+	chosen := selected(t)
 	mvn, err := flinkcluster.Maven()
 	require.NoError(t, err)
 	flinkLib := lib(t, mvn)
@@ -34,7 +41,7 @@ func TestRealCluster(t *testing.T) {
 	rows := map[string][]row{} // by world, in the order of scenarios
 	for _, w := range worlds {
 		timed(t, w.name+" world: cluster started", func() { w.start(t, flinkLib, javaOpts) })
-		for _, s := range scenarios {
+		for _, s := range chosen {
 			r := row{world: w.name, scenario: s.name, restored: "-", left: -1, output: "-"}
 			timed(t, w.name+" world: "+s.name, func() {
 				if err := s.run(t.Context(), w.newJob(t.TempDir(), s.job...), &r); err != nil {
@@ -53,7 +60,7 @@ func TestRealCluster(t *testing.T) {
 	}
 
 	var all []row
-	for i := range scenarios {
+	for i := range chosen {
 		for _, w := range worlds {
 			all = append(all, rows[w.name][i])
 		}
@@ -63,11 +70,26 @@ func TestRealCluster(t *testing.T) {
 	artifacts := filepath.Join(cachedir.Artifacts(), t.Name())
 	require.NoError(t, os.MkdirAll(artifacts, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(artifacts, "table.md"), []byte(report), 0o644))
-	for i, s := range scenarios {
+	for i, s := range chosen {
 		if err := s.check(rows["plugin"][i], rows["stock"][i]); err != nil {
 			t.Errorf("%s: %v", s.name, err)
 		}
 	}
+}
+
+// selected are the scenarios -cluster.scenarios matches, all by default.
+func selected(t *testing.T) []scenario {
+	t.Helper()
+	match, err := regexp.Compile(*only)
+	require.NoError(t, err, "-cluster.scenarios")
+	var chosen []scenario
+	for _, s := range scenarios {
+		if match.MatchString(s.name) {
+			chosen = append(chosen, s)
+		}
+	}
+	require.NotEmpty(t, chosen, "-cluster.scenarios %q matches no scenario", *only)
+	return chosen
 }
 
 // revive starts again each JobManager that exited by itself during a
