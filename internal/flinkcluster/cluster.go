@@ -92,10 +92,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		config: defaults(opts.Dir).with(opts.Config),
 		java:   append(append([]string{"java"}, opts.JavaOpts...), "-cp", filepath.Join(lib, "*")),
 	}
-	// Four ports per JobManager: with a factory-class HA type Flink binds
-	// jobmanager.rpc.port for every JobManager (high-availability.jobmanager.port
-	// is honoured only for zookeeper), so each has its own, and both keys
-	// name it so that both worlds bind the same.
+	// An RPC and a REST port per JobManager: with a factory-class HA type
+	// Flink binds jobmanager.rpc.port for every JobManager
+	// (high-availability.jobmanager.port is honoured only for zookeeper),
+	// so each has its own, and both keys name it so that both worlds bind
+	// the same.
 	ports, err := freeport.Ports(4)
 	if err != nil {
 		return nil, fmt.Errorf("start flink cluster: %w", err)
