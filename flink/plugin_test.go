@@ -23,8 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
-	"github.com/checkpoint-finalizer/finalizer/internal/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
@@ -224,14 +223,12 @@ func startWorker(t *testing.T, taskQueue, bucket, cluster, zookeeper, root strin
 	return p
 }
 
-// maven is the mvn command line: Maven from Debian if missing, its
-// repository cached outside the repository (artifacts are keyed by
-// version by Maven itself), batch mode.
+// maven is the mvn command line the harnesses share (flinkcluster.Maven).
 func maven(t *testing.T) []string {
 	t.Helper()
-	require.NoError(t, debian.Ensure(debian.Command("mvn"), "maven"))
-	repo := filepath.Join(cachedir.Root(), "maven", "repository")
-	return []string{"mvn", "-B", "-ntp", "-Dmaven.repo.local=" + repo}
+	mvn, err := flinkcluster.Maven()
+	require.NoError(t, err)
+	return mvn
 }
 
 // surefire is what Maven printed about the tests: each class's line and

@@ -1,0 +1,185 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+)
+
+// retained is execution.checkpointing.num-retained of both worlds and
+// the worker's -retain.
+const retained = 2
+
+// world is one way of running Flink: its HA configuration, the extra
+// jars of its lib/, and what its operator does after a job ended.
+type world struct {
+	name string
+	// cluster names the Flink cluster (high-availability.cluster-id) and
+	// the finalizer's cluster, a DNS label.
+	cluster string
+	config  flinkcluster.Config
+	jars    []string
+	// settle is what the world's operator runs after a job ended, before
+	// the directories left are counted: the manual step it stands for,
+	// "" when there is none.
+	settle func(ctx context.Context) (string, error)
+	// proof says what is wrong with the world as configured, read once
+	// its scenarios ran (a plugin world that never called the finalizer
+	// would be a second stock world); nil when there is nothing to prove.
+	proof func(ctx context.Context) error
+	// bucket holds the checkpoint and savepoint directories.
+	bucket string
+	c      *flinkcluster.Cluster
+}
+
+// common is the configuration both worlds share: Flink's ZooKeeper HA
+// keys (the plugin delegates to ZooKeeper) with a short session, so a
+// JobManager's crash is noticed in seconds, not ZooKeeper's 40 s, and
+// Flink's checkpoint directories in the bucket.
+func common(bucket, cluster string) flinkcluster.Config {
+	return flinkcluster.Config{
+		"high-availability.zookeeper.quorum":                    zk.Addr,
+		"high-availability.zookeeper.path.root":                 "/flink-" + filepath.Base(bucket),
+		"high-availability.cluster-id":                          cluster,
+		"high-availability.storageDir":                          "file://" + filepath.Join(bucket, "flink", cluster, "ha"),
+		"high-availability.zookeeper.client.session-timeout":    "4000",
+		"high-availability.zookeeper.client.connection-timeout": "4000",
+		"execution.checkpointing.dir":                           "file://" + filepath.Join(bucket, "flink", cluster, "checkpoints"),
+		"execution.checkpointing.savepoint-dir":                 "file://" + filepath.Join(bucket, "flink", cluster, "savepoints"),
+		"execution.checkpointing.num-retained":                  fmt.Sprint(retained),
+	}
+}
+
+// stockWorld is Flink's own ZooKeeper HA: the yardstick.
+func stockWorld(bucket string) *world {
+	w := &world{name: "stock", cluster: "stock", bucket: bucket, config: common(bucket, "stock")}
+	w.config["high-availability.type"] = "zookeeper"
+	w.settle = func(context.Context) (string, error) { return "", nil }
+	return w
+}
+
+// pluginWorld is the plugin installed as docs/flink.md says: its jar in
+// lib/, its factory as the HA type, its keys, and a worker on the
+// ZooKeeper store serving the cluster with Flink's layout.
+func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
+	t.Helper()
+	const cluster = "plugin"
+	taskQueue := "flink-cluster-" + filepath.Base(bucket)
+	workerproc.Start(t, workerBin,
+		"-temporal-address="+temporal.HostPort, "-temporal-namespace="+temporal.Namespace, "-task-queue="+taskQueue,
+		"-state-bucket=file://"+bucket, "-store=zookeeper", "-zookeeper-servers="+zk.Addr,
+		"-zookeeper-root=/finalizer-"+filepath.Base(bucket),
+		"-clusters="+cluster+"=flink/"+cluster+"/checkpoints:flink/"+cluster+"/savepoints",
+		fmt.Sprintf("-retain=%d", retained),
+		// The reconciler a test runs must not wait out the production floor.
+		"-reconcile-min-grace=0s")
+	w := &world{name: "plugin", cluster: cluster, bucket: bucket, config: common(bucket, cluster), jars: []string{pluginJar}}
+	for k, v := range map[string]string{
+		"high-availability.type":       "io.github.checkpointfinalizer.flink.FinalizerHaServicesFactory",
+		"finalizer.state-bucket":       "file://" + bucket,
+		"finalizer.temporal.address":   temporal.HostPort,
+		"finalizer.temporal.namespace": temporal.Namespace,
+		"finalizer.task-queue":         taskQueue,
+	} {
+		w.config[k] = v
+	}
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: temporal.HostPort, Namespace: temporal.Namespace,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	require.NoError(t, err)
+	t.Cleanup(tc.Close)
+	fc := client.New(tc, client.Options{TaskQueue: taskQueue})
+	// docs/flink.md leaves the state of jobs that ended with discard to the
+	// reconciler, which an operator schedules: run once here, no grace.
+	w.settle = func(ctx context.Context) (string, error) {
+		req := contract.NewReconcileRequest(cluster)
+		req.Apply, req.Grace = true, 0
+		if _, err := fc.Reconcile(ctx, req); err != nil {
+			return "", fmt.Errorf("reconcile: %w", err)
+		}
+		return "finalizer reconcile --apply", nil
+	}
+	w.proof = func(ctx context.Context) error {
+		resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+			Namespace: temporal.Namespace, Query: "WorkflowType = '" + contract.FinalizeWorkflow + "'",
+		})
+		if err != nil {
+			return fmt.Errorf("count finalizations: %w", err)
+		}
+		if resp.GetCount() == 0 {
+			return fmt.Errorf("no %s ran: the cluster did not finalize through the finalizer", contract.FinalizeWorkflow)
+		}
+		return nil
+	}
+	return w
+}
+
+// start starts the world's cluster for the test's lifetime; a failed
+// test shows the end of each process's log.
+func (w *world) start(t *testing.T, lib string, javaOpts []string) {
+	t.Helper()
+	dir := t.TempDir()
+	var err error
+	w.c, err = flinkcluster.Start(t.Context(), flinkcluster.Options{
+		Dir: dir, Lib: lib, Jars: w.jars, JavaOpts: javaOpts, Config: w.config,
+	})
+	require.NoError(t, err, "start the %s world's cluster (logs in %s)", w.name, dir)
+	t.Cleanup(func() {
+		if err := w.c.Stop(); err != nil {
+			t.Logf("%s world: stop: %v", w.name, err)
+		}
+		if t.Failed() {
+			for _, log := range w.c.Logs() {
+				b, _ := os.ReadFile(log)
+				t.Logf("%s (last 8 KiB):\n%s", log, tail(b, 8<<10))
+			}
+		}
+	})
+}
+
+// checkpointDirs counts the chk-N directories of jobs in the world's
+// checkpoint directory now.
+func (w *world) checkpointDirs(jobs ...string) int {
+	n := 0
+	for _, job := range jobs {
+		dirs, _ := filepath.Glob(filepath.Join(w.bucket, "flink", w.cluster, "checkpoints", job, "chk-*"))
+		n += len(dirs)
+	}
+	return n
+}
+
+// newestCheckpoint is the newest chk-N directory of a job with its
+// _metadata, the one a user restores with -s, or "" when none is left.
+func (w *world) newestCheckpoint(job string) string {
+	metas, _ := filepath.Glob(filepath.Join(w.bucket, "flink", w.cluster, "checkpoints", job, "chk-*", "_metadata"))
+	newest, best := "", int64(-1)
+	for _, m := range metas {
+		var id int64
+		if _, err := fmt.Sscanf(filepath.Base(filepath.Dir(m)), "chk-%d", &id); err == nil && id > best {
+			newest, best = filepath.Dir(m), id
+		}
+	}
+	return newest
+}
+
+func (w *world) savepoints() string {
+	return filepath.Join(w.bucket, "flink", w.cluster, "savepoints")
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
