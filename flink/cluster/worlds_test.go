@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/docblock"
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 )
@@ -86,13 +88,14 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 		// The reconciler a test runs must not wait out the production floor.
 		"-reconcile-min-grace=0s")
 	w := &world{name: "plugin", cluster: cluster, bucket: bucket, config: common(bucket, cluster), jars: []string{pluginJar}}
-	for k, v := range map[string]string{
-		"high-availability.type":       "io.github.checkpointfinalizer.flink.FinalizerHaServicesFactory",
-		"finalizer.state-bucket":       "file://" + bucket,
-		"finalizer.temporal.address":   temporal.HostPort,
-		"finalizer.temporal.namespace": temporal.Namespace,
-		"finalizer.task-queue":         taskQueue,
-	} {
+	for k, v := range installed(t, common(bucket, cluster), map[string]string{
+		"high-availability.type":               "io.github.checkpointfinalizer.flink.FinalizerHaServicesFactory",
+		"finalizer.high-availability.delegate": "zookeeper",
+		"finalizer.state-bucket":               "file://" + bucket,
+		"finalizer.temporal.address":           temporal.HostPort,
+		"finalizer.temporal.namespace":         temporal.Namespace,
+		"finalizer.task-queue":                 taskQueue,
+	}) {
 		w.config[k] = v
 	}
 	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: temporal.HostPort, Namespace: temporal.Namespace,
@@ -182,4 +185,31 @@ func tail(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
+}
+
+// installed is the configuration docs/flink.md's "Installing on a Flink
+// cluster" tells a user to set, with this test's values: the block must
+// name exactly the keys the plugin world sets (Flink's from common, the
+// plugin's from plugin), so the documentation cannot drift from what runs.
+func installed(t *testing.T, common flinkcluster.Config, plugin map[string]string) map[string]string {
+	t.Helper()
+	block, err := docblock.Block("docs/flink.md", "flink-cluster-config")
+	require.NoError(t, err)
+	ours := map[string]string{}
+	var documented []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		key, _, ok := strings.Cut(line, ":")
+		require.True(t, ok, "docs/flink.md's cluster configuration: %q is no key: value line", line)
+		documented = append(documented, key)
+		if v, ok := plugin[key]; ok {
+			ours[key] = v
+		} else if v, ok := common[key]; ok {
+			ours[key] = v
+		}
+	}
+	require.Len(t, ours, len(documented), "every key docs/flink.md's cluster configuration names is one the test sets: %v", documented)
+	for k := range plugin {
+		require.Contains(t, documented, k, "docs/flink.md's cluster configuration names every key of the plugin")
+	}
+	return ours
 }
