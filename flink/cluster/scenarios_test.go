@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
 )
 
 // scenario is one row pair of the table: what happens to a job, run in
 // each world on the world's cluster, and what must hold between the
-// plugin's row and stock's. More scenarios are more entries (next: the
-// worker away, Temporal away, a dropped write, incremental RocksDB, a
-// bounded restart strategy).
+// plugin's row and stock's. More scenarios are more entries (next: a
+// dropped write and a dropped reply, a bounded restart strategy, restore
+// modes).
 type scenario struct {
 	name string
 	// job are the job's arguments beyond its folder and interval: its own
@@ -42,7 +45,18 @@ var scenarios = []scenario{
 	{name: "cancel after a JobManager failover, RETAIN_ON_CANCELLATION, incremental RocksDB",
 		job: append(append([]string{}, retainOnCancellation...), incrementalRocksDB...), run: cancelAfterFailover,
 		check: keepsWhatStockKeeps},
+	{name: "the worker away for 40 s during a kill -9 of the leading JobManager", run: awayDuringFailover(outageWorker),
+		check: survivesOutage},
+	{name: "Temporal away for 40 s while checkpointing", run: awayWhileCheckpointing(outageTemporal), check: survivesOutage},
 }
+
+// What a scenario takes away (world.away), and for how long: longer than
+// every bound of the plugin (its call timeout in the plugin world is 10 s).
+const (
+	outageWorker   = "worker"
+	outageTemporal = "temporal"
+	outage         = 40 * time.Second
+)
 
 // started submits the job and waits until it runs with a few checkpoints
 // completed, the state every scenario disrupts.
@@ -173,6 +187,125 @@ func keepsWhatStockKeeps(plugin, stock row) error {
 	err := exactOutput(plugin, stock)
 	if plugin.left < stock.left {
 		err = errors.Join(err, fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left))
+	}
+	return err
+}
+
+// awayDuringFailover: the finalizer's side away while the leading
+// JobManager is killed. The standby's JobMaster waits for its claim off its
+// main thread, the job INITIALIZING, for the whole outage, and no
+// JobManager exits; once we are back the job recovers by itself. The time
+// to RUNNING is from the crash, the outage included.
+func awayDuringFailover(what string) func(ctx context.Context, j *jobRun, r *row) error {
+	return func(ctx context.Context, j *jobRun, r *row) error {
+		w := j.w
+		if err := started(ctx, j); err != nil {
+			return err
+		}
+		leader, err := w.c.Leader(ctx)
+		if err != nil {
+			return err
+		}
+		back, err := w.away(what)
+		if err != nil {
+			return err
+		}
+		killed := time.Now()
+		if err := leader.Kill(); err != nil {
+			return errors.Join(err, back())
+		}
+		runningAt, err := outlast(ctx, j, leader)
+		if err := errors.Join(err, back()); err != nil {
+			return err
+		}
+		if runningAt.IsZero() {
+			if _, err := j.waitRunning(ctx, killed, killed); err != nil {
+				return err
+			}
+			runningAt = time.Now()
+		}
+		r.toRunning, r.restored = runningAt.Sub(killed), j.restored(ctx)
+		if err := leader.Start(ctx); err != nil {
+			return err
+		}
+		return completeAndFinish(ctx, j, r)
+	}
+}
+
+// awayWhileCheckpointing: the finalizer's side away while the job runs and
+// checkpoints. Checkpoints wait (the one in flight fails, as against an
+// unavailable checkpoint storage), the job is never failed, no JobManager
+// exits; once we are back it checkpoints again.
+func awayWhileCheckpointing(what string) func(ctx context.Context, j *jobRun, r *row) error {
+	return func(ctx context.Context, j *jobRun, r *row) error {
+		w := j.w
+		if err := started(ctx, j); err != nil {
+			return err
+		}
+		back, err := w.away(what)
+		if err != nil {
+			return err
+		}
+		_, err = outlast(ctx, j, nil)
+		if err := errors.Join(err, back()); err != nil {
+			return err
+		}
+		return completeAndFinish(ctx, j, r)
+	}
+}
+
+// outlast waits out the outage, failing when a JobManager other than
+// crashed exits or the job fails meanwhile, and returns when the job was
+// first seen RUNNING again, restored after the crash (zero when it was
+// not, or when nothing crashed).
+func outlast(ctx context.Context, j *jobRun, crashed *flinkcluster.JobManager) (time.Time, error) {
+	var runningAt time.Time
+	for end := time.Now().Add(outage); time.Now().Before(end); {
+		for _, jm := range j.w.c.JobManagers {
+			if jm != crashed && !jm.Running() {
+				return runningAt, fmt.Errorf("%s exited while we were away (log %s)", jm.Name(), jm.Log())
+			}
+		}
+		if job, err := j.w.c.Job(ctx, j.last()); err == nil {
+			if job.State == "FAILED" {
+				return runningAt, errors.New("the job FAILED while we were away")
+			}
+			if runningAt.IsZero() && crashed != nil && job.Running() {
+				if cp, err := j.w.c.Checkpoints(ctx, j.last()); err == nil && cp.Latest.Restored != nil {
+					runningAt = time.Now()
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return runningAt, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return runningAt, nil
+}
+
+// completeAndFinish: a checkpoint completes again, the job ends, the
+// world's operator settles.
+func completeAndFinish(ctx context.Context, j *jobRun, r *row) error {
+	if _, err := j.waitCompleted(ctx, 0); err != nil {
+		return err
+	}
+	if err := j.finish(ctx); err != nil {
+		return err
+	}
+	return j.settle(ctx, r)
+}
+
+// survivesOutage: exact output in both worlds, and the plugin's world
+// needed no person: no JobManager restarted by hand, no step but the
+// scheduled reconciler's.
+func survivesOutage(plugin, stock row) error {
+	err := exactOutput(plugin, stock)
+	for _, step := range plugin.steps {
+		if !strings.HasPrefix(step, "finalizer reconcile") {
+			err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))
+		}
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,6 +18,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/docblock"
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/netfault"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 )
 
@@ -41,6 +43,10 @@ type world struct {
 	// its scenarios ran (a plugin world that never called the finalizer
 	// would be a second stock world); nil when there is nothing to prove.
 	proof func(ctx context.Context) error
+	// away takes the finalizer's side away (outageWorker, outageTemporal)
+	// and returns what brings it back; stock, which has neither, runs the
+	// same scenario undisturbed: the yardstick.
+	away func(what string) (back func() error, err error)
 	// bucket holds the checkpoint and savepoint directories.
 	bucket string
 	c      *flinkcluster.Cluster
@@ -69,6 +75,7 @@ func stockWorld(bucket string) *world {
 	w := &world{name: "stock", cluster: "stock", bucket: bucket, config: common(bucket, "stock")}
 	w.config["high-availability.type"] = "zookeeper"
 	w.settle = func(context.Context) (string, error) { return "", nil }
+	w.away = func(string) (func() error, error) { return func() error { return nil }, nil }
 	return w
 }
 
@@ -79,7 +86,11 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 	t.Helper()
 	const cluster = "plugin"
 	taskQueue := "flink-cluster-" + filepath.Base(bucket)
-	workerproc.Start(t, workerBin,
+	// The plugin reaches Temporal through a proxy a scenario black-holes.
+	temporalProxy, err := netfault.Start(temporal.HostPort)
+	require.NoError(t, err)
+	t.Cleanup(temporalProxy.Close)
+	worker, _ := workerproc.StartProcess(t, workerBin,
 		"-temporal-address="+temporal.HostPort, "-temporal-namespace="+temporal.Namespace, "-task-queue="+taskQueue,
 		"-state-bucket=file://"+bucket, "-store=zookeeper", "-zookeeper-servers="+zk.Addr,
 		"-zookeeper-root=/finalizer-"+filepath.Base(bucket),
@@ -92,11 +103,24 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 		"high-availability.type":               "io.github.checkpointfinalizer.flink.FinalizerHaServicesFactory",
 		"finalizer.high-availability.delegate": "zookeeper",
 		"finalizer.state-bucket":               "file://" + bucket,
-		"finalizer.temporal.address":           temporal.HostPort,
+		"finalizer.temporal.address":           temporalProxy.Addr,
 		"finalizer.temporal.namespace":         temporal.Namespace,
 		"finalizer.task-queue":                 taskQueue,
 	}) {
 		w.config[k] = v
+	}
+	// Shorter than an outage: every try the plugin makes runs out while we
+	// are away, as in an outage of hours.
+	w.config["finalizer.call-timeout"] = "10s"
+	w.away = func(what string) (func() error, error) {
+		switch what {
+		case outageWorker:
+			return func() error { return worker.Signal(syscall.SIGCONT) }, worker.Signal(syscall.SIGSTOP)
+		case outageTemporal:
+			temporalProxy.Partition()
+			return func() error { temporalProxy.Heal(); return nil }, nil
+		}
+		return nil, fmt.Errorf("no outage %q", what)
 	}
 	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: temporal.HostPort, Namespace: temporal.Namespace,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
