@@ -297,11 +297,15 @@ func completeAndFinish(ctx context.Context, j *jobRun, r *row) error {
 	return j.settle(ctx, r)
 }
 
-// survivesOutage: exact output in both worlds, and the plugin's world
-// needed no person: no JobManager restarted by hand, no step but the
-// scheduled reconciler's.
+// survivesOutage: exact output in both worlds, the plugin's world leaves
+// no more than stock (our outage leaves nothing behind) and needed no
+// person: no JobManager restarted by hand, no step but the scheduled
+// reconciler's.
 func survivesOutage(plugin, stock row) error {
 	err := exactOutput(plugin, stock)
+	if plugin.left > stock.left {
+		err = errors.Join(err, fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left))
+	}
 	for _, step := range plugin.steps {
 		if !strings.HasPrefix(step, "finalizer reconcile") {
 			err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))

@@ -8,11 +8,14 @@ import io.github.checkpointfinalizer.flink.wire.LatestRequest;
 import io.github.checkpointfinalizer.flink.wire.RestorePoint;
 import io.github.checkpointfinalizer.flink.wire.RetireRequest;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributeKey;
@@ -190,6 +193,23 @@ final class FinalizerClient implements AutoCloseable {
             }
         }
         return result(id, stub, wait, FinalizeResult.class);
+    }
+
+    /** Whether an execution of the workflow ID exists (running, or closed and still retained). */
+    boolean exists(String workflowId) {
+        try {
+            client.newUntypedWorkflowStub(workflowId).describe();
+            return true;
+        } catch (WorkflowNotFoundException absent) {
+            return false;
+        } catch (RuntimeException e) {
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
+                    return false;
+                }
+            }
+            throw e;
+        }
     }
 
     /** Retires the job under the standing claim and waits for the store's answer. */

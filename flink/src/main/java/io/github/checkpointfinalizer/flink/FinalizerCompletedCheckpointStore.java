@@ -24,9 +24,12 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -77,8 +80,8 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
      * after the reference is gone, so deleting the rest then never takes state a reference needs.
      */
     private final List<CompletedCheckpoint> subsumedPending = new ArrayList<>();
-    /** Checkpoints whose finalization's outcome is unknown, until a claim settles them. */
-    private final List<CompletedCheckpoint> inDoubt = new ArrayList<>();
+    /** Checkpoints whose finalization's outcome is unknown, until a claim settles them, with their workflow IDs. */
+    private final Map<CompletedCheckpoint, String> inDoubt = new LinkedHashMap<>();
     /** Whether {@link #inDoubt} is empty, read without the store's lock (a trigger never waits on it). */
     private volatile boolean settled = true;
     /** Whether a settling claim runs in the background. */
@@ -126,7 +129,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
         }
         if (!awaitSettled(deadline)) {
             throw new FlinkException("checkpoint " + checkpoint.getCheckpointID() + " of job " + claim.job()
-                    + " was not finalized: the finalizer has not yet settled " + describe(inDoubt)
+                    + " was not finalized: the finalizer has not yet settled " + describe(inDoubt.keySet())
                     + " within " + FinalizerOptions.PUBLISH_WAIT.key() + "; no finalization was started for it");
         }
         FinalizeRequest req;
@@ -267,7 +270,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
 
     private PossibleInconsistentStateException possiblyPublished(
             CompletedCheckpoint checkpoint, FinalizeRequest req, String why, Exception cause) {
-        inDoubt.add(checkpoint);
+        inDoubt.put(checkpoint, req.workflowId());
         settled = false;
         settleInBackground();
         return new PossibleInconsistentStateException("checkpoint " + checkpoint.getCheckpointID() + " of job "
@@ -288,7 +291,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             if (!awaitSettled(System.nanoTime() + settings.mainThreadWait().toNanos())) {
                 LOG.warn("Job {} restores from checkpoint {}, the newest known to be published: the finalizer has"
                         + " not yet settled {}; new checkpoints wait until it has.", claim.job(),
-                        retained.isEmpty() ? "none" : retained.peekLast().getCheckpointID(), describe(inDoubt));
+                        retained.isEmpty() ? "none" : retained.peekLast().getCheckpointID(), describe(inDoubt.keySet()));
             }
         }
         return retained.peekLast();
@@ -314,11 +317,13 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
      */
     private void settle() {
         List<CompletedCheckpoint> known;
+        Map<CompletedCheckpoint, String> doubts;
         String what;
         synchronized (this) {
             known = new ArrayList<>(retained);
-            known.addAll(inDoubt);
-            what = "job " + claim.job() + ": settling " + describe(inDoubt);
+            known.addAll(inDoubt.keySet());
+            doubts = new LinkedHashMap<>(inDoubt);
+            what = "job " + claim.job() + ": settling " + describe(inDoubt.keySet());
         }
         List<CompletedCheckpoint> restored = null;
         try {
@@ -339,6 +344,32 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
             settling = false;
             notifyAll();
         }
+        if (restored != null) {
+            doubts.keySet().removeAll(restored);
+            doubts.forEach(this::discardIfNeverStarted);
+        }
+    }
+
+    /**
+     * A checkpoint in doubt that the settling claim did not restore can never be published (the
+     * claim fenced its epoch). If its finalization never started (Temporal was away when it was
+     * triggered), nothing of the finalizer holds its files: they are deleted as Flink deletes a
+     * checkpoint it failed to store, so that our outage leaves nothing behind. A finalization that
+     * did start decides itself. Should its start still arrive, it finds the metadata gone and
+     * publishes nothing.
+     */
+    private void discardIfNeverStarted(CompletedCheckpoint checkpoint, String workflowId) {
+        try {
+            if (claim.client().within(settings.callTimeout(), () -> true, () -> claim.client().exists(workflowId))) {
+                return;
+            }
+            checkpoint.markAsDiscarded().discard();
+            LOG.info("Job {}: checkpoint {}, never finalized (its finalization never started) and never to be"
+                    + " published, deleted.", claim.job(), checkpoint.getCheckpointID());
+        } catch (Exception e) {
+            LOG.warn("Job {}: checkpoint {} was never published; deleting its files failed, they stay ({}).",
+                    claim.job(), checkpoint.getCheckpointID(), checkpoint.getExternalPointer(), e);
+        }
     }
 
     /** Waits, releasing the store, until nothing is in doubt or the deadline passes. */
@@ -358,7 +389,7 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
         return true;
     }
 
-    private static String describe(List<CompletedCheckpoint> checkpoints) {
+    private static String describe(Collection<CompletedCheckpoint> checkpoints) {
         return "checkpoint(s) in doubt " + checkpoints.stream().map(c -> Long.toString(c.getCheckpointID()))
                 .collect(java.util.stream.Collectors.joining(", "));
     }
