@@ -60,7 +60,7 @@ func (r *run) retireAndReuse(ctx context.Context, j *job) (bool, error) {
 	r.cfg.Logger.Info("job retired", "job", j.id, "epoch", epoch, "discardCheckpoints", discard, "inFlight", inFlight)
 
 	r.checkRetired(ctx, j, epoch)
-	if !discard {
+	if !discard || r.keepsRecord(ctx, j) {
 		return r.resubmit(ctx, j, epoch)
 	}
 	if !r.awaitForgotten(ctx, j, retiredAt) {
@@ -176,6 +176,24 @@ func (r *run) checkRetired(ctx context.Context, j *job, epoch uint64) {
 		}
 		pace.Sleep(ctx, time.Second)
 	}
+}
+
+// keepsRecord reports whether the retired job holds a kept record (a
+// savepoint's tombstone, whatever the retirement said, or a retained
+// one): no collection takes it, so the job stays retired for good and its
+// job manager resubmits instead of waiting for it to be forgotten.
+func (r *run) keepsRecord(ctx context.Context, j *job) bool {
+	entries, err := j.lane.Checker().ListEntries(ctx, j.id)
+	for err != nil && ctx.Err() == nil {
+		pace.Sleep(ctx, 250*time.Millisecond)
+		entries, err = j.lane.Checker().ListEntries(ctx, j.id)
+	}
+	for _, e := range entries {
+		if e.Tombstone != nil && e.Tombstone.Kept() {
+			return true
+		}
+	}
+	return false
 }
 
 // awaitForgotten waits until the store no longer holds the job retired:
