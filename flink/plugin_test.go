@@ -7,11 +7,9 @@ package flink_test
 
 import (
 	"bufio"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,9 +20,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/flinkworld"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
@@ -43,47 +41,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if realserver.Short() {
-		os.Exit(m.Run()) // the test skips in realserver.Require
-	}
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	cli, err := devserver.EnsureCLI(ctx, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "flink: temporal CLI:", err)
-		return 1
-	}
-	temporal, err = devserver.StartServer(ctx, devserver.Options{
-		SearchAttributes: contract.SearchAttributes(), CLIPath: cli, Progress: os.Stderr,
+	flinkworld.Main(m, "flink", func(w flinkworld.World) int {
+		temporal, zk, workerBin = w.Temporal, w.ZooKeeper, w.WorkerBin
+		// The API server Flink's Kubernetes HA services and a worker on the
+		// Kubernetes store share, started by the first test that asks.
+		return kubetest.Run(m, kubetest.Options{})
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "flink: start temporal:", err)
-		return 1
-	}
-	defer func() { _ = temporal.Cleanup(false) }()
-	if zk, err = zktest.StartServer(); err != nil {
-		fmt.Fprintln(os.Stderr, "flink: start zookeeper:", err)
-		return 1
-	}
-	defer zk.Cleanup(false)
-	dir, err := os.MkdirTemp("", "flink-worker-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "flink:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if workerBin, err = workerproc.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "flink:", err)
-		return 1
-	}
-	// The API server Flink's Kubernetes HA services and a worker on the
-	// Kubernetes store share, started by the first test that asks.
-	return kubetest.Run(m, kubetest.Options{})
 }
 
 // TestPluginOnMiniClusters runs every Java test of the plugin (mvn verify:

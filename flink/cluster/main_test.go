@@ -11,17 +11,10 @@
 package cluster_test
 
 import (
-	"context"
-	"flag"
-	"fmt"
-	"os"
 	"testing"
-	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/flinkworld"
 	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
 )
 
@@ -32,44 +25,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if realserver.Short() {
-		os.Exit(m.Run()) // the test skips in realserver.Require
-	}
-	os.Exit(run(m))
-}
-
-// run starts the servers every world shares and builds the worker.
-func run(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	cli, err := devserver.EnsureCLI(ctx, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "flink/cluster: temporal CLI:", err)
-		return 1
-	}
-	temporal, err = devserver.StartServer(ctx, devserver.Options{
-		SearchAttributes: contract.SearchAttributes(), CLIPath: cli, Progress: os.Stderr,
+	flinkworld.Main(m, "flink/cluster", func(w flinkworld.World) int {
+		temporal, zk, workerBin = w.Temporal, w.ZooKeeper, w.WorkerBin
+		return m.Run()
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "flink/cluster: start temporal:", err)
-		return 1
-	}
-	defer func() { _ = temporal.Cleanup(false) }()
-	if zk, err = zktest.StartServer(); err != nil {
-		fmt.Fprintln(os.Stderr, "flink/cluster: start zookeeper:", err)
-		return 1
-	}
-	defer zk.Cleanup(false)
-	dir, err := os.MkdirTemp("", "flink-cluster-worker-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "flink/cluster:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if workerBin, err = workerproc.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "flink/cluster:", err)
-		return 1
-	}
-	return m.Run()
 }
