@@ -7,6 +7,7 @@ import org.apache.flink.runtime.leaderelection.LeaderElection;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class JobLeadership {
     private final Map<JobID, UUID> leading = new ConcurrentHashMap<>();
     /** Jobs whose leader election runs here (a job in cleanup after a failover has none). */
-    private final Map<JobID, Boolean> contenders = new ConcurrentHashMap<>();
+    private final Set<JobID> contenders = ConcurrentHashMap.newKeySet();
 
     /** Whether this process holds the job's leadership now. */
     boolean leads(JobID job) {
@@ -31,7 +32,7 @@ final class JobLeadership {
 
     /** Whether Flink's leader election of the job runs in this process at all. */
     boolean contends(JobID job) {
-        return contenders.containsKey(job);
+        return contenders.contains(job);
     }
 
     /** The job's leader election, its contender watched. */
@@ -40,7 +41,7 @@ final class JobLeadership {
                 new Class<?>[] {LeaderElection.class}, (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "startLeaderElection":
-                            contenders.put(job, true);
+                            contenders.add(job);
                             args = new Object[] {watched(job, (LeaderContender) args[0])};
                             break;
                         case "close":
