@@ -110,13 +110,13 @@ final class FinalizerCompletedCheckpointStore extends AbstractCompleteCheckpoint
     public synchronized CompletedCheckpoint addCheckpointAndSubsumeOldestOne(
             CompletedCheckpoint checkpoint, CheckpointsCleaner checkpointsCleaner, Runnable postCleanup)
             throws Exception {
-        if (checkpoint.getProperties().isUnclaimed()) {
-            // Restored without claiming it (-s in NO_CLAIM mode, Flink's default): the user's
-            // snapshot, never the job's, so nothing is published. It is this store's restore base
-            // until the job's first checkpoint; a new JobMaster restores it again from the job's
-            // savepoint settings. A resubmission under the same job ID restores its retained
-            // checkpoint this way, below the watermark its new incarnation publishes above.
-            LOG.info("Job {} restores from {} without claiming it: kept as the restore base, not finalized.",
+        if (JobClaim.restoreBase(checkpoint)) {
+            // Restored with -s (JobClaim.restoreBase): the user's snapshot, never the job's, so
+            // nothing is published. It is this store's restore base until the job's first
+            // checkpoint; a new JobMaster restores it again from the job's savepoint settings. A
+            // resubmission under the same job ID restores its retained checkpoint this way, below
+            // the watermark its new incarnation publishes above.
+            LOG.info("Job {} restores from {}: kept as the restore base, not finalized.",
                     claim.job(), checkpoint.getExternalPointer());
             retained.addLast(checkpoint);
             CompletedCheckpoint subsumed = subsume();

@@ -117,7 +117,7 @@ final class JobClaim {
                 // Nothing of this incarnation was published: a snapshot it was restored from
                 // without claiming it stays its restore base.
                 List<CompletedCheckpoint> base = new ArrayList<>();
-                known.stream().filter(c -> c.getProperties().isUnclaimed())
+                known.stream().filter(JobClaim::restoreBase)
                         .max(Comparator.comparingLong(CompletedCheckpoint::getCheckpointID))
                         .ifPresent(base::add);
                 return base;
@@ -151,13 +151,37 @@ final class JobClaim {
     FinalizeRequest request(CompletedCheckpoint checkpoint) throws Exception {
         Path dir = CheckpointLoader.directory(checkpoint);
         Path metadata = new Path(dir, "_metadata");
-        boolean own = !checkpoint.getProperties().isSavepoint()
-                && !checkpoint.getProperties().isUnclaimed()
-                && dir.getName().equals("chk-" + checkpoint.getCheckpointID())
-                && dir.getParent() != null && dir.getParent().getName().equals(job());
+        boolean own = own(checkpoint);
         return new FinalizeRequest(cluster, job(), epoch, owner, checkpoint.getCheckpointID(),
                 bucket().key(metadata), StateBucket.sha256(metadata),
                 own ? bucket().key(dir) + "/" : null, !own, 0);
+    }
+
+    /**
+     * Whether the checkpoint is one this job completed into its own {@code chk-<N>/}, the only
+     * kind the finalizer may delete.
+     */
+    private boolean own(CompletedCheckpoint checkpoint) {
+        Path dir = CheckpointLoader.directory(checkpoint);
+        return !checkpoint.getProperties().isSavepoint()
+                && !checkpoint.getProperties().isUnclaimed()
+                && dir.getName().equals("chk-" + checkpoint.getCheckpointID())
+                && dir.getParent() != null && dir.getParent().getName().equals(job());
+    }
+
+    /**
+     * Whether the checkpoint is a snapshot the job was restored from with {@code -s}, in any claim
+     * mode, rather than one it completed: NO_CLAIM hands it over unclaimed, LEGACY with a
+     * savepoint's properties, CLAIM with the job's own; Flink's loader gives every restored
+     * snapshot a trigger timestamp of 0, which no completed checkpoint has. Such a snapshot is the
+     * job's restore base, never finalized: its files are the user's (another job's retained
+     * checkpoint, a savepoint, an old incarnation's checkpoint below the watermark), and a new
+     * JobMaster restores it again from the job's savepoint settings until the job's own
+     * checkpoints are published.
+     */
+    static boolean restoreBase(CompletedCheckpoint checkpoint) {
+        return checkpoint.getProperties().isUnclaimed() || checkpoint.getProperties().isSavepoint()
+                || checkpoint.getTimestamp() == 0;
     }
 
     /**
