@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
 )
 
 // interval is the job's checkpoint interval, as in the setup.
@@ -22,7 +24,10 @@ type jobRun struct {
 	w    *world
 	dir  string
 	args []string
-	ids  []string
+	// claimMode is the scenario's flink run --claimMode for a restore,
+	// Flink's default when empty.
+	claimMode string
+	ids       []string
 }
 
 // newJob is a job of the world whose folder is dir, with the scenario's
@@ -35,9 +40,13 @@ func (w *world) newJob(dir string, args ...string) *jobRun {
 func (j *jobRun) last() string { return j.ids[len(j.ids)-1] }
 
 // submit runs the job with flink run -d, from a savepoint or retained
-// checkpoint when from is set.
+// checkpoint when from is set, in the job's claim mode.
 func (j *jobRun) submit(ctx context.Context, from string) error {
-	id, err := j.w.c.Run(ctx, jarsBuilt.job, from, j.args...)
+	restore := flinkcluster.Restore{From: from}
+	if from != "" {
+		restore.ClaimMode = j.claimMode
+	}
+	id, err := j.w.c.Run(ctx, jarsBuilt.job, restore, j.args...)
 	if err != nil {
 		return err
 	}
@@ -128,7 +137,7 @@ func (j *jobRun) finish(ctx context.Context) error {
 // anything (the world needed it).
 func (j *jobRun) settle(ctx context.Context, r *row) error {
 	before := j.w.checkpointDirs(j.ids...)
-	step, err := j.w.settle(ctx)
+	step, err := j.w.settle(ctx, j.ids)
 	if err != nil {
 		return err
 	}

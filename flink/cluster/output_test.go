@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -45,6 +46,26 @@ func exactness(dir string) string {
 		return "exact"
 	}
 	return fmt.Sprintf("%d records committed for %d emitted; %s", total, emitted, strings.Join(problems[:min(3, len(problems))], ", "))
+}
+
+// duplicates says which records a job folder's committed output holds more
+// than once, "" when none: all a canceled job's output can be checked for.
+func duplicates(dir string) string {
+	seen, _, err := committed(filepath.Join(dir, "committed"))
+	if err != nil {
+		return err.Error()
+	}
+	var twice []string
+	for r, times := range seen {
+		if times > 1 {
+			twice = append(twice, fmt.Sprintf("key %d count %d committed %d times", r[0], r[1], times))
+		}
+	}
+	if len(twice) == 0 {
+		return ""
+	}
+	sort.Strings(twice)
+	return strings.Join(twice[:min(3, len(twice))], ", ")
 }
 
 // committed counts each committed (key, count) over every checkpoint's

@@ -36,3 +36,11 @@ func TestExactness(t *testing.T) {
 		exactness(jobFolder(t, "6", lost)))
 	assert.Contains(t, exactness(t.TempDir()), "the source never ended")
 }
+
+func TestDuplicates(t *testing.T) {
+	// A canceled job: no emitted file, a prefix committed.
+	dir := jobFolder(t, "", map[string]string{"3": "0 1\n1 1\n", "4": "2 1\n"})
+	assert.Empty(t, duplicates(dir))
+	again := jobFolder(t, "", map[string]string{"3": "0 1\n1 1\n", "4": "1 1\n2 1\n"})
+	assert.Equal(t, "key 1 count 1 committed 2 times", duplicates(again))
+}

@@ -37,14 +37,16 @@ func TestRealCluster(t *testing.T) {
 	require.NoError(t, err)
 
 	bucket := t.TempDir()
-	worlds := []*world{stockWorld(bucket), pluginWorld(t, bucket, jarsBuilt.plugin)}
+	worlds := []*world{stockWorld(t, bucket), pluginWorld(t, bucket, jarsBuilt.plugin)}
 	rows := map[string][]row{} // by world, in the order of scenarios
 	for _, w := range worlds {
 		timed(t, w.name+" world: cluster started", func() { w.start(t, flinkLib, javaOpts) })
 		for _, s := range chosen {
 			r := row{world: w.name, scenario: s.name, restored: "-", left: -1, output: "-"}
 			timed(t, w.name+" world: "+s.name, func() {
-				if err := s.run(t.Context(), w.newJob(t.TempDir(), s.job...), &r); err != nil {
+				j := w.newJob(t.TempDir(), s.job...)
+				j.claimMode = s.claimMode
+				if err := s.run(t.Context(), j, &r); err != nil {
 					t.Logf("%s world, %s: %v", w.name, s.name, err)
 					r.manual("needs a person: " + shorten(err.Error()))
 				}

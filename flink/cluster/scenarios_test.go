@@ -8,18 +8,20 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 )
 
 // scenario is one row pair of the table: what happens to a job, run in
 // each world on the world's cluster, and what must hold between the
-// plugin's row and stock's. More scenarios are more entries (next: a
-// dropped write and a dropped reply, a bounded restart strategy, restore
-// modes).
+// plugin's row and stock's. More scenarios are more entries.
 type scenario struct {
 	name string
 	// job are the job's arguments beyond its folder and interval: its own
-	// settings (retention, state backend).
+	// settings (retention, state backend, restart strategy).
 	job []string
+	// claimMode is flink run --claimMode of the scenario's restores with
+	// -s, Flink's default (no_claim) when empty.
+	claimMode string
 	// run drives the job's world through the scenario with the job, not
 	// yet submitted, filling in r. An error is the world's failure to
 	// get through it (a job that never runs again), reported in the row.
@@ -32,7 +34,9 @@ type scenario struct {
 // Job arguments of the scenarios.
 var (
 	retainOnCancellation = []string{"--retention", "RETAIN_ON_CANCELLATION"}
+	deleteOnCancellation = []string{"--retention", "DELETE_ON_CANCELLATION"}
 	incrementalRocksDB   = []string{"--state-backend", "rocksdb-incremental"}
+	boundedRestarts      = []string{"--restart-attempts", "3"}
 )
 
 var scenarios = []scenario{
@@ -48,6 +52,20 @@ var scenarios = []scenario{
 	{name: "the worker away for 40 s during a kill -9 of the leading JobManager", run: awayDuringFailover(outageWorker),
 		check: survivesCrashInOutage},
 	{name: "Temporal away for 40 s while checkpointing", run: awayWhileCheckpointing(outageTemporal), check: survivesOutage},
+	{name: "a checkpoint write to ZooKeeper whose request is lost, then kill -9 of the leading JobManager",
+		run: writeLost(zkfault.DropWriteRequest), check: recoversWithoutPerson},
+	{name: "a checkpoint write to ZooKeeper whose reply is lost, then kill -9 of the leading JobManager",
+		run: writeLost(zkfault.DropWriteReply), check: recoversWithoutPerson},
+	{name: "stop-with-savepoint, resume -s --claimMode claim", claimMode: "claim", run: stopAndResume, check: exactOutput},
+	{name: "stop-with-savepoint, resume -s --claimMode legacy", claimMode: "legacy", run: stopAndResume,
+		check: exactOutput},
+	{name: "cancel, DELETE_ON_CANCELLATION set by the job", job: deleteOnCancellation, run: cancelJob,
+		check: cleansAsStockCleans},
+	{name: "cancel, the cluster's default NO_EXTERNALIZED_CHECKPOINTS", run: cancelJob, check: cleansAsStockCleans},
+	{name: "the worker away for 40 s while checkpointing, 3 restarts allowed", job: boundedRestarts,
+		run: awayWhileCheckpointing(outageWorker), check: survivesOutage},
+	{name: "Temporal away for 40 s during a kill -9 of the leading JobManager, 3 restarts allowed",
+		job: boundedRestarts, run: awayDuringFailover(outageTemporal), check: survivesCrashInOutage},
 }
 
 // What a scenario takes away (world.away), and for how long: longer than
@@ -168,6 +186,97 @@ func cancelAfterFailover(ctx context.Context, j *jobRun, r *row) error {
 	}
 	r.output = exactness(j.dir)
 	return nil
+}
+
+// writeLost: the seed's fault (FLINK-22494, FLINK-28265). The next write
+// between the world's checkpoint writer and ZooKeeper (Flink's JobManager
+// in stock's world, the worker in the plugin's) loses its request or its
+// reply, the connection cut as a network fault cuts it; once a checkpoint
+// completed after it, the leading JobManager is killed, so the standby
+// recovers the job from what the store says. The time to RUNNING is from
+// the crash.
+func writeLost(f zkfault.Fault) func(ctx context.Context, j *jobRun, r *row) error {
+	return func(ctx context.Context, j *jobRun, r *row) error {
+		w := j.w
+		if err := started(ctx, j); err != nil {
+			return err
+		}
+		before, err := j.waitCompleted(ctx, 0)
+		if err != nil {
+			return err
+		}
+		select {
+		case <-w.storeFault(f):
+		case <-time.After(time.Minute):
+			return errors.New("no write to ZooKeeper within a minute")
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if _, err := j.waitCompleted(ctx, before); err != nil {
+			return err
+		}
+		if r.toRunning, r.restored, err = w.failover(ctx, j); err != nil {
+			return err
+		}
+		return completeAndFinish(ctx, j, r)
+	}
+}
+
+// recoversWithoutPerson: exact output in the plugin's world, no step of a
+// person, and no more directories left than stock leaves.
+func recoversWithoutPerson(plugin, stock row) error {
+	var err error
+	if plugin.output != "exact" {
+		err = fmt.Errorf("plugin world: output %s", plugin.output)
+	}
+	if plugin.left > stock.left {
+		err = errors.Join(err, fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left))
+	}
+	for _, step := range plugin.steps {
+		err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))
+	}
+	return err
+}
+
+// cancelJob: the job is canceled mid-run under its retention; nothing is
+// resumed (a discarding retention leaves nothing to resume from), so the
+// output is only checked to hold no record twice.
+func cancelJob(ctx context.Context, j *jobRun, r *row) error {
+	if err := started(ctx, j); err != nil {
+		return err
+	}
+	if err := j.w.c.Cancel(ctx, j.last()); err != nil {
+		return err
+	}
+	if err := j.waitState(ctx, "CANCELED"); err != nil {
+		return err
+	}
+	if err := j.settle(ctx, r); err != nil {
+		return err
+	}
+	r.output = "- (canceled)"
+	if dup := duplicates(j.dir); dup != "" {
+		r.output = dup
+	}
+	return nil
+}
+
+// cleansAsStockCleans: what stock deletes when the job ends, the plugin's
+// world deletes too, by itself: no more directories left, no manual step.
+func cleansAsStockCleans(plugin, stock row) error {
+	var err error
+	if plugin.left > stock.left {
+		err = fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left)
+	}
+	for _, r := range []row{stock, plugin} {
+		if r.output != "- (canceled)" {
+			err = errors.Join(err, fmt.Errorf("%s world: output %s", r.world, r.output))
+		}
+	}
+	for _, step := range plugin.steps {
+		err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))
+	}
+	return err
 }
 
 // exactOutput: the job's output is exact in both worlds.

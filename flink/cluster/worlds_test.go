@@ -9,8 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
 	"github.com/checkpoint-finalizer/finalizer/internal/netfault"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
 )
 
 // retained is execution.checkpointing.num-retained of both worlds and
@@ -35,10 +38,10 @@ type world struct {
 	cluster string
 	config  flinkcluster.Config
 	jars    []string
-	// settle is what the world's operator runs after a job ended, before
-	// the directories left are counted: the manual step it stands for,
-	// "" when there is none.
-	settle func(ctx context.Context) (string, error)
+	// settle is what the world's operator runs after the jobs ended,
+	// before the directories left are counted: the manual step it stands
+	// for, "" when there is none.
+	settle func(ctx context.Context, jobs []string) (string, error)
 	// proof says what is wrong with the world as configured, read once
 	// its scenarios ran (a plugin world that never called the finalizer
 	// would be a second stock world); nil when there is nothing to prove.
@@ -47,6 +50,10 @@ type world struct {
 	// and returns what brings it back; stock, which has neither, runs the
 	// same scenario undisturbed: the yardstick.
 	away func(what string) (back func() error, err error)
+	// storeFault arms a fault on the next write between the world's
+	// checkpoint writer and ZooKeeper (Flink's JobManagers in stock's, the
+	// worker in the plugin's) and returns a channel closed once it acted.
+	storeFault func(f zkfault.Fault) <-chan struct{}
 	// bucket holds the checkpoint and savepoint directories.
 	bucket string
 	c      *flinkcluster.Cluster
@@ -70,11 +77,14 @@ func common(bucket, cluster string) flinkcluster.Config {
 	}
 }
 
-// stockWorld is Flink's own ZooKeeper HA: the yardstick.
-func stockWorld(bucket string) *world {
+// stockWorld is Flink's own ZooKeeper HA: the yardstick. Flink reaches
+// ZooKeeper through a proxy a scenario drops a write of.
+func stockWorld(t *testing.T, bucket string) *world {
+	t.Helper()
 	w := &world{name: "stock", cluster: "stock", bucket: bucket, config: common(bucket, "stock")}
 	w.config["high-availability.type"] = "zookeeper"
-	w.settle = func(context.Context) (string, error) { return "", nil }
+	w.config["high-availability.zookeeper.quorum"] = zkProxy(t, &w.storeFault)
+	w.settle = func(context.Context, []string) (string, error) { return "", nil }
 	w.away = func(string) (func() error, error) { return func() error { return nil }, nil }
 	return w
 }
@@ -90,15 +100,19 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 	temporalProxy, err := netfault.Start(temporal.HostPort)
 	require.NoError(t, err)
 	t.Cleanup(temporalProxy.Close)
+	// The worker reaches its store through a proxy a scenario drops a
+	// write of; Flink's delegate reaches ZooKeeper directly.
+	var storeFault func(zkfault.Fault) <-chan struct{}
 	worker, _ := workerproc.StartProcess(t, workerBin,
 		"-temporal-address="+temporal.HostPort, "-temporal-namespace="+temporal.Namespace, "-task-queue="+taskQueue,
-		"-state-bucket=file://"+bucket, "-store=zookeeper", "-zookeeper-servers="+zk.Addr,
+		"-state-bucket=file://"+bucket, "-store=zookeeper", "-zookeeper-servers="+zkProxy(t, &storeFault),
 		"-zookeeper-root=/finalizer-"+filepath.Base(bucket),
 		"-clusters="+cluster+"=flink/"+cluster+"/checkpoints:flink/"+cluster+"/savepoints",
 		fmt.Sprintf("-retain=%d", retained),
 		// The reconciler a test runs must not wait out the production floor.
 		"-reconcile-min-grace=0s")
-	w := &world{name: "plugin", cluster: cluster, bucket: bucket, config: common(bucket, cluster), jars: []string{pluginJar}}
+	w := &world{name: "plugin", cluster: cluster, bucket: bucket, config: common(bucket, cluster), jars: []string{pluginJar},
+		storeFault: storeFault}
 	for k, v := range installed(t, common(bucket, cluster), map[string]string{
 		"high-availability.type":               "io.github.checkpointfinalizer.flink.FinalizerHaServicesFactory",
 		"finalizer.high-availability.delegate": "zookeeper",
@@ -127,9 +141,13 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 	require.NoError(t, err)
 	t.Cleanup(tc.Close)
 	fc := client.New(tc, client.Options{TaskQueue: taskQueue})
-	// docs/flink.md leaves the state of jobs that ended with discard to the
-	// reconciler, which an operator schedules: run once here, no grace.
-	w.settle = func(ctx context.Context) (string, error) {
+	// The worker finishes a job's retirement by itself; the reconciler an
+	// operator schedules (docs/flink.md) runs once after it, no grace, and
+	// is a manual step where it still had anything to delete.
+	w.settle = func(ctx context.Context, jobs []string) (string, error) {
+		if err := retired(ctx, tc, cluster, jobs); err != nil {
+			return "", err
+		}
 		req := contract.NewReconcileRequest(cluster)
 		req.Apply, req.Grace = true, 0
 		if _, err := fc.Reconcile(ctx, req); err != nil {
@@ -150,6 +168,72 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 		return nil
 	}
 	return w
+}
+
+// zkProxy starts a ZooKeeper fault proxy for the test's lifetime, sets
+// inject to arm it, and returns its address.
+func zkProxy(t *testing.T, inject *func(zkfault.Fault) <-chan struct{}) string {
+	t.Helper()
+	p, err := zkfault.Start(zk.Addr)
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	*inject = p.Inject
+	return p.Addr
+}
+
+// retired waits until each job has a retirement and none is still
+// running: what a job that ended leaves to the finalizer is done.
+func retired(ctx context.Context, tc sdkclient.Client, cluster string, jobs []string) error {
+	ctx, cancel := context.WithTimeout(ctx, waitLimit)
+	defer cancel()
+	for {
+		pending, err := retiring(ctx, tc, cluster, jobs)
+		if err == nil && len(pending) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the retirements of %v did not close within %s (pending %v, %v): %w", jobs, waitLimit, pending, err, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// retiring names the jobs without a retirement yet and the retirements
+// still running, as Temporal's visibility shows them.
+func retiring(ctx context.Context, tc sdkclient.Client, cluster string, jobs []string) ([]string, error) {
+	seen := map[string]bool{}
+	var pending []string
+	var token []byte
+	for {
+		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: temporal.Namespace, NextPageToken: token,
+			Query: "WorkflowType = '" + contract.RetireWorkflow + "'",
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range resp.GetExecutions() {
+			id := e.GetExecution().GetWorkflowId()
+			for _, job := range jobs {
+				if strings.HasPrefix(id, "retire/"+cluster+"/"+job+"/") {
+					seen[job] = true
+					if e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+						pending = append(pending, id)
+					}
+				}
+			}
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	for _, job := range jobs {
+		if !seen[job] {
+			pending = append(pending, "no retirement of "+job)
+		}
+	}
+	return pending, nil
 }
 
 // start starts the world's cluster for the test's lifetime; a failed

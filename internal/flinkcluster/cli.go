@@ -19,12 +19,23 @@ var (
 	savepointTaken = regexp.MustCompile(`Savepoint completed\. Path: (\S+)`)
 )
 
-// Run submits a job jar detached (flink run -d), restored from a savepoint
-// or retained checkpoint when from is set (-s), and returns its job ID.
-func (c *Cluster) Run(ctx context.Context, jar, from string, args ...string) (string, error) {
+// Restore is what a submission restores from (flink run -s): a savepoint
+// or retained checkpoint, and the claim mode (claim, no_claim, legacy;
+// Flink's default no_claim when empty). The zero Restore starts afresh.
+type Restore struct {
+	From      string
+	ClaimMode string
+}
+
+// Run submits a job jar detached (flink run -d), restored as from says,
+// and returns its job ID.
+func (c *Cluster) Run(ctx context.Context, jar string, from Restore, args ...string) (string, error) {
 	cli := []string{"run", "-d"}
-	if from != "" {
-		cli = append(cli, "-s", from)
+	if from.From != "" {
+		cli = append(cli, "-s", from.From)
+	}
+	if from.ClaimMode != "" {
+		cli = append(cli, "--claimMode", from.ClaimMode)
 	}
 	out, err := c.cli(ctx, append(append(cli, jar), args...)...)
 	if err != nil {

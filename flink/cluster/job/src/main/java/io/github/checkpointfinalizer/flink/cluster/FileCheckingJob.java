@@ -44,8 +44,9 @@ import java.util.TreeMap;
  * checkpoint than the one whose records were committed.
  *
  * <p>Arguments: {@code --dir DIR --interval MILLIS [--retention RETAIN_ON_CANCELLATION|...]
- * [--state-backend hashmap|rocksdb-incremental]}; the retention and the state backend are the
- * job's own settings, in its code, as a user sets them. Files under DIR:
+ * [--state-backend hashmap|rocksdb-incremental] [--restart-attempts N]}; the retention, the state
+ * backend and the restart strategy (fixed delay, 1000 attempts by default) are the job's own
+ * settings, in its code, as a user sets them. Files under DIR:
  *
  * <ul>
  *   <li>{@code committed/<checkpoint ID>}: the records that checkpoint committed, a "key count"
@@ -65,9 +66,11 @@ public final class FileCheckingJob {
         Map<String, String> flags = flags(args);
         String dir = required(flags, "dir");
         Configuration conf = new Configuration();
-        // A failover of the cluster is no reason for the job to fail for good.
+        // A failover of the cluster is no reason for the job to fail for good, unless a scenario
+        // bounds its restarts.
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1000);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS,
+                Integer.parseInt(flags.getOrDefault("restart-attempts", "1000")));
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
         if (flags.containsKey("retention")) {
             conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
