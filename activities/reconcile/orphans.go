@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -25,14 +26,10 @@ const (
 	// A fence there would be written into a job that does not exist, and a
 	// store that lost its data would have every handle look orphaned.
 	KeepUnknownJob = "job unknown to the store"
-	// KeepRetained: the job's retirement retained the checkpoint for the
-	// operator (a resubmitted job may restore from it).
-	KeepRetained = "retained by the job's retirement"
-	// KeepPreviousIncarnation: the state of a job ID's forgotten
-	// incarnation; its checkpoint directories are the new incarnation's too.
-	KeepPreviousIncarnation = "previous incarnation of a reused job ID"
-	// keepRetiring is formatted with the retirement's time.
-	keepRetiring = "retired at %s, within the grace"
+	// KeepRetained and KeepPreviousIncarnation: the rules the reconciler
+	// shares with a discarding retirement (activities.Retirement).
+	KeepRetained            = activities.KeepRetained
+	KeepPreviousIncarnation = activities.KeepPreviousIncarnation
 	// keepYoung is formatted with the handle's write time.
 	keepYoung = "written at %s, within the grace"
 	// keepShared is formatted with the checkpoint whose data overlaps.
@@ -110,12 +107,12 @@ func young(hi blobstate.HandleInfo, e stores.Entry, cutoff time.Time) bool {
 	if !hi.ModTime.IsZero() && !hi.ModTime.Before(cutoff) {
 		return true
 	}
-	t := retirement(e, contract.Token(hi.CheckpointID, hi.Epoch))
+	t := activities.Retirement(e, contract.Token(hi.CheckpointID, hi.Epoch))
 	return t != nil && t.Reason == stores.ReasonRetired && !t.Since.Before(cutoff)
 }
 
 func isRetained(e stores.Entry, token string) bool {
-	t := retirement(e, token)
+	t := activities.Retirement(e, token)
 	return t != nil && t.Reason == stores.ReasonRetained
 }
 
@@ -127,7 +124,7 @@ func keepReason(h blobstate.Handle, hi blobstate.HandleInfo, e stores.Entry, job
 		return KeepSavepoint
 	case hi.ModTime.IsZero():
 		return KeepAgeUnknown
-	case h.Epoch <= job.ForgottenEpoch && retirement(e, contract.Token(h.CheckpointID, h.Epoch)) == nil:
+	case h.Epoch <= job.ForgottenEpoch && activities.Retirement(e, contract.Token(h.CheckpointID, h.Epoch)) == nil:
 		// The new incarnation's directories, unless the key still holds
 		// the retirement's own tombstone (DiscardOrphan).
 		return KeepPreviousIncarnation
