@@ -32,11 +32,11 @@ func Retirement(e stores.Entry, token string) *stores.Tombstone {
 	return nil
 }
 
-// retirementKeeps says why a checkpoint its job's retirement removed keeps
+// RetirementKeeps says why a checkpoint its job's retirement removed keeps
 // its state: retained for the operator, or retired at or after
 // retiredBefore (the reconciler's grace; zero: no grace). "" when the
 // retirement let it go, or the key holds no retirement of token.
-func retirementKeeps(e stores.Entry, token string, retiredBefore time.Time) string {
+func RetirementKeeps(e stores.Entry, token string, retiredBefore time.Time) string {
 	switch t := Retirement(e, token); {
 	case t == nil:
 		return ""

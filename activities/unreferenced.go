@@ -70,7 +70,7 @@ func (g Guard) DiscardUnreferenced(ctx context.Context, handleKey string, retire
 	case gd.Entry.HoldsToken(gd.Token):
 		return Unreferenced{Referenced: true}, nil
 	}
-	if why := retirementKeeps(gd.Entry, gd.Token, retiredBefore); why != "" {
+	if why := RetirementKeeps(gd.Entry, gd.Token, retiredBefore); why != "" {
 		return Unreferenced{Kept: why}, nil
 	}
 	res, err := g.Discard(ctx, gd)
