@@ -53,7 +53,8 @@ var ErrFinalizationsRunning = errors.New("finalizations of retired checkpoints s
 
 // DiscardRetired discards the state of the checkpoints a discarding
 // retirement let go, as Flink does at a cancel with DELETE_ON_CANCELLATION,
-// without waiting for a reconcile run. It lists the job's handles in the
+// without waiting for a reconcile run (docs/design.md, "A discarding
+// retirement discards what it let go, once its finalization has closed"). It lists the job's handles in the
 // bucket and takes only those of the retirement's epoch or below whose key,
 // read linearizably, holds a retired tombstone of the handle's own token:
 // the store's proof that the state may go and that no reference can land on
