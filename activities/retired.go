@@ -85,6 +85,9 @@ func (a *Activities) DiscardRetired(ctx context.Context, in RetiredInput) (Retir
 		res.NotWired = true
 		return res, nil
 	}
+	if err := in.JobID.Validate(); err != nil {
+		return res, Translate(err) // definite: a retry would be refused alike
+	}
 	guard := a.guard()
 	listing, err := a.Handles.ListJobHandles(ctx, in.JobID)
 	if err != nil {
