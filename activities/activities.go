@@ -57,6 +57,10 @@ type Activities struct {
 	// subsumed tombstone can be collected (RemoveCheckpoints); nil leaves
 	// every tombstone to the reconciler's collection.
 	Finalizations Finalizations
+	// Handles lists a job's handle blobs, for a discarding retirement's
+	// discard (DiscardRetired); nil, like a nil Finalizations, leaves that
+	// state to the reconciler.
+	Handles HandleLister
 	// Retain is how many references per job retention keeps (savepoints
 	// count; the newest non-savepoint is kept on top). 0 keeps everything.
 	Retain int

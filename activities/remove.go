@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -56,9 +54,8 @@ type KeptState struct {
 // guard. It returns why the state stays, "" once it is gone.
 func (a *Activities) discardRemoved(ctx context.Context, handleKey string) (string, error) {
 	res, err := a.Discard(ctx, HandleKey(handleKey))
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && (app.Type() == contract.TypeCorruptHandle || app.Type() == contract.TypeOutsideLayout) {
-		return app.Message(), nil
+	if why := KeptBy(err); why != "" {
+		return why, nil
 	}
 	return res.Kept, err
 }

@@ -155,6 +155,11 @@ const (
 	ActionCollected       = "collected"
 	// ActionKeptPrefix starts the action of an orphan whose state stays.
 	ActionKeptPrefix = "kept: "
+	// ActionPendingPrefix starts the action of an orphan whose state its
+	// job's discarding retirement let go within the grace: its retirement
+	// discards it once its finalization has closed, else a run past the
+	// grace does.
+	ActionPendingPrefix = "pending discard: "
 )
 
 // KeepAbandoned is why an orphan's state stays that only the workflow

@@ -108,7 +108,7 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
 	finalizations := activities.TemporalFinalizations{Client: c}
 	acts := &activities.Activities{
-		References: e.refs, Leadership: e.store, States: e.states, StoreKind: b.name,
+		References: e.refs, Leadership: e.store, States: e.states, Handles: e.states, StoreKind: b.name,
 		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: finalizations,
 	}
 	// Cleaned up after the worker's stop (cleanups run last first).

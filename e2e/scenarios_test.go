@@ -142,6 +142,24 @@ func TestAbandonedWhileVerifying(t *testing.T) {
 	record(t, e, "finalize-abandoned", run)
 }
 
+// A discarding retirement deletes its checkpoints' state itself once their
+// finalizations have closed, without a reconcile run; a savepoint's stays.
+func TestRetireDiscarding(t *testing.T) {
+	e := newEnv(t, 0)
+	e.claim(1)
+	for n := uint64(1); n <= 2; n++ {
+		res, _ := e.finalize(e.checkpoint(n, n == 2))
+		require.Equal(t, contract.Published, res.Phase, "checkpoint %d", n)
+	}
+	req := contract.RetireRequest{Cluster: e.job.Cluster, Job: e.job.Job, Epoch: 1, Owner: "jm-1", DiscardCheckpoints: true}
+	require.NoError(t, finalizerclient.New(e.client, finalizerclient.Options{TaskQueue: e.taskQueue}).Retire(e.ctx(), req))
+	dir := e.job.Cluster + "/" + e.job.Job
+	assert.False(t, e.exists(dir+"/chk-1/data-0"), "the retired checkpoint's state is gone")
+	assert.True(t, e.exists(dir+"/chk-2/data-0"), "the savepoint's state stays")
+	assert.True(t, e.exists(dir+"/shared/sst-1"))
+	record(t, e, "retire-discarding", e.client.GetWorkflow(e.ctx(), req.WorkflowID(), ""))
+}
+
 // record writes a finished execution's history for the replay test.
 func record(t *testing.T, e *env, name string, run sdkclient.WorkflowRun) {
 	t.Helper()

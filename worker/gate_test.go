@@ -54,6 +54,7 @@ var gateSamples = map[reflect.Type]func(cluster string) any{
 	reflect.TypeFor[activities.HandleKey]():         func(c string) any { return activities.HandleKey(blobstate.Key(checkpointOf(c), 1)) },
 	reflect.TypeFor[activities.ClaimInput]():        func(c string) any { return activities.ClaimInput{JobID: jobOf(c), Epoch: 1, Owner: "jm"} },
 	reflect.TypeFor[activities.RetireInput]():       func(c string) any { return activities.RetireInput{JobID: jobOf(c), Epoch: 1} },
+	reflect.TypeFor[activities.RetiredInput]():      func(c string) any { return activities.RetiredInput{JobID: jobOf(c), Epoch: 1} },
 	reflect.TypeFor[blobstate.Handle]():             func(c string) any { return blobstate.Handle{CheckpointID: checkpointOf(c), Epoch: 1} },
 	reflect.TypeFor[stores.Publication]():           func(c string) any { return stores.Publication{CheckpointID: checkpointOf(c), Epoch: 1} },
 	reflect.TypeFor[activities.VerifyInput]():       func(c string) any { return activities.VerifyInput{CheckpointID: checkpointOf(c), Epoch: 1} },

@@ -94,6 +94,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 		References:    references,
 		Leadership:    references,
 		States:        states,
+		Handles:       states,
 		Layout:        layout,
 		StoreKind:     string(cfg.Store.Kind),
 		Temporal:      c,

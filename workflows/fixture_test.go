@@ -50,7 +50,7 @@ func newFixture(t *testing.T, retain int) *fixture {
 	w := workflowtest.NewWorld(t)
 	f := &fixture{t: t, refs: w.Refs, inner: w.Inner, states: w.States, dir: w.Bucket.Dir}
 	f.retention = &jobQueue{}
-	f.acts = &activities.Activities{References: f.refs, Leadership: f.inner, States: f.states, StoreKind: "embedded", Retain: retain, Retention: f.retention}
+	f.acts = &activities.Activities{References: f.refs, Leadership: f.inner, States: f.states, Handles: f.states, StoreKind: "embedded", Retain: retain, Retention: f.retention}
 	f.newEnv()
 	return f
 }

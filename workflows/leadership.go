@@ -21,11 +21,17 @@ func ClaimEpoch(ctx workflow.Context, req contract.ClaimRequest) (contract.Resto
 }
 
 // RetireJob retires a job whose checkpoint ID space is about to restart.
-// Only the standing claim, epoch and owner, retires it.
+// Only the standing claim, epoch and owner, retires it. A discarding
+// retirement then discards the state it let go once the checkpoints'
+// finalizations have closed (discardRetired), and completes only then, as
+// Flink's cleanup of a job deletes its checkpoints before it completes.
 func RetireJob(ctx workflow.Context, req contract.RetireRequest) error {
 	if err := validated(ctx, req.Validate()); err != nil {
 		return temporal.NewNonRetryableApplicationError("retire job: "+err.Error(), contract.TypeInvalid, err)
 	}
 	in := activities.RetireInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch, Owner: req.Owner, DiscardCheckpoints: req.DiscardCheckpoints}
-	return storeCall.execute(ctx, false, a.Retire, in).Get(ctx, nil)
+	if err := storeCall.execute(ctx, false, a.Retire, in).Get(ctx, nil); err != nil || !req.DiscardCheckpoints {
+		return err
+	}
+	return discardRetired(ctx, req)
 }

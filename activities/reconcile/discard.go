@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/checkpoint-finalizer/finalizer/activities"
-	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -61,22 +58,9 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 	}
 	// Before any fence: a fence written for an old incarnation would land
 	// in the new one's key.
-	job, err := a.Inventory.ReadJob(ctx, in.JobID)
-	if err != nil {
-		return OrphanResult{}, activities.Translate(err)
-	}
-	if in.Epoch <= job.ForgottenEpoch {
-		// The new incarnation's directories, unless the key still holds
-		// this token's own retirement tombstone (a resubmission claimed
-		// before collection): nobody can publish that key again, so the
-		// retirement's choice holds, and the guard decides on that key.
-		e, err := a.References.Read(ctx, in.CheckpointID)
-		if err != nil {
-			return OrphanResult{}, activities.Translate(err)
-		}
-		if retirement(e, contract.Token(in.CheckpointID, in.Epoch)) == nil {
-			return OrphanResult{Kept: KeepPreviousIncarnation}, nil
-		}
+	guard := a.guard()
+	if keep, err := guard.Incarnation(ctx, in.CheckpointID, in.Epoch); err != nil || keep != "" {
+		return OrphanResult{Kept: keep}, err
 	}
 	cutoff := a.cutoff(in.RetiredBefore, a.Floors.Grace)
 	// Before any fence too: a handle inside the grace may be a
@@ -93,48 +77,6 @@ func (a *Activities) DiscardOrphan(ctx context.Context, in OrphanInput) (OrphanR
 	case !written.Before(cutoff):
 		return OrphanResult{Kept: fmt.Sprintf(keepYoung, written.Format(time.RFC3339))}, nil
 	}
-	guard := a.guard()
-	g, err := guard.Fence(ctx, in.HandleKey)
-	switch {
-	case err != nil:
-		return OrphanResult{}, err
-	case g == nil:
-		return OrphanResult{Discarded: activities.DiscardResult{AlreadyGone: true}}, nil
-	case g.Handle.Savepoint:
-		return OrphanResult{}, temporal.NewNonRetryableApplicationError(in.HandleKey+" is a savepoint's: never discarded", contract.TypeSavepoint, nil)
-	case g.Entry.HoldsToken(g.Token):
-		return OrphanResult{Referenced: true}, nil
-	}
-	if why := retirementKeeps(g.Entry, g.Token, cutoff); why != "" {
-		return OrphanResult{Kept: why}, nil
-	}
-	res, err := guard.Discard(ctx, g)
-	if err != nil || res.Kept != "" {
-		return OrphanResult{Kept: res.Kept}, err
-	}
-	return OrphanResult{Discarded: res}, nil
-}
-
-// retirementKeeps says why a checkpoint its job's retirement removed keeps
-// its state: retained for the operator, or retired within the grace.
-func retirementKeeps(e stores.Entry, token string, retiredBefore time.Time) string {
-	switch t := retirement(e, token); {
-	case t == nil:
-		return ""
-	case t.Reason == stores.ReasonRetained:
-		return KeepRetained
-	case !t.Since.Before(retiredBefore):
-		return fmt.Sprintf(keepRetiring, t.Since.UTC().Format(time.RFC3339))
-	}
-	return ""
-}
-
-// retirement returns the tombstone the job's retirement left in place of
-// token's reference, nil when the key holds none.
-func retirement(e stores.Entry, token string) *stores.Tombstone {
-	t := e.Tombstone
-	if t != nil && t.Token == token && (t.Reason == stores.ReasonRetired || t.Reason == stores.ReasonRetained) {
-		return t
-	}
-	return nil
+	res, err := guard.DiscardUnreferenced(ctx, in.HandleKey, cutoff)
+	return OrphanResult{Referenced: res.Referenced, Kept: res.Kept, Discarded: res.Discarded}, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
@@ -25,14 +26,10 @@ const (
 	// A fence there would be written into a job that does not exist, and a
 	// store that lost its data would have every handle look orphaned.
 	KeepUnknownJob = "job unknown to the store"
-	// KeepRetained: the job's retirement retained the checkpoint for the
-	// operator (a resubmitted job may restore from it).
-	KeepRetained = "retained by the job's retirement"
-	// KeepPreviousIncarnation: the state of a job ID's forgotten
-	// incarnation; its checkpoint directories are the new incarnation's too.
-	KeepPreviousIncarnation = "previous incarnation of a reused job ID"
-	// keepRetiring is formatted with the retirement's time.
-	keepRetiring = "retired at %s, within the grace"
+	// KeepRetained and KeepPreviousIncarnation: the rules the reconciler
+	// shares with a discarding retirement (activities.Retirement).
+	KeepRetained            = activities.KeepRetained
+	KeepPreviousIncarnation = activities.KeepPreviousIncarnation
 	// keepYoung is formatted with the handle's write time.
 	keepYoung = "written at %s, within the grace"
 	// keepShared is formatted with the checkpoint whose data overlaps.
@@ -49,6 +46,10 @@ type OrphanCandidate struct {
 	// Keep, when set, says why the state stays whatever its finalization
 	// says (one of the Keep constants, or shared data).
 	Keep string `json:"keep,omitempty"`
+	// Pending, when set, says that its job's discarding retirement let the
+	// state go within the grace: it is discarded (by the retirement once
+	// its finalization has closed, else by a run past the grace), not yet.
+	Pending string `json:"pending,omitempty"`
 }
 
 // liveState is the state of a published reference: nothing an orphan's
@@ -76,7 +77,8 @@ func (a *Activities) orphanCandidates(ctx context.Context, in InventoryInput, li
 		if e.Reference != nil && e.Reference.Handle == hi.Key {
 			continue // referenced: live, or dangling (reported as such)
 		}
-		if young(hi, e, in.GraceCutoff) {
+		pending := retiring(hi, e, in.GraceCutoff)
+		if pending == "" && young(hi, in.GraceCutoff) {
 			inv.Young++
 			continue
 		}
@@ -85,7 +87,7 @@ func (a *Activities) orphanCandidates(ctx context.Context, in InventoryInput, li
 			continue
 		}
 		activity.RecordHeartbeat(ctx, "handles", i)
-		c := OrphanCandidate{HandleInfo: hi, Entry: e}
+		c := OrphanCandidate{HandleInfo: hi, Entry: e, Pending: pending}
 		h, err := a.States.ReadKey(ctx, hi.Key)
 		switch {
 		case errors.Is(err, blobstate.ErrNotFound):
@@ -103,19 +105,28 @@ func (a *Activities) orphanCandidates(ctx context.Context, in InventoryInput, li
 	return nil
 }
 
-// young reports whether an unreferenced handle is inside its grace: written
-// after the cutoff (its finalization may be in flight), or removed by its
-// job's retirement after it (the grace runs from the retirement).
-func young(hi blobstate.HandleInfo, e stores.Entry, cutoff time.Time) bool {
-	if !hi.ModTime.IsZero() && !hi.ModTime.Before(cutoff) {
-		return true
+// young reports whether an unreferenced handle is inside its grace,
+// written after the cutoff: its finalization may be in flight. (One its
+// job's retirement removed after the cutoff is retiring: the grace runs
+// from the retirement.)
+func young(hi blobstate.HandleInfo, cutoff time.Time) bool {
+	return !hi.ModTime.IsZero() && !hi.ModTime.Before(cutoff)
+}
+
+// retiring says why an unreferenced handle its job's discarding retirement
+// let go within the grace waits ("retired at ..., within the grace"), ""
+// for any other handle. It is pending discard, not in flight: a dry run
+// lists it as such rather than counting it with the young handles.
+func retiring(hi blobstate.HandleInfo, e stores.Entry, cutoff time.Time) string {
+	token := contract.Token(hi.CheckpointID, hi.Epoch)
+	if t := activities.Retirement(e, token); t == nil || t.Reason != stores.ReasonRetired {
+		return ""
 	}
-	t := retirement(e, contract.Token(hi.CheckpointID, hi.Epoch))
-	return t != nil && t.Reason == stores.ReasonRetired && !t.Since.Before(cutoff)
+	return activities.RetirementKeeps(e, token, cutoff)
 }
 
 func isRetained(e stores.Entry, token string) bool {
-	t := retirement(e, token)
+	t := activities.Retirement(e, token)
 	return t != nil && t.Reason == stores.ReasonRetained
 }
 
@@ -127,7 +138,7 @@ func keepReason(h blobstate.Handle, hi blobstate.HandleInfo, e stores.Entry, job
 		return KeepSavepoint
 	case hi.ModTime.IsZero():
 		return KeepAgeUnknown
-	case h.Epoch <= job.ForgottenEpoch && retirement(e, contract.Token(h.CheckpointID, h.Epoch)) == nil:
+	case h.Epoch <= job.ForgottenEpoch && activities.Retirement(e, contract.Token(h.CheckpointID, h.Epoch)) == nil:
 		// The new incarnation's directories, unless the key still holds
 		// the retirement's own tombstone (DiscardOrphan).
 		return KeepPreviousIncarnation

@@ -86,7 +86,7 @@ func Start(t *testing.T, opts Options) *Env {
 	e.worker = worker.New(e.Temporal, e.TaskQueue, worker.Options{})
 	finalizations := activities.TemporalFinalizations{Client: e.Temporal}
 	finalizer.Register(e.worker, &activities.Activities{
-		References: refs, Leadership: e.Store, States: e.States, StoreKind: "embedded",
+		References: refs, Leadership: e.Store, States: e.States, Handles: e.States, StoreKind: "embedded",
 		Temporal: e.Temporal, TaskQueue: e.TaskQueue, Finalizations: finalizations,
 	}, &reconcileacts.Activities{
 		Inventory: e.Store, References: refs, States: e.States, Handles: e.States, Finalizations: finalizations,

@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -16,6 +18,17 @@ import (
 type coordKey struct {
 	worker string
 	job    stores.JobID
+}
+
+// sortedKeys are m's keys in a stable order, so that what the generator
+// picks never depends on map order.
+func sortedKeys[V any](m map[coordKey]V) []coordKey {
+	keys := make([]coordKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b coordKey) int { return strings.Compare(a.worker+a.job.String(), b.worker+b.job.String()) })
+	return keys
 }
 
 // coordinator is a JobCoordinator on the fast path (workflows/coordinator.go):

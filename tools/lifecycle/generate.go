@@ -45,6 +45,7 @@ var choices = []choice{
 	{4, (*generator).adversarialRequest},
 	{3, (*generator).deposedCheckpoint},
 	{3, (*generator).retire},
+	{4, (*generator).discardRetired},
 	{4, (*generator).reconcile},
 	{3, (*generator).reuse},
 	{2, (*generator).clock},
@@ -514,12 +515,11 @@ func (g *generator) drain() []step {
 
 func (g *generator) remove() []step {
 	var pending []coordKey
-	for k, c := range g.w.coords {
-		if c.pending != nil {
+	for _, k := range sortedKeys(g.w.coords) {
+		if g.w.coords[k].pending != nil {
 			pending = append(pending, k)
 		}
 	}
-	slices.SortFunc(pending, func(a, b coordKey) int { return strings.Compare(a.worker+a.job.String(), b.worker+b.job.String()) })
 	k, ok := pick(g, pending)
 	if !ok {
 		return nil
@@ -600,7 +600,8 @@ func (g *generator) reconcile() []step {
 
 // reuse is a job-ID reuse, as Flink's application mode does it: retire
 // (retaining or discarding), then a new leader claims the job ID again (its
-// checkpoints then start over at 1): half the time at once, a resubmission
+// checkpoints then start over at 1): half the time at once (now and then
+// after one attempt of the retirement's discard), a resubmission
 // right after a cancel (now and then followed by a day and a reconciler
 // run that collects past the TTL), else once time has passed and the
 // reconciler has collected and forgotten the job.
@@ -615,8 +616,12 @@ func (g *generator) reuse() []step {
 	ttl := []time.Duration{time.Second, time.Hour}[g.r.IntN(2)]
 	collect := reconcileStep{on: job.Cluster, req: contract.ReconcileRequest{Cluster: job.Cluster, Apply: true, Grace: contract.Duration(time.Hour), TombstoneTTL: contract.Duration(ttl)}}
 	switch g.r.IntN(4) {
-	case 0, 1:
+	case 0:
 		return []step{retire, claim}
+	case 1:
+		// The claim lands while the retirement's discard may still wait
+		// on a finalization (discardRetiredStep).
+		return []step{retire, discardRetiredStep{key: coordKey{worker: job.Cluster, job: job}, fault: g.fault()}, claim}
 	case 2:
 		return []step{retire, claim, clockStep{d: 25 * time.Hour}, collect}
 	}

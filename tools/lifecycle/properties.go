@@ -229,7 +229,7 @@ const (
 )
 
 // reachRequired are the reach counts the quick tier requires above zero.
-var reachRequired = []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey}
+var reachRequired = []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey, reachRetiredDiscarded}
 
 // reachKept counts f's kept state in the preconditions above.
 func (w *world) reachKept(f *fin, e stores.Entry) {
@@ -372,6 +372,7 @@ func (w *world) checkAtRest(ctx context.Context) error {
 			w.violate(propI4, "F%d (%s) did not end: still at %v after 30 activities", f.id, f.req.WorkflowID(), f.phase)
 		}
 	}
+	w.settleRetirements(ctx)
 	// At rest every job is read again, not only those the store's calls
 	// named: a call that changed a job it did not name shows here.
 	w.rereadAll()

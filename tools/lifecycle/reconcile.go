@@ -98,7 +98,7 @@ func reconcileJob(w *worker, req contract.ReconcileRequest, inv reconcileacts.Jo
 }
 
 // reconcileOrphans is workflows/reconcile's orphans: a candidate the
-// inventory keeps is reported; for the rest the finalization decides:
+// inventory keeps, or marks pending discard, is reported; for the rest the finalization decides:
 // running is left alone, abandoned kept, closed or not found (its history
 // expired) discarded behind the guard's fence.
 func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileacts.JobInventory, graceCutoff time.Time) []string {
@@ -108,7 +108,7 @@ func reconcileOrphans(w *worker, req contract.ReconcileRequest, inv reconcileact
 		// Every candidate is in the run's report, whatever becomes of it.
 		w.orphans = append(w.orphans, c.Key)
 		id := contract.FinalizeRequest{Cluster: inv.Cluster, Job: inv.Job, Epoch: c.Epoch, Checkpoint: c.Checkpoint}
-		if c.Entry.HoldsToken(id.Token()) || c.Keep != "" {
+		if c.Entry.HoldsToken(id.Token()) || c.Keep != "" || c.Pending != "" {
 			continue
 		}
 		ask = append(ask, c)

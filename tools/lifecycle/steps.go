@@ -323,6 +323,10 @@ func (s retireStep) run(ctx context.Context, w *world) string {
 		return "refused: " + clip(contract.FailureMessage(err))
 	}
 	w.seen["retirements"]++
+	if s.discard {
+		// The workflow goes on to DiscardRetired (discardRetiredStep).
+		w.retiring[coordKey{worker: s.on, job: s.job}] = s.epoch
+	}
 	return "retired"
 }
 

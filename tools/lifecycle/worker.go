@@ -50,7 +50,7 @@ func newWorker(cluster string, fins activities.Finalizations, now func() time.Ti
 	layout := layouts[cluster]
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
 	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}, handed: handed{}}
-	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Layout: layout, StoreKind: "embedded", Retain: retain, Finalizations: fins, Retention: w.handed}
+	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Handles: w.states, Layout: layout, StoreKind: "embedded", Retain: retain, Finalizations: fins, Retention: w.handed}
 	// The reconciler's floors count back from the simulated now, so that
 	// the clock steps let tombstones and handles age.
 	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout,

@@ -53,6 +53,9 @@ type world struct {
 	order  []int
 	byWfID map[string]*fin
 	coords map[coordKey]*coordinator
+	// retiring are the discarding retirements whose DiscardRetired is
+	// still to finish, by the epoch that retired the job.
+	retiring map[coordKey]uint64
 	// inc is each job's incarnation as the store's history shows it.
 	inc map[stores.JobID]*incarnation
 	// published: every token each key ever showed published (its
@@ -142,6 +145,7 @@ func (w *world) reset() error {
 	w.clock = 0
 	w.fins, w.order, w.byWfID = map[int]*fin{}, nil, map[string]*fin{}
 	w.coords = map[coordKey]*coordinator{}
+	w.retiring = map[coordKey]uint64{}
 	w.inc = map[stores.JobID]*incarnation{}
 	for _, j := range jobs {
 		w.inc[j] = &incarnation{used: map[uint64]bool{}, claims: map[uint64]string{}}

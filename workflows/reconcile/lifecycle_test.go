@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,6 +147,29 @@ func (f *fixture) assertRetirementHonoured(old contract.FinalizeRequest, discard
 	assert.Zero(t, rep.Counts.Discarded)
 	assert.Equal(t, contract.ActionKeptPrefix+reconcileacts.KeepRetained, orphanActions(rep)[activities.HandleOf(old).Key()])
 	assert.True(t, f.Exists(old.MetadataKey), "retained for the operator")
+}
+
+// A discarding retirement's state within the grace is pending discard: a
+// run, dry or applied, lists it as such (its retirement discards it once
+// its finalization has closed, or a run past the grace does), and deletes
+// nothing of it; retained state is listed as kept.
+func TestReconcilerListsRetiredStatePendingDiscard(t *testing.T) {
+	for _, discard := range []bool{false, true} {
+		f := newFixture(t)
+		old := f.retiredLongAfterItsWrite(discard)
+		for _, req := range []contract.ReconcileRequest{dryRun(), apply()} {
+			rep := f.reconcile(req, time.Now().Add(time.Minute))
+			action := orphanActions(rep)[activities.HandleOf(old).Key()]
+			if discard {
+				assert.True(t, strings.HasPrefix(action, contract.ActionPendingPrefix+"retired at "), "apply %t: %q", req.Apply, action)
+			} else {
+				assert.Equal(t, contract.ActionKeptPrefix+reconcileacts.KeepRetained, action, "apply %t", req.Apply)
+			}
+			assert.Zero(t, rep.Counts.InFlight, "apply %t: not in flight", req.Apply)
+			assert.Zero(t, rep.Counts.Discarded)
+			assert.True(t, f.Exists(old.MetadataKey))
+		}
+	}
 }
 
 // A retired job without a single key left is forgotten too: at e5e919a the

@@ -12,6 +12,12 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
+// pendingVersion: runs recorded before the inventory marked a candidate
+// its job's discarding retirement let go within the grace (Pending) ask
+// its finalization and try its discard, which keeps it within the grace;
+// the version is asked for only when a candidate is pending.
+const pendingVersion = "orphan-pending-discard"
+
 // orphan is a candidate whose identity the workflow has worked out.
 type orphan struct {
 	identity contract.FinalizeRequest
@@ -20,7 +26,8 @@ type orphan struct {
 
 // orphans settles the job's orphan candidates: a handle whose key holds
 // its token's reference is not one; a candidate the inventory marked to
-// keep is reported; for the rest the finalization, asked by workflow ID,
+// keep is reported, and so is one its job's discarding retirement let go
+// within the grace, as pending discard; for the rest the finalization, asked by workflow ID,
 // decides: running is left alone, abandoned is kept, closed is discarded
 // behind a fence (or, in a dry run, reported as such). One Temporal no
 // longer knows (its history expired with the namespace's retention) is
@@ -41,6 +48,11 @@ func (r *reconciliation) orphans(ctx workflow.Context, job stores.JobID, candida
 		}}
 		if c.Keep != "" {
 			r.keep(o.finding, c.Keep)
+			continue
+		}
+		if c.Pending != "" && workflow.GetVersion(ctx, pendingVersion, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+			o.finding.Action = contract.ActionPendingPrefix + c.Pending
+			r.orphan(o.finding)
 			continue
 		}
 		ask = append(ask, o)
