@@ -50,7 +50,7 @@ final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
     }
 
     private static RestoreMode mode(List<CompletedCheckpoint> recovered, RestoreMode started) {
-        return SharedStateOwnership.owned(recovered) ? RestoreMode.CLAIM : started;
+        return SharedStateOwnership.owned(recovered, started == RestoreMode.LEGACY) ? RestoreMode.CLAIM : started;
     }
 
     @Override

@@ -50,7 +50,7 @@ final class FinalizerCheckpointRecovery implements CheckpointRecoveryFactory {
     }
 
     private static RecoveryClaimMode mode(List<CompletedCheckpoint> recovered, RecoveryClaimMode started) {
-        return SharedStateOwnership.owned(recovered) ? RecoveryClaimMode.CLAIM : started;
+        return SharedStateOwnership.owned(recovered, started == RecoveryClaimMode.LEGACY) ? RecoveryClaimMode.CLAIM : started;
     }
 
     @Override

@@ -85,7 +85,8 @@ final class Retirements {
                 LOG.warn("Job {}: the finalizer refused the retirement at epoch {}; a newer claim decides.", req.job(),
                         req.epoch(), notOurs);
             } catch (Exception e) {
-                LOG.warn("Job {}: its retirement at epoch {} is not recorded yet; Flink's cleanup of the job tries again.",
+                LOG.warn("Job {}: its retirement at epoch {} has not finished yet (a discarding one finishes once the job's "
+                        + "finalizations closed and its checkpoints are deleted); Flink's cleanup of the job tries again.",
                         req.job(), req.epoch(), e);
                 throw new CompletionException(e);
             }

@@ -3,12 +3,18 @@ package io.github.checkpointfinalizer.flink;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBOptionsFactory;
+import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
@@ -18,11 +24,14 @@ import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import org.junit.jupiter.api.Test;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
 
 import java.io.DataInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -73,17 +82,114 @@ class IncrementalRocksDbITCase extends ItBase {
         assertEquals("exact", ours.output());
     }
 
+    /**
+     * Restore modes are registered as stock Flink registers them. A job restored with {@code -s}
+     * in LEGACY mode from another job's retained incremental checkpoint shares that checkpoint's
+     * files, which it does not own: stock Flink never deletes them, also after a JobManager
+     * failover (its SharedStateRegistry keeps whatever the recovered checkpoints created under
+     * LEGACY). Here the job fails over once its own checkpoints have subsumed the restored one,
+     * then RocksDB compacts the restored files away: none of them may be gone.
+     */
+    @Test
+    void legacyRestoreKeepsTheRestoredFilesAcrossAFailover() throws Exception {
+        String run = "legacy-" + UUID.randomUUID();
+        CheckingJob.Run r = new CheckingJob.Run(1_000_000, 0);
+        CheckingJob.RUNS.put(run, r);
+        Configuration conf = env.flinkConfiguration("/" + run, RETAINED);
+        Configuration state = incremental();
+        // Until the failover RocksDB keeps every file (the recovered checkpoints use the restored
+        // ones), after it it compacts them away (nothing uses them any more).
+        state.set(RocksDBOptions.OPTIONS_FACTORY, Compaction.class.getName());
+        Compaction.on = false;
+        state.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        JobID first = new JobID();
+        try (MiniCluster cluster = start(conf)) {
+            cluster.submitJob(CheckingJob.graph(run, first, INTERVAL, state)).get();
+            await("the first job: 6 incremental checkpoints completed", Duration.ofMinutes(2), () -> r.published.get() >= 6);
+            cluster.cancelJob(first).get(1, TimeUnit.MINUTES);
+            cluster.requestJobResult(first).get(2, TimeUnit.MINUTES);
+        }
+        String job = first.toHexString();
+        Path retainedDir = dirs(job).stream().map(n -> checkpointDir(cluster(), job, n)).filter(d -> Files.exists(d.resolve("_metadata")))
+                .reduce((older, newer) -> newer).orElseThrow();
+        Set<Path> restored = sharedFiles(retainedDir);
+        assertTrue(restored.size() > 0, "the retained checkpoint " + retainedDir + " uses shared files");
+
+        JobID second = new JobID();
+        JobGraph legacy = CheckingJob.graph(run, second, INTERVAL, state);
+        legacy.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(retainedDir.toUri().toString(), false,
+                RestoreMode.LEGACY));
+        int before = r.published.get();
+        MiniCluster cluster = start(conf);
+        try {
+            cluster.submitJob(legacy).get();
+            await("the LEGACY restore subsumed by the job's own checkpoints", Duration.ofMinutes(2),
+                    () -> r.published.get() >= before + RETAINED);
+        } finally {
+            cluster.closeAsyncWithoutCleaningHighAvailabilityData().get(1, TimeUnit.MINUTES);
+        }
+        int restores = r.restores.get();
+        int atFailover = r.published.get();
+        Compaction.on = true;
+        List<Path> missing;
+        FaultWorld harness = FaultWorld.fromEnv();
+        References refs = id -> harness.references(FaultWorld.MAIN_STORE, id);
+        String legacyJob = second.toHexString();
+        assertTrue(usedNow(env.cluster(), legacyJob, refs).stream().anyMatch(restored::contains),
+                "the checkpoints the failover recovers use files of the checkpoint restored in LEGACY mode");
+        try (MiniCluster recovered = start(conf)) {
+            await("recovered after the failover, 3 more checkpoints completed", Duration.ofMinutes(2),
+                    () -> r.restores.get() > restores && r.published.get() >= atFailover + 3);
+            await("RocksDB compacted the restored files away: no referenced checkpoint uses them", Duration.ofMinutes(2),
+                    () -> usedNow(env.cluster(), legacyJob, refs).stream().noneMatch(restored::contains));
+            int compacted = r.published.get();
+            // Flink's registry deletes what no kept checkpoint uses on its I/O executor.
+            await("3 more checkpoints completed", Duration.ofMinutes(1), () -> r.published.get() >= compacted + 3);
+            Thread.sleep(2000);
+            missing = restored.stream().filter(p -> !Files.exists(p)).collect(Collectors.toList());
+            recovered.cancelJob(second).get(1, TimeUnit.MINUTES);
+            recovered.requestJobResult(second).get(2, TimeUnit.MINUTES);
+        }
+        assertEquals(List.of(), missing, "files of " + retainedDir + ", restored in LEGACY mode, deleted");
+    }
+
+    /**
+     * RocksDB's compaction as the test switches it, read whenever a state backend is built (a
+     * restore builds one): off, every file stays; on, every two level-0 files compact.
+     */
+    public static final class Compaction implements RocksDBOptionsFactory {
+        private static final long serialVersionUID = 1L;
+        static volatile boolean on = true;
+
+        @Override
+        public DBOptions createDBOptions(DBOptions current, Collection<AutoCloseable> handlesToClose) {
+            return current;
+        }
+
+        @Override
+        public ColumnFamilyOptions createColumnOptions(ColumnFamilyOptions current, Collection<AutoCloseable> handlesToClose) {
+            return current.setDisableAutoCompactions(!on).setLevel0FileNumCompactionTrigger(2);
+        }
+    }
+
+    /** A job configuration of incremental RocksDB, every state file a file of the shared directory. */
+    private static Configuration incremental() {
+        Configuration state = new Configuration();
+        state.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        state.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        // Every state file a file, none inlined into _metadata: the shared directory fills.
+        state.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        return state;
+    }
+
     private Outcome run(String world, Configuration conf, String cluster, References refs) throws Exception {
         String run = "incremental-" + UUID.randomUUID();
         CheckingJob.Run r = new CheckingJob.Run(5000, 0);
         CheckingJob.RUNS.put(run, r);
         JobID jobId = new JobID();
         String job = jobId.toHexString();
-        Configuration state = new Configuration();
-        state.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-        state.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        // Every state file a file, none inlined into _metadata: the shared directory fills.
-        state.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        Configuration state = incremental();
 
         MiniCluster first = start(conf);
         try {
@@ -147,23 +253,34 @@ class IncrementalRocksDbITCase extends ItBase {
     private Set<Path> used(String cluster, String job, List<Long> checkpoints, References refs) throws Exception {
         Set<Path> files = new TreeSet<>();
         for (long id : checkpoints) {
-            Path dir = env.bucket().resolve(ItEnvironment.checkpointsKey(cluster)).resolve(job).resolve("chk-" + id);
-            CheckpointMetadata md;
-            try (DataInputStream in = new DataInputStream(Files.newInputStream(dir.resolve("_metadata")))) {
-                md = Checkpoints.loadCheckpointMetadata(in, getClass().getClassLoader(), dir.toString());
+            try {
+                files.addAll(sharedFiles(checkpointDir(cluster, job, id)));
             } catch (java.nio.file.NoSuchFileException gone) {
                 if (refs.of(job).contains(id)) {
                     throw new AssertionError("checkpoint " + id + " is referenced but its metadata is gone", gone);
                 }
-                continue;
             }
-            for (OperatorState op : md.getOperatorStates()) {
-                for (OperatorSubtaskState st : op.getStates()) {
-                    for (KeyedStateHandle k : st.getManagedKeyedState()) {
-                        if (k instanceof IncrementalRemoteKeyedStateHandle inc) {
-                            for (HandleAndLocalPath h : inc.getSharedState()) {
-                                files.add(path(h.getHandle()));
-                            }
+        }
+        return files;
+    }
+
+    private Path checkpointDir(String cluster, String job, long checkpoint) {
+        return env.bucket().resolve(ItEnvironment.checkpointsKey(cluster)).resolve(job).resolve("chk-" + checkpoint);
+    }
+
+    /** The shared files the checkpoint in dir uses, read from its _metadata with Flink's own loader. */
+    private Set<Path> sharedFiles(Path dir) throws Exception {
+        CheckpointMetadata md;
+        try (DataInputStream in = new DataInputStream(Files.newInputStream(dir.resolve("_metadata")))) {
+            md = Checkpoints.loadCheckpointMetadata(in, getClass().getClassLoader(), dir.toString());
+        }
+        Set<Path> files = new TreeSet<>();
+        for (OperatorState op : md.getOperatorStates()) {
+            for (OperatorSubtaskState st : op.getStates()) {
+                for (KeyedStateHandle k : st.getManagedKeyedState()) {
+                    if (k instanceof IncrementalRemoteKeyedStateHandle inc) {
+                        for (HandleAndLocalPath h : inc.getSharedState()) {
+                            files.add(path(h.getHandle()));
                         }
                     }
                 }
