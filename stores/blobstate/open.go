@@ -54,9 +54,11 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
 		return nil, fmt.Errorf("open bucket %s: no driver for %s:// in this binary (import %q)", redact(u), u.Scheme, "github.com/checkpoint-finalizer/finalizer/stores/blobstate/cloud")
 	}
+	// The drivers print the URL they were given, credentials included.
+	scrub := newScrubber(u, rawURL).scrub
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {
-		return nil, fmt.Errorf("open bucket %s: %w", redact(u), err)
+		return nil, fmt.Errorf("open bucket %s: %w", redact(u), scrub(err))
 	}
 	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: defaultListPageSize}
 	ok, err := b.IsAccessible(ctx)
@@ -64,7 +66,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		err = errors.New("bucket does not exist")
 	}
 	if err != nil {
-		return nil, closeOnError(b, fmt.Errorf("open bucket %s: %w", redact(u), err))
+		return nil, closeOnError(b, fmt.Errorf("open bucket %s: %w", redact(u), scrub(err)))
 	}
 	if root != "" && u.Query().Get("create_dir") != "" {
 		// create_dir may have just created the root: make its entry durable.
