@@ -96,5 +96,9 @@ func (s scrubber) scrub(err error) error {
 	return &scrubbedError{msg: msg, err: err}
 }
 
+// scrub hides the bucket URL's credentials in an error of the bucket
+// library; a Store that Open did not make has nothing to hide.
+func (s *Store) scrub(err error) error { return s.scrubber.scrub(err) }
+
 // redactedValue stands where a credential was.
 const redactedValue = "[redacted]"
