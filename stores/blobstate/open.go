@@ -68,7 +68,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: defaultListPageSize, scrubber: scrubber}
 	ok, err := b.IsAccessible(ctx)
 	if err == nil && !ok {
-		err = errors.New("bucket does not exist")
+		err = ErrBucketInaccessible
 	}
 	if err != nil {
 		return nil, closeOnError(b, fmt.Errorf("open bucket %s: %w", redact(u), scrub(err)))

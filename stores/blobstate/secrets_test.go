@@ -56,7 +56,7 @@ func TestOperationErrorsDoNotLeakSecrets(t *testing.T) {
 	_, statErr := s.HandleModTime(ctx, h.Key())
 	for name, err := range map[string]error{
 		"write": writeErr, "read": readErr, "check data": s.CheckData(ctx, h),
-		"discard": discardErr, "list": listErr, "stat": statErr,
+		"discard": discardErr, "list": listErr, "stat": statErr, "probe": s.Probe(ctx),
 	} {
 		require.Error(t, err, name)
 		assert.NotContains(t, err.Error(), "AKIAKEYLEAK", name)
