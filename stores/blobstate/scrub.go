@@ -2,6 +2,7 @@ package blobstate
 
 import (
 	"cmp"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -15,15 +16,19 @@ const minSecretLen = 4
 
 // scrubbedError is an error of a bucket library with the credentials of the
 // URL it was given replaced. The drivers print that URL whole, user info and
-// query included, so their errors are scrubbed before they are wrapped; the
-// library's error stays reachable for errors.Is and errors.As.
+// query included, so their errors are scrubbed before they are wrapped.
+// errors.Is and errors.As still see the library's error, but it has no
+// Unwrap: whatever prints an error chain link by link (the Temporal SDK
+// records each link's message as a failure cause in the history) stops at
+// the scrubbed message.
 type scrubbedError struct {
 	msg string
 	err error
 }
 
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
+func (e *scrubbedError) Error() string        { return e.msg }
+func (e *scrubbedError) Is(target error) bool { return errors.Is(e.err, target) }
+func (e *scrubbedError) As(target any) bool   { return errors.As(e.err, target) }
 
 // scrubber hides what a bucket URL may carry as credentials in the messages
 // of errors about it.
