@@ -17,9 +17,11 @@
 //     also reports phase changes (the command-line tool's --wait); Status
 //     answers the workflow's "status" query. A caller that only knows the
 //     identity uses Client.Attach or Client.Status.
-//   - ListStuck, for an operator: finalizations parked in Verifying (their
-//     store does not answer) for longer than a threshold. StuckQuery is the
-//     same filter for the Web UI and `temporal workflow list --query`.
+//   - ListStuck, for an operator: executions that have stayed in one
+//     running phase for longer than a threshold, Verifying (their store
+//     does not answer) or any other (Persisting: the bucket fails).
+//     StuckQuery is the same filter for the Web UI and `temporal workflow
+//     list --query`.
 //   - Retire, before a job's checkpoint ID space restarts.
 //
 // Connection holds the dial settings (address, namespace, TLS, API key) the

@@ -39,12 +39,15 @@ func identity(cluster, job string, epoch, checkpoint uint64) contract.FinalizeRe
 
 // Wait blocks until the finalization ends and returns its result.
 // Acknowledge the checkpoint only when the result's Phase is
-// contract.Published. An error (ctx done, connection lost) says nothing
-// about the finalization, which runs on: wait again.
+// contract.Published. A finalization that closed without a result ended
+// for good, not Published: ErrEnded, or ErrRejected (with the store's
+// sentinel) when the worker refused it. Any other error (ctx done,
+// connection lost) says nothing about the finalization, which runs on:
+// wait again.
 func (f *Finalization) Wait(ctx context.Context) (contract.FinalizeResult, error) {
 	var res contract.FinalizeResult
 	if err := f.c.tc.GetWorkflow(ctx, f.WorkflowID, f.RunID).Get(ctx, &res); err != nil {
-		return res, fmt.Errorf("wait for %s: %w", f.WorkflowID, err)
+		return res, waitError(f.WorkflowID, err)
 	}
 	return res, nil
 }

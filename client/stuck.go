@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -13,19 +15,33 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
-// StuckQuery is the visibility filter of finalizations parked in Verifying
-// since before cutoff (now minus the threshold), the same text the Web UI's
-// search box and `temporal workflow list --query` take. cutoff is written
-// in UTC, RFC 3339, to the second (rounded down: a finalization is listed
-// at most a second late).
+// StuckQuery is the visibility filter of executions that have stayed in one
+// running phase (contract.RunningPhases: Persisting with a failing bucket as
+// much as Verifying with a silent store) since before cutoff (now minus the
+// threshold), the same text the Web UI's search box and `temporal workflow
+// list --query` take. cutoff is written in UTC, RFC 3339, to the second
+// (rounded down: an execution is listed at most a second late).
 func StuckQuery(cutoff time.Time) string {
+	phases := make([]string, 0, len(contract.RunningPhases()))
+	for _, p := range contract.RunningPhases() {
+		phases = append(phases, strconv.Quote(string(p)))
+	}
+	return fmt.Sprintf(`%s IN (%s) AND %s < "%s" AND ExecutionStatus = "Running"`,
+		contract.AttrPhase.GetName(), strings.Join(phases, ", "),
+		contract.AttrPhaseSince.GetName(), cutoff.UTC().Format(time.RFC3339))
+}
+
+// VerifyingQuery is StuckQuery for Verifying alone: the finalizations
+// parked because their store did not answer whether a reference landed.
+func VerifyingQuery(cutoff time.Time) string {
 	return fmt.Sprintf(`%s = "%s" AND %s < "%s" AND ExecutionStatus = "Running"`,
 		contract.AttrPhase.GetName(), contract.Verifying,
 		contract.AttrPhaseSince.GetName(), cutoff.UTC().Format(time.RFC3339))
 }
 
-// Stuck is one finalization parked in Verifying: its store did not answer
-// whether the reference landed, and nothing is discarded until it does.
+// Stuck is one execution that has stayed in a running phase: Verifying (its
+// store did not answer whether the reference landed; nothing is discarded
+// until it does), Persisting (the bucket fails), and so on.
 type Stuck struct {
 	WorkflowID string         `json:"workflowId"`
 	RunID      string         `json:"runId"`
@@ -40,8 +56,8 @@ type Stuck struct {
 	Summary    string         `json:"summary,omitempty"`
 }
 
-// ListStuck lists the finalizations that have been Verifying for longer
-// than olderThan, oldest first as visibility orders them. Visibility lags
+// ListStuck lists the executions that have stayed in one running phase for
+// longer than olderThan, oldest first as visibility orders them. Visibility lags
 // the workflows by a moment: a finalization that just changed phase may
 // show its former one.
 func (c *Client) ListStuck(ctx context.Context, olderThan time.Duration) ([]Stuck, error) {

@@ -102,7 +102,17 @@ const (
 	Abandoned Phase = "Abandoned"
 	// Failed: the request was invalid or its data missing; nothing was published.
 	Failed Phase = "Failed"
+	// Subsuming is the one phase of a SubsumeCheckpoint execution (the
+	// coordinator's removals before the fast path) while it runs.
+	Subsuming Phase = "Subsuming"
 )
+
+// RunningPhases are the phases an execution can stay in, each for as long
+// as a store or the bucket does not answer: the stuck filter matches them
+// all, never only Verifying.
+func RunningPhases() []Phase {
+	return []Phase{Persisting, Publishing, Verifying, Discarding, Subsuming}
+}
 
 // Terminal reports whether a finalization in this phase has ended.
 func (p Phase) Terminal() bool {

@@ -76,6 +76,7 @@ func exportedSeries() map[string]seriesLabels {
 		activities.MetricVerdicts + "_total":                    sdk(seriesLabels{"verdict": {stores.Present.String(), stores.Absent.String(), stores.VerdictUnknown.String()}}),
 		activities.MetricDiscards + "_total":                    sdk(seriesLabels{}),
 		MetricVerifying:                                         {"older_than": ages, "namespace": nil},
+		MetricStuck:                                             {"older_than": ages, "namespace": nil},
 		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil, "namespace": nil},
 		MetricStoreUp:                                           {"store": kinds, "namespace": nil},
 		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates(), "namespace": nil},

@@ -23,6 +23,9 @@ var metricHelp = map[string]string{
 	activities.MetricDiscards: "Checkpoint directories discarded by finalizations (their state deleted from the bucket).",
 	MetricVerifying: "Finalizations of the namespace parked in Verifying for longer than older_than, read from " +
 		"Temporal visibility; every worker of a namespace reports the same numbers.",
+	MetricStuck: "Finalizations and subsumptions of the namespace in one running phase (Persisting, Publishing, Verifying, " +
+		"Discarding, Subsuming) for longer than older_than, read from Temporal visibility; every worker of a namespace " +
+		"reports the same numbers.",
 	reconcile.MetricFindings: "Reconciler findings by kind: dangling, orphan, orphan_kept, in_flight, tombstone, foreign, " +
 		"error (an item a run could not settle).",
 	reconcile.MetricActions: "What reconciler runs with --apply changed, by action: quarantined, discarded, tombstones_collected.",

@@ -126,6 +126,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 			return err
 		}},
 		{"store", refs.Probe},
+		// Without the bucket every finalization sits in Persisting.
+		{"bucket", states.Probe},
 	})
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()

@@ -18,6 +18,21 @@ import (
 // reports the same numbers.
 const MetricVerifying = "finalizer_verifying"
 
+// MetricStuck is MetricVerifying for every running phase
+// (client.StuckQuery): Persisting with a failing bucket counts as much as
+// Verifying with a silent store.
+const MetricStuck = "finalizer_stuck"
+
+// phaseGauges are the gauges watchVerifying keeps, each with its
+// visibility filter.
+var phaseGauges = []struct {
+	name  string
+	query func(cutoff time.Time) string
+}{
+	{MetricVerifying, finalizerclient.VerifyingQuery},
+	{MetricStuck, finalizerclient.StuckQuery},
+}
+
 // verifyingAges are the older_than buckets of MetricVerifying.
 var verifyingAges = []time.Duration{0, time.Minute, 5 * time.Minute, time.Hour}
 
@@ -37,25 +52,27 @@ func ageLabel(d time.Duration) string {
 // query per bucket).
 const verifyingEvery = 30 * time.Second
 
-// watchVerifying updates MetricVerifying now and every verifyingEvery
-// until ctx ends. A count that fails leaves the gauge as it was and is
-// logged: visibility lagging is no reason to stop the worker.
+// watchVerifying updates MetricVerifying and MetricStuck now and every
+// verifyingEvery until ctx ends. A count that fails leaves the gauge as it
+// was and is logged: visibility lagging is no reason to stop the worker.
 func watchVerifying(ctx context.Context, c client.Client, namespace string, m client.MetricsHandler, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		now := time.Now()
-		for _, age := range verifyingAges {
-			resp, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
-				Namespace: namespace, Query: finalizerclient.StuckQuery(now.Add(-age)),
-			})
-			if err != nil {
-				if ctx.Err() == nil {
-					log.Warn("count finalizations in Verifying", "olderThan", age.String(), "error", err)
+		for _, g := range phaseGauges {
+			for _, age := range verifyingAges {
+				resp, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+					Namespace: namespace, Query: g.query(now.Add(-age)),
+				})
+				if err != nil {
+					if ctx.Err() == nil {
+						log.Warn("count finalizations", "gauge", g.name, "olderThan", age.String(), "error", err)
+					}
+					continue
 				}
-				continue
+				m.WithTags(map[string]string{"older_than": ageLabel(age), "namespace": namespace}).Gauge(g.name).Update(float64(resp.GetCount()))
 			}
-			m.WithTags(map[string]string{"older_than": ageLabel(age), "namespace": namespace}).Gauge(MetricVerifying).Update(float64(resp.GetCount()))
 		}
 		select {
 		case <-ctx.Done():

@@ -46,7 +46,7 @@ type SubsumeResult struct {
 // RemoveCheckpoints and start none; it serves coordinators on version 0.
 func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult, error) {
 	local := pathVersion(ctx) >= fastPathVersion
-	phase := "Subsuming"
+	phase := string(contract.Subsuming)
 	if err := workflow.SetQueryHandler(ctx, contract.StatusQuery, func() (string, error) { return phase, nil }); err != nil {
 		return SubsumeResult{}, err
 	}
@@ -56,7 +56,7 @@ func SubsumeCheckpoint(ctx workflow.Context, req SubsumeRequest) (SubsumeResult,
 			contract.AttrCluster.ValueSet(req.Cluster), contract.AttrJob.ValueSet(req.Job), contract.AttrEpoch.ValueSet(int64(req.Epoch)),
 			contract.AttrCheckpoint.ValueSet(int64(req.Checkpoint)), contract.AttrPhase.ValueSet(p), contract.AttrPhaseSince.ValueSet(workflow.Now(ctx)))
 	}
-	upsertPhase("Subsuming")
+	upsertPhase(string(contract.Subsuming))
 	if err := validated(ctx, contract.ValidateOwner(req.Owner)); err != nil {
 		upsertPhase("Failed")
 		return SubsumeResult{}, temporal.NewNonRetryableApplicationError("subsume checkpoint: "+err.Error(), contract.TypeInvalid, err)

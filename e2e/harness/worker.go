@@ -31,6 +31,9 @@ type Options struct {
 	// included; claims, retirements and the reconciler's inventory always
 	// reach the real store.
 	WrapReferences func(activities.References) activities.References
+	// WrapStates, when set, wraps the state bucket the finalizations'
+	// activities persist, check and discard through (to inject failures).
+	WrapStates func(activities.States) activities.States
 	// Deferred: StartWorker is left to the test (e.g. to trigger twice
 	// while the first execution waits for a worker).
 	Deferred bool
@@ -83,10 +86,14 @@ func Start(t *testing.T, opts Options) *Env {
 	if opts.WrapReferences != nil {
 		refs = opts.WrapReferences(refs)
 	}
+	var states activities.States = e.States
+	if opts.WrapStates != nil {
+		states = opts.WrapStates(states)
+	}
 	e.worker = worker.New(e.Temporal, e.TaskQueue, worker.Options{})
 	finalizations := activities.TemporalFinalizations{Client: e.Temporal}
 	finalizer.Register(e.worker, &activities.Activities{
-		References: refs, Leadership: e.Store, States: e.States, Handles: e.States, StoreKind: "embedded",
+		References: refs, Leadership: e.Store, States: states, Handles: e.States, StoreKind: "embedded",
 		Temporal: e.Temporal, TaskQueue: e.TaskQueue, Finalizations: finalizations,
 	}, &reconcileacts.Activities{
 		Inventory: e.Store, References: refs, States: e.States, Handles: e.States, Finalizations: finalizations,

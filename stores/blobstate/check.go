@@ -23,7 +23,7 @@ func (s *Store) CheckData(ctx context.Context, h Handle) error {
 		return fmt.Errorf("check data of checkpoint %d: metadata %s: %w", h.Checkpoint, h.MetadataKey, ErrDataMissing)
 	}
 	if err != nil {
-		return fmt.Errorf("check data of checkpoint %d: open metadata %s: %w", h.Checkpoint, h.MetadataKey, err)
+		return fmt.Errorf("check data of checkpoint %d: open metadata %s: %w", h.Checkpoint, h.MetadataKey, s.scrub(err))
 	}
 	sum := sha256.New()
 	// Hide the reader's WriteTo: gocloud's allocates a 1 MiB buffer per
@@ -33,7 +33,7 @@ func (s *Store) CheckData(ctx context.Context, h Handle) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("check data of checkpoint %d: read metadata %s: %w", h.Checkpoint, h.MetadataKey, err)
+		return fmt.Errorf("check data of checkpoint %d: read metadata %s: %w", h.Checkpoint, h.MetadataKey, s.scrub(err))
 	}
 	// The message names only the digest the caller gave: the object's own
 	// would let a request learn the checksum of anything it can name, and

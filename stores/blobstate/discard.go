@@ -73,7 +73,7 @@ func (s *Store) deletePrefix(ctx context.Context, prefix string) (int, error) {
 	for {
 		objs, _, err := s.bucket.ListPage(ctx, blob.FirstPageToken, s.listPageSize, &blob.ListOptions{Prefix: prefix})
 		if err != nil {
-			return total, fmt.Errorf("list %s: %w", prefix, err)
+			return total, fmt.Errorf("list %s: %w", prefix, s.scrub(err))
 		}
 		var keys []string
 		for _, o := range objs {
@@ -133,7 +133,7 @@ func (s *Store) deleteAll(ctx context.Context, keys []string) (int, error) {
 				deleted++
 			case gcerrors.Code(err) == gcerrors.NotFound:
 			case firstErr == nil:
-				firstErr = fmt.Errorf("delete %s: %w", k, err)
+				firstErr = fmt.Errorf("delete %s: %w", k, s.scrub(err))
 			}
 		})
 	}
@@ -150,5 +150,5 @@ func (s *Store) deleteIfExists(ctx context.Context, key string) error {
 	if err == nil || gcerrors.Code(err) == gcerrors.NotFound {
 		return nil
 	}
-	return fmt.Errorf("delete %s: %w", key, err)
+	return fmt.Errorf("delete %s: %w", key, s.scrub(err))
 }

@@ -122,7 +122,7 @@ func (s *Store) each(ctx context.Context, opts *blob.ListOptions, visit func(*bl
 			return nil
 		}
 		if err != nil {
-			return err
+			return s.scrub(err)
 		}
 		visit(o)
 	}
@@ -140,7 +140,7 @@ func (s *Store) HandleModTime(ctx context.Context, key string) (time.Time, error
 		return time.Time{}, fmt.Errorf("%s: %w", key, ErrNotFound)
 	}
 	if err != nil {
-		return time.Time{}, fmt.Errorf("stat %s: %w", key, err)
+		return time.Time{}, fmt.Errorf("stat %s: %w", key, s.scrub(err))
 	}
 	return attrs.ModTime.UTC(), nil
 }

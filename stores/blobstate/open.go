@@ -39,6 +39,10 @@ type Store struct {
 	listPageSize int
 	// onSync, when set, sees every path fsynced (tests).
 	onSync func(path string)
+	// scrubber hides the URL's credentials in the driver's errors, which
+	// quote the URL they were opened with (an S3 endpoint's user info in
+	// every failed request): they reach activity results and histories.
+	scrubber scrubber
 }
 
 // Open opens the bucket named by a gocloud URL. The scheme is checked
@@ -54,17 +58,20 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
 		return nil, fmt.Errorf("open bucket %s: no driver for %s:// in this binary (import %q)", redact(u), u.Scheme, "github.com/checkpoint-finalizer/finalizer/stores/blobstate/cloud")
 	}
+	// The drivers print the URL they were given, credentials included.
+	scrubber := newScrubber(u, rawURL)
+	scrub := scrubber.scrub
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {
-		return nil, fmt.Errorf("open bucket %s: %w", redact(u), err)
+		return nil, fmt.Errorf("open bucket %s: %w", redact(u), scrub(err))
 	}
-	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: defaultListPageSize}
+	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: defaultListPageSize, scrubber: scrubber}
 	ok, err := b.IsAccessible(ctx)
 	if err == nil && !ok {
-		err = errors.New("bucket does not exist")
+		err = ErrBucketInaccessible
 	}
 	if err != nil {
-		return nil, closeOnError(b, fmt.Errorf("open bucket %s: %w", redact(u), err))
+		return nil, closeOnError(b, fmt.Errorf("open bucket %s: %w", redact(u), scrub(err)))
 	}
 	if root != "" && u.Query().Get("create_dir") != "" {
 		// create_dir may have just created the root: make its entry durable.

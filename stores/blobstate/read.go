@@ -41,7 +41,7 @@ func (s *Store) read(ctx context.Context, key string) (Handle, []byte, error) {
 		return Handle{}, nil, fmt.Errorf("%s: %w", key, ErrNotFound)
 	}
 	if err != nil {
-		return Handle{}, nil, fmt.Errorf("open %s: %w", key, err)
+		return Handle{}, nil, fmt.Errorf("open %s: %w", key, s.scrub(err))
 	}
 	// Read one byte past the limit so an oversized blob is recognised
 	// without reading it whole.
@@ -50,7 +50,7 @@ func (s *Store) read(ctx context.Context, key string) (Handle, []byte, error) {
 		err = cerr
 	}
 	if err != nil {
-		return Handle{}, nil, fmt.Errorf("read %s: %w", key, err)
+		return Handle{}, nil, fmt.Errorf("read %s: %w", key, s.scrub(err))
 	}
 	h, err := DecodeEnvelope(b)
 	if err != nil {

@@ -33,7 +33,7 @@ func (s *Store) Write(ctx context.Context, h Handle) (string, error) {
 	}
 	err = s.bucket.WriteAll(ctx, key, b, &blob.WriterOptions{ContentType: "application/json"})
 	if err != nil {
-		return "", fmt.Errorf("write handle of checkpoint %d to %s: %w", h.Checkpoint, key, err)
+		return "", fmt.Errorf("write handle of checkpoint %d to %s: %w", h.Checkpoint, key, s.scrub(err))
 	}
 	if err := s.syncLocal(key); err != nil {
 		return "", fmt.Errorf("write handle of checkpoint %d: %w", h.Checkpoint, err)

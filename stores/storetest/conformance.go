@@ -43,6 +43,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"ListEntries", testListEntries},
 		{"Quarantine", testQuarantine},
 		{"ConcurrentQuarantine", testConcurrentQuarantine},
+		{"RestorePointUnderRetention", testRestorePointUnderRetention},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

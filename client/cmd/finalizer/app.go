@@ -81,8 +81,8 @@ Global flags are also accepted after the command. Each Temporal setting is taken
 highest first: the flag, $FINALIZER_*, $TEMPORAL_*, the temporal.toml profile, the default.
 
 Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,
-3 ended but not Published, 4 refused (stale epoch, retired, different content),
-5 not found (status: no finalization of that identity)`,
+3 ended but not Published (also terminated, cancelled, timed out), 4 refused (stale epoch,
+retired, different content, a cluster the worker does not serve), 5 not found (status: no finalization of that identity)`,
 		// Without a command the tool has nothing to do; cobra would
 		// print the help and exit 0.
 		RunE: func(*cobra.Command, []string) error {

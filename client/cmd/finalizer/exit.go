@@ -52,7 +52,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &usage), errors.Is(err, client.ErrInvalidRequest):
 		return exitUsage
-	case errors.Is(err, errNotPublished):
+	case errors.Is(err, errNotPublished), errors.Is(err, client.ErrEnded):
 		return exitNotPublished
 	case errors.Is(err, client.ErrRejected), errors.Is(err, client.ErrContentMismatch):
 		return exitRefused

@@ -18,11 +18,11 @@ func listCommand() command {
 		olderThan time.Duration
 	)
 	return command{
-		summary: "list finalizations stuck in Verifying (--stuck [--older-than 5m])",
+		summary: "list finalizations stuck in any phase (--stuck [--older-than 5m])",
 		example: "finalizer list --stuck --older-than 10m --json",
 		flags: func(fs *pflag.FlagSet) func() error {
-			fs.BoolVar(&stuck, "stuck", false, "list finalizations parked in Verifying (required: the only listing so far)")
-			fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in Verifying counts as stuck")
+			fs.BoolVar(&stuck, "stuck", false, "list finalizations that stayed in one phase (Persisting, Verifying, ...) too long (required: the only listing so far)")
+			fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in one phase counts as stuck")
 			return func() error {
 				if !stuck {
 					return usagef("list: --stuck is required (the only listing so far)")
@@ -48,14 +48,14 @@ func listCommand() command {
 
 func stuckTable(list []client.Stuck, olderThan time.Duration) string {
 	if len(list) == 0 {
-		return fmt.Sprintf("no finalization in Verifying for longer than %s", olderThan)
+		return fmt.Sprintf("no finalization in one phase for longer than %s", olderThan)
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKFLOW ID\tRUN ID\tVERIFYING FOR\tSTORE\tSUMMARY")
+	fmt.Fprintln(tw, "WORKFLOW ID\tRUN ID\tPHASE\tFOR\tSTORE\tSUMMARY")
 	now := time.Now()
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.WorkflowID, s.RunID, now.Sub(s.PhaseSince).Round(time.Second), s.StoreKind, s.Summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkflowID, s.RunID, s.Phase, now.Sub(s.PhaseSince).Round(time.Second), s.StoreKind, s.Summary)
 	}
 	_ = tw.Flush() // a strings.Builder does not fail
 	return strings.TrimRight(b.String(), "\n")

@@ -47,9 +47,11 @@
 // Exit codes: 0 success (finalize --wait: Published); 1 an error that says
 // nothing about the server's side (connection, timeout: repeat the command);
 // 2 usage or an invalid request (nothing was sent); 3 the finalization ended
-// but not Published (Discarded, Abandoned, Failed: do not acknowledge the
-// checkpoint); 4 refused (stale epoch, retired job, different content for the
-// same identity); 5 not found (status of an identity no finalization has:
+// but not Published (Discarded, Abandoned, Failed, or closed without a
+// result: terminated, cancelled, timed out; do not acknowledge the
+// checkpoint, and repeating answers the same); 4 refused (stale epoch,
+// retired job, different content for the same identity, a cluster the
+// worker's tenant gate does not serve); 5 not found (status of an identity no finalization has:
 // repeating finds nothing more). reconcile exits 0 once the run finished,
 // findings or not, and 1 when some item could not be settled (the report
 // lists it).
