@@ -363,13 +363,13 @@ func awayWhileCheckpointing(what string) func(ctx context.Context, j *jobRun, r 
 	}
 }
 
-// outlast waits out the outage, failing when a JobManager other than
+// outlast waits out the world's outage, failing when a JobManager other than
 // crashed exits or the job fails meanwhile, and returns when the job was
 // first seen RUNNING again, restored after the crash (zero when it was
 // not, or when nothing crashed).
 func outlast(ctx context.Context, j *jobRun, crashed *flinkcluster.JobManager) (time.Time, error) {
 	var runningAt time.Time
-	for end := time.Now().Add(outage); time.Now().Before(end); {
+	for end := time.Now().Add(j.w.outage); time.Now().Before(end); {
 		for _, jm := range j.w.c.JobManagers {
 			if jm != crashed && !jm.Running() {
 				return runningAt, fmt.Errorf("%s exited while we were away (log %s)", jm.Name(), jm.Log())

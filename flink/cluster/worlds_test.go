@@ -50,6 +50,10 @@ type world struct {
 	// and returns what brings it back; stock, which has neither, runs the
 	// same scenario undisturbed: the yardstick.
 	away func(what string) (back func() error, err error)
+	// outage is how long a scenario stays away: the constant outage in the
+	// plugin's world; none in stock's, which has nothing to take away, so
+	// its job runs on undisturbed at once.
+	outage time.Duration
 	// storeFault arms a fault on the next write between the world's
 	// checkpoint writer and ZooKeeper (Flink's JobManagers in stock's, the
 	// worker in the plugin's) and returns a channel closed once it acted.
@@ -112,7 +116,7 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 		// The reconciler a test runs must not wait out the production floor.
 		"-reconcile-min-grace=0s")
 	w := &world{name: "plugin", cluster: cluster, bucket: bucket, config: common(bucket, cluster), jars: []string{pluginJar},
-		storeFault: storeFault}
+		storeFault: storeFault, outage: outage}
 	for k, v := range installed(t, common(bucket, cluster), map[string]string{
 		"high-availability.type":               "io.github.checkpointfinalizer.flink.FinalizerHaServicesFactory",
 		"finalizer.high-availability.delegate": "zookeeper",
