@@ -44,7 +44,8 @@ func commands() map[string]func() command {
 
 // run is the whole tool, apart from the process: arguments, environment
 // and output are passed in so tests run it in-process. Help goes to
-// stdout; an error is printed once, on stderr, a line per problem.
+// stdout; an error is printed once, on stderr, a line per problem (with
+// -o json or yaml: one object, see printError).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if version.Requested(args) {
 		if err := version.Print(stdout, "finalizer"); err != nil {
@@ -52,23 +53,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return exitOK
 	}
-	root, ran := newRoot(getenv, stdout, stderr)
+	root, g, ran := newRoot(getenv, stdout, stderr)
 	root.SetArgs(flagenv.LongDash(args, lookupAnywhere(root)))
 	err := root.ExecuteContext(ctx)
 	if err != nil && !*ran {
 		// Refused by cobra before any command ran: an unknown command, an
 		// argument where none is taken.
-		err = &usageError{err.Error()}
+		err = &usageError{msg: err.Error()}
 	}
 	if err != nil && !errors.Is(err, errNotPublished) {
-		fmt.Fprintf(stderr, "finalizer: %s\n", strings.TrimRight(err.Error(), "\n"))
+		printError(stderr, g.errorFormat(root.PersistentFlags()), err)
 	}
 	return exitCode(err)
 }
 
-// newRoot builds the command tree; *ran tells whether one of the tool's
-// commands ran, so that an error before is cobra's refusal of the line.
-func newRoot(getenv func(string) string, stdout, stderr io.Writer) (*cobra.Command, *bool) {
+// newRoot builds the command tree over the global flags g; *ran tells
+// whether one of the tool's commands ran, so that an error before is
+// cobra's refusal of the line.
+func newRoot(getenv func(string) string, stdout, stderr io.Writer) (*cobra.Command, *globals, *bool) {
 	ran := new(bool)
 	g := newGlobals(getenv, stderr)
 	root := &cobra.Command{
@@ -79,6 +81,8 @@ ones, retires a job and reconciles a cluster's HA store with its state bucket.
 
 Global flags are also accepted after the command. Each Temporal setting is taken from,
 highest first: the flag, $FINALIZER_*, $TEMPORAL_*, the temporal.toml profile, the default.
+-o json|yaml prints the result on stdout and an error as one object (error, kind, exitCode)
+on stderr; -o wide adds columns to tables; --json is -o json.
 
 Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,
 3 ended but not Published (also terminated, cancelled, timed out), 4 refused (stale epoch,
@@ -125,7 +129,7 @@ retired, different content, a cluster the worker does not serve), 5 not found (s
 			return version.Print(stdout, "finalizer")
 		},
 	})
-	return root, ran
+	return root, g, ran
 }
 
 // newCommand is the cobra command of cmd: parse, resolve the flags over
@@ -173,7 +177,7 @@ func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command 
 			return err
 		}
 		defer closeFn()
-		return cmd.run(ctx, c, &printer{out: cc.OutOrStdout(), progress: g.stderr, json: g.json})
+		return cmd.run(ctx, c, &printer{out: cc.OutOrStdout(), progress: g.stderr, format: g.format})
 	}
 	return cc
 }

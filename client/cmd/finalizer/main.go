@@ -35,8 +35,11 @@
 // --temporal-tls-key-file, --temporal-tls-server-name,
 // --temporal-api-key-file (the key itself only from
 // FINALIZER_TEMPORAL_API_KEY: process listings show flags), --task-queue,
-// --json (machine-readable output on stdout) and --timeout (bounds the
-// whole command; 0, the default, waits as long as it takes). A Temporal
+// -o/--output (text, wide: tables with every column, json or yaml: the
+// result on stdout and an error as one object {error, kind, exitCode} on
+// stderr, so stdout never holds an error), --json (the same as -o json)
+// and --timeout (bounds the whole command; 0, the default, waits as long
+// as it takes). A Temporal
 // setting comes from, highest first: the flag, its FINALIZER_ variable
 // (--temporal-address: FINALIZER_TEMPORAL_ADDRESS), Temporal's own
 // TEMPORAL_* variable, the temporal.toml profile (TEMPORAL_CONFIG_FILE,
