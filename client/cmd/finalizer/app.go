@@ -19,6 +19,8 @@ import (
 // command is one subcommand: its flags, then what it does once connected.
 type command struct {
 	summary string
+	// long, if set, is the help's description (else the summary).
+	long string
 	// required are the flags without which the command refuses to run;
 	// its help marks them.
 	required []string
@@ -39,6 +41,8 @@ func commands() map[string]func() command {
 		"retire":    retireCommand,
 		"reconcile": reconcileCommand,
 		"latest":    latestCommand,
+		"retry-now": retryNowCommand,
+		"abandon":   abandonCommand,
 	}
 }
 
@@ -77,16 +81,19 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) (*cobra.Comma
 		Use:   "finalizer",
 		Short: "the checkpoint finalizer's command-line client",
 		Long: `finalizer claims a job's epoch, triggers or watches a checkpoint's finalization, lists stuck
-ones, retires a job and reconciles a cluster's HA store with its state bucket.
+ones, retries or abandons Verifying ones, retires a job and reconciles a cluster's HA store
+with its state bucket.
 
 Global flags are also accepted after the command. Each Temporal setting is taken from,
 highest first: the flag, $FINALIZER_*, $TEMPORAL_*, the temporal.toml profile, the default.
 -o json|yaml prints the result on stdout and an error as one object (error, kind, exitCode)
 on stderr; -o wide adds columns to tables; --json is -o json.
 
-Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,
-3 ended but not Published (also terminated, cancelled, timed out), 4 refused (stale epoch,
-retired, different content, a cluster the worker does not serve), 5 not found (status: no finalization of that identity)`,
+Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat; retry-now/abandon --stuck:
+some signal not sent), 2 usage or invalid request, 3 ended but not Published (also terminated,
+cancelled, timed out), 4 refused (stale epoch, retired, different content, a cluster the worker
+does not serve; retry-now/abandon: not Verifying, nothing sent), 5 not found (status,
+retry-now, abandon: no finalization of that identity)`,
 		// Without a command the tool has nothing to do; cobra would
 		// print the help and exit 0.
 		RunE: func(*cobra.Command, []string) error {
@@ -143,6 +150,7 @@ func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command 
 	cc := &cobra.Command{
 		Use:               use + " [flags]",
 		Short:             cmd.summary,
+		Long:              cmd.long,
 		Example:           "  " + cmd.example,
 		Args:              noArgs(name),
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -161,7 +169,10 @@ func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command 
 		// The command's rules read its flags: not when one is missing or
 		// did not parse, which would be reported twice.
 		if !own {
-			if err := check(); err != nil {
+			err := check()
+			if l, ok := err.(problemList); ok {
+				problems = append(problems, l...)
+			} else if err != nil {
 				problems = append(problems, err)
 			}
 		}

@@ -45,6 +45,27 @@ func message(err error) string {
 
 func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
+// problemList is the problems a command's check found at once; refused
+// reports each on a line of its own.
+type problemList []error
+
+func (l problemList) Error() string   { return errors.Join(l...).Error() }
+func (l problemList) Unwrap() []error { return l }
+
+// joinProblems is the problems among errs: nil when there is none.
+func joinProblems(errs ...error) error {
+	var l problemList
+	for _, err := range errs {
+		if err != nil {
+			l = append(l, err)
+		}
+	}
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
 // refused is the problems of a command line, reported together, a line
 // each: a usage error, nil for none.
 func refused(problems []error) error {
@@ -82,7 +103,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, errNotPublished), errors.Is(err, client.ErrEnded):
 		return exitNotPublished
-	case errors.Is(err, client.ErrRejected), errors.Is(err, client.ErrContentMismatch):
+	case errors.Is(err, client.ErrRejected), errors.Is(err, client.ErrContentMismatch),
+		errors.Is(err, client.ErrNotVerifying):
 		return exitRefused
 	case errors.Is(err, client.ErrNotFound):
 		return exitNotFound
