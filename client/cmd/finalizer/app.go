@@ -233,14 +233,21 @@ func flagError(c *cobra.Command, err error) error {
 }
 
 // lookupAnywhere finds a long flag of any command of the tree, for
-// flagenv.LongDash.
+// flagenv.LongDash, or for a one-letter name the flag of that shorthand,
+// so that -ojson stays -o json.
 func lookupAnywhere(root *cobra.Command) func(string) *pflag.Flag {
+	find := func(fs *pflag.FlagSet, name string) *pflag.Flag {
+		if len(name) == 1 {
+			return fs.ShorthandLookup(name)
+		}
+		return fs.Lookup(name)
+	}
 	return func(name string) *pflag.Flag {
-		if f := root.PersistentFlags().Lookup(name); f != nil {
+		if f := find(root.PersistentFlags(), name); f != nil {
 			return f
 		}
 		for _, c := range root.Commands() {
-			if f := c.Flags().Lookup(name); f != nil {
+			if f := find(c.Flags(), name); f != nil {
 				return f
 			}
 		}

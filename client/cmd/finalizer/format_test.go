@@ -22,6 +22,8 @@ func TestStructuredErrors(t *testing.T) {
 	}{
 		{"json, unknown flag", []string{"-o", "json", "list", "--stuck", "--since", "1m"}, json.Unmarshal},
 		{"--json alias, after the command", []string{"list", "--json"}, json.Unmarshal},
+		{"-ojson, kubectl's spelling", []string{"-ojson", "list"}, json.Unmarshal},
+		{"-o=yaml", []string{"list", "-o=yaml"}, func(b []byte, v any) error { return yaml.Unmarshal(b, v) }},
 		{"yaml, several problems", []string{"status", "--cluster", "c1", "--output=yaml", "--timeout", "5"}, func(b []byte, v any) error { return yaml.Unmarshal(b, v) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
