@@ -22,6 +22,9 @@
 //     does not answer) or any other (Persisting: the bucket fails).
 //     StuckQuery is the same filter for the Web UI and `temporal workflow
 //     list --query`.
+//   - Verifying, then Finalization.RetryNow or Finalization.Abandon, for an
+//     operator: the signals only Verifying reads; ErrNotVerifying when the
+//     finalization is in another phase or ended (nothing sent).
 //   - Retire, before a job's checkpoint ID space restarts.
 //
 // Connection holds the dial settings (address, namespace, TLS, API key) the

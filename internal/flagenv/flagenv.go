@@ -210,7 +210,8 @@ func rule(typ string) string {
 // r, e, t, ... and name none of them. An unknown name is rewritten too, so
 // that pflag's error names it. lookup finds a long flag by name, nil if
 // none, to tell a flag's value (left as it is, like everything after "--")
-// from the next flag.
+// from the next flag. A lookup that also answers a one-letter name with
+// the flag of that shorthand keeps -ojson and -o=json as they are.
 func LongDash(args []string, lookup func(name string) *pflag.Flag) []string {
 	out := make([]string, 0, len(args))
 	value := false // the previous argument is a flag expecting this one
@@ -224,7 +225,7 @@ func LongDash(args []string, lookup func(name string) *pflag.Flag) []string {
 		}
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		long := strings.HasPrefix(a, "--")
-		if !long && len(a) > 2 && a[0] == '-' && isLetter(a[1]) {
+		if !long && len(a) > 2 && a[0] == '-' && isLetter(a[1]) && !shorthandWithValue(name[1:], lookup) {
 			name, long, a = name[1:], true, "-"+a
 		}
 		if long {
@@ -234,6 +235,17 @@ func LongDash(args []string, lookup func(name string) *pflag.Flag) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// shorthandWithValue tells -ojson and -o=json (a shorthand, its value
+// attached) from a long flag spelled with one dash: name is no long flag,
+// and lookup, given its first letter, answers the flag of that shorthand.
+func shorthandWithValue(name string, lookup func(string) *pflag.Flag) bool {
+	if f := lookup(name); f != nil && f.Name == name {
+		return false
+	}
+	f := lookup(name[:1])
+	return f != nil && f.Shorthand == name[:1]
 }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

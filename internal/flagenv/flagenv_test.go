@@ -75,3 +75,21 @@ func TestLongDash(t *testing.T) {
 		assert.Equal(t, tc.want, LongDash(tc.in, fs.Lookup), "%v", tc.in)
 	}
 }
+
+// A lookup that knows shorthands leaves a shorthand with its value as it
+// is; a long flag with one dash, the first letter of which is a
+// shorthand, is still a long flag.
+func TestLongDashShorthand(t *testing.T) {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	fs.StringP("output", "o", "", "")
+	fs.Duration("older-than", 0, "")
+	lookup := func(name string) *pflag.Flag {
+		if len(name) == 1 {
+			return fs.ShorthandLookup(name)
+		}
+		return fs.Lookup(name)
+	}
+	in := []string{"-ojson", "-o=yaml", "-o", "wide", "-older-than", "1m", "-output=json", "-oops"}
+	assert.Equal(t, []string{"-ojson", "-o=yaml", "-o", "wide", "--older-than", "1m", "--output=json", "-oops"}, LongDash(in, lookup))
+	assert.Equal(t, []string{"--ojson", "--o=yaml"}, LongDash([]string{"-ojson", "-o=yaml"}, fs.Lookup), "a lookup of long names only: as before")
+}

@@ -19,6 +19,8 @@ import (
 // command is one subcommand: its flags, then what it does once connected.
 type command struct {
 	summary string
+	// long, if set, is the help's description (else the summary).
+	long string
 	// required are the flags without which the command refuses to run;
 	// its help marks them.
 	required []string
@@ -39,12 +41,15 @@ func commands() map[string]func() command {
 		"retire":    retireCommand,
 		"reconcile": reconcileCommand,
 		"latest":    latestCommand,
+		"retry-now": retryNowCommand,
+		"abandon":   abandonCommand,
 	}
 }
 
 // run is the whole tool, apart from the process: arguments, environment
 // and output are passed in so tests run it in-process. Help goes to
-// stdout; an error is printed once, on stderr, a line per problem.
+// stdout; an error is printed once, on stderr, a line per problem (with
+// -o json or yaml: one object, see printError).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if version.Requested(args) {
 		if err := version.Print(stdout, "finalizer"); err != nil {
@@ -52,37 +57,43 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return exitOK
 	}
-	root, ran := newRoot(getenv, stdout, stderr)
+	root, g, ran := newRoot(getenv, stdout, stderr)
 	root.SetArgs(flagenv.LongDash(args, lookupAnywhere(root)))
 	err := root.ExecuteContext(ctx)
 	if err != nil && !*ran {
 		// Refused by cobra before any command ran: an unknown command, an
 		// argument where none is taken.
-		err = &usageError{err.Error()}
+		err = &usageError{msg: err.Error()}
 	}
 	if err != nil && !errors.Is(err, errNotPublished) {
-		fmt.Fprintf(stderr, "finalizer: %s\n", strings.TrimRight(err.Error(), "\n"))
+		printError(stderr, g.errorFormat(root.PersistentFlags()), err)
 	}
 	return exitCode(err)
 }
 
-// newRoot builds the command tree; *ran tells whether one of the tool's
-// commands ran, so that an error before is cobra's refusal of the line.
-func newRoot(getenv func(string) string, stdout, stderr io.Writer) (*cobra.Command, *bool) {
+// newRoot builds the command tree over the global flags g; *ran tells
+// whether one of the tool's commands ran, so that an error before is
+// cobra's refusal of the line.
+func newRoot(getenv func(string) string, stdout, stderr io.Writer) (*cobra.Command, *globals, *bool) {
 	ran := new(bool)
 	g := newGlobals(getenv, stderr)
 	root := &cobra.Command{
 		Use:   "finalizer",
 		Short: "the checkpoint finalizer's command-line client",
 		Long: `finalizer claims a job's epoch, triggers or watches a checkpoint's finalization, lists stuck
-ones, retires a job and reconciles a cluster's HA store with its state bucket.
+ones, retries or abandons Verifying ones, retires a job and reconciles a cluster's HA store
+with its state bucket.
 
 Global flags are also accepted after the command. Each Temporal setting is taken from,
 highest first: the flag, $FINALIZER_*, $TEMPORAL_*, the temporal.toml profile, the default.
+-o json|yaml prints the result on stdout and an error as one object (error, kind, exitCode)
+on stderr; -o wide adds columns to tables; --json is -o json.
 
-Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat), 2 usage or invalid request,
-3 ended but not Published (also terminated, cancelled, timed out), 4 refused (stale epoch,
-retired, different content, a cluster the worker does not serve), 5 not found (status: no finalization of that identity)`,
+Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat; retry-now/abandon --stuck:
+some signal not sent), 2 usage or invalid request, 3 ended but not Published (also terminated,
+cancelled, timed out), 4 refused (stale epoch, retired, different content, a cluster the worker
+does not serve; retry-now/abandon: not Verifying, nothing sent), 5 not found (status,
+retry-now, abandon: no finalization of that identity)`,
 		// Without a command the tool has nothing to do; cobra would
 		// print the help and exit 0.
 		RunE: func(*cobra.Command, []string) error {
@@ -125,7 +136,7 @@ retired, different content, a cluster the worker does not serve), 5 not found (s
 			return version.Print(stdout, "finalizer")
 		},
 	})
-	return root, ran
+	return root, g, ran
 }
 
 // newCommand is the cobra command of cmd: parse, resolve the flags over
@@ -139,6 +150,7 @@ func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command 
 	cc := &cobra.Command{
 		Use:               use + " [flags]",
 		Short:             cmd.summary,
+		Long:              cmd.long,
 		Example:           "  " + cmd.example,
 		Args:              noArgs(name),
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -157,7 +169,10 @@ func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command 
 		// The command's rules read its flags: not when one is missing or
 		// did not parse, which would be reported twice.
 		if !own {
-			if err := check(); err != nil {
+			err := check()
+			if l, ok := err.(problemList); ok {
+				problems = append(problems, l...)
+			} else if err != nil {
 				problems = append(problems, err)
 			}
 		}
@@ -173,7 +188,7 @@ func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command 
 			return err
 		}
 		defer closeFn()
-		return cmd.run(ctx, c, &printer{out: cc.OutOrStdout(), progress: g.stderr, json: g.json})
+		return cmd.run(ctx, c, &printer{out: cc.OutOrStdout(), progress: g.stderr, format: g.format})
 	}
 	return cc
 }
@@ -218,14 +233,21 @@ func flagError(c *cobra.Command, err error) error {
 }
 
 // lookupAnywhere finds a long flag of any command of the tree, for
-// flagenv.LongDash.
+// flagenv.LongDash, or for a one-letter name the flag of that shorthand,
+// so that -ojson stays -o json.
 func lookupAnywhere(root *cobra.Command) func(string) *pflag.Flag {
+	find := func(fs *pflag.FlagSet, name string) *pflag.Flag {
+		if len(name) == 1 {
+			return fs.ShorthandLookup(name)
+		}
+		return fs.Lookup(name)
+	}
 	return func(name string) *pflag.Flag {
-		if f := root.PersistentFlags().Lookup(name); f != nil {
+		if f := find(root.PersistentFlags(), name); f != nil {
 			return f
 		}
 		for _, c := range root.Commands() {
-			if f := c.Flags().Lookup(name); f != nil {
+			if f := find(c.Flags(), name); f != nil {
 				return f
 			}
 		}

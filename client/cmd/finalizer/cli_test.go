@@ -208,7 +208,7 @@ func TestUsageErrors(t *testing.T) {
 		{"renamed flag", []string{"--address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
 		{"renamed flag after the command", []string{"list", "--stuck", "--tls-ca-file", "x"}, "--tls-ca-file was renamed --temporal-tls-ca-file"},
 		{"renamed flag, one dash", []string{"-address", "x:1", "list", "--stuck"}, "--address was renamed --temporal-address"},
-		{"flags with one dash, as package flag took them", []string{"-json", "list", "-stuck", "-older-than", "soon"},
+		{"flags with one dash, as package flag took them", []string{"-task-queue", "q", "list", "-stuck", "-older-than", "soon"},
 			`list: --older-than: must be a duration such as 90s, 15m or 1h (got "soon")`},
 		{"negative timeout", []string{"list", "--stuck", "--timeout", "-1s"}, "--timeout must not be negative"},
 		{"bad grace", []string{"reconcile", "--cluster", "c1", "--grace", "1x"},

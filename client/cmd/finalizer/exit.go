@@ -20,12 +20,51 @@ const (
 	exitNotFound = 5
 )
 
-// usageError is a command line the tool refuses before connecting.
-type usageError struct{ msg string }
+// usageError is a command line the tool refuses before connecting: one
+// message, or its problems, each printed on a line of its own.
+type usageError struct {
+	msg      string
+	problems []string
+}
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string {
+	if len(e.problems) > 0 {
+		return strings.Join(e.problems, "\nfinalizer: ")
+	}
+	return e.msg
+}
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+// message is err's message without the text's line prefixes, as a
+// structured error shows it: a line per problem.
+func message(err error) string {
+	if u, ok := errors.AsType[*usageError](err); ok && len(u.problems) > 0 {
+		return strings.Join(u.problems, "\n")
+	}
+	return strings.TrimRight(err.Error(), "\n")
+}
+
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// problemList is the problems a command's check found at once; refused
+// reports each on a line of its own.
+type problemList []error
+
+func (l problemList) Error() string   { return errors.Join(l...).Error() }
+func (l problemList) Unwrap() []error { return l }
+
+// joinProblems is the problems among errs: nil when there is none.
+func joinProblems(errs ...error) error {
+	var l problemList
+	for _, err := range errs {
+		if err != nil {
+			l = append(l, err)
+		}
+	}
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
 
 // refused is the problems of a command line, reported together, a line
 // each: a usage error, nil for none.
@@ -37,12 +76,22 @@ func refused(problems []error) error {
 	for i, p := range problems {
 		lines[i] = p.Error()
 	}
-	return &usageError{strings.Join(lines, "\nfinalizer: ")}
+	return &usageError{problems: lines}
 }
 
 // notPublished: the finalization ended in another phase; the result was
 // printed already.
 var errNotPublished = errors.New("finalization ended but not Published")
+
+// exitKinds name the exit codes in a structured error, for a script that
+// would rather match a word.
+var exitKinds = map[int]string{
+	exitError:        "error",
+	exitUsage:        "usage",
+	exitNotPublished: "not-published",
+	exitRefused:      "refused",
+	exitNotFound:     "not-found",
+}
 
 // exitCode maps a command's error to the process's exit code.
 func exitCode(err error) int {
@@ -54,7 +103,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, errNotPublished), errors.Is(err, client.ErrEnded):
 		return exitNotPublished
-	case errors.Is(err, client.ErrRejected), errors.Is(err, client.ErrContentMismatch):
+	case errors.Is(err, client.ErrRejected), errors.Is(err, client.ErrContentMismatch),
+		errors.Is(err, client.ErrNotVerifying):
 		return exitRefused
 	case errors.Is(err, client.ErrNotFound):
 		return exitNotFound

@@ -44,10 +44,14 @@ type globals struct {
 	// layers.
 	conn      client.Connection
 	taskQueue string
-	json      bool
-	timeout   time.Duration
-	getenv    func(string) string
-	stderr    io.Writer
+	// output is --output as given; json is its alias --json (-o json).
+	// check resolves both into format.
+	output  string
+	json    bool
+	format  format
+	timeout time.Duration
+	getenv  func(string) string
+	stderr  io.Writer
 }
 
 func newGlobals(getenv func(string) string, stderr io.Writer) *globals {
@@ -59,10 +63,11 @@ func newGlobals(getenv func(string) string, stderr io.Writer) *globals {
 func (g *globals) register(fs *pflag.FlagSet) {
 	g.connFlags.Register(fs)
 	fs.StringVar(&g.taskQueue, "task-queue", g.taskQueue, "task queue of the finalizer's workers ($"+envTaskQueue+")")
-	fs.BoolVar(&g.json, "json", false, "print JSON on stdout, for scripts")
+	fs.StringVarP(&g.output, "output", "o", "", "output format: text (default), wide (tables with every column), json or yaml (results on stdout, errors as objects on stderr)")
+	fs.BoolVar(&g.json, "json", false, "the same as -o json (kept for scripts)")
 	fs.DurationVar(&g.timeout, "timeout", 0, "bound the whole command (0: no bound)")
 	flagenv.BindEnv(fs, "task-queue")
-	flagenv.Defer(fs, "task-queue", "json", "timeout")
+	flagenv.Defer(fs, "task-queue", "output", "json", "timeout")
 }
 
 // check resolves the connection over the lower layers and validates the
@@ -80,6 +85,9 @@ func (g *globals) check() []error {
 	g.conn = conn
 	if g.getenv(oldNamespaceEnv) != "" && g.getenv(flagenv.EnvName(client.SettingNamespace)) == "" {
 		problems = append(problems, errors.New("$"+oldNamespaceEnv+" was renamed $"+flagenv.EnvName(client.SettingNamespace)+", the worker's name"))
+	}
+	if err := g.resolveFormat(); err != nil {
+		problems = append(problems, err)
 	}
 	if g.taskQueue == "" {
 		problems = append(problems, usagef("--task-queue must not be empty"))
@@ -108,4 +116,21 @@ func (g *globals) withTimeout(ctx context.Context) (context.Context, context.Can
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, g.timeout)
+}
+
+// resolveFormat sets format from --output and its alias --json, which
+// may only agree.
+func (g *globals) resolveFormat() error {
+	f, err := parseFormat(g.output)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		if g.output != "" && f != formatJSON {
+			return usagef("--json is -o json: it contradicts --output %s", f)
+		}
+		f = formatJSON
+	}
+	g.format = f
+	return nil
 }

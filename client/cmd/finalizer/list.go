@@ -41,21 +41,31 @@ func listCommand() command {
 			if list == nil {
 				list = []client.Stuck{} // JSON: [] rather than null
 			}
-			return out.result(list, stuckTable(list, olderThan))
+			return out.result(list, stuckTable(list, olderThan, out.wide()))
 		},
 	}
 }
 
-func stuckTable(list []client.Stuck, olderThan time.Duration) string {
+// stuckTable is list's text output; wide adds the identity's columns and
+// the start time.
+func stuckTable(list []client.Stuck, olderThan time.Duration, wide bool) string {
 	if len(list) == 0 {
 		return fmt.Sprintf("no finalization in one phase for longer than %s", olderThan)
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKFLOW ID\tRUN ID\tPHASE\tFOR\tSTORE\tSUMMARY")
+	header := "WORKFLOW ID\tRUN ID\tPHASE\tFOR\tSTORE\tSUMMARY"
+	if wide {
+		header += "\tCLUSTER\tJOB\tEPOCH\tCHECKPOINT\tSTARTED"
+	}
+	fmt.Fprintln(tw, header)
 	now := time.Now()
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkflowID, s.RunID, s.Phase, now.Sub(s.PhaseSince).Round(time.Second), s.StoreKind, s.Summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", s.WorkflowID, s.RunID, s.Phase, now.Sub(s.PhaseSince).Round(time.Second), s.StoreKind, s.Summary)
+		if wide {
+			fmt.Fprintf(tw, "\t%s\t%s\t%d\t%d\t%s", s.Cluster, s.Job, s.Epoch, s.Checkpoint, s.StartTime.UTC().Format(time.RFC3339))
+		}
+		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush() // a strings.Builder does not fail
 	return strings.TrimRight(b.String(), "\n")

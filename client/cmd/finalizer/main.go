@@ -12,6 +12,10 @@
 //	          (a --savepoint may leave --exclusive-prefix out)
 //	status    --cluster C --job J --epoch E --checkpoint N
 //	list      --stuck [--older-than 5m]
+//	retry-now --cluster C --job J --epoch E --checkpoint N
+//	          | --stuck [--older-than 5m] [--cluster C] [--job J] (--dry-run | --yes)
+//	abandon   --reason TEXT, then as retry-now
+//	          (both signal Verifying finalizations only; abandon keeps the state)
 //	retire    --cluster C --job J --epoch E
 //	reconcile --cluster C [--apply] [--quarantine-dangling] [--grace 1h]
 //	          [--tombstone-ttl 24h] [--report-limit 100]
@@ -35,8 +39,11 @@
 // --temporal-tls-key-file, --temporal-tls-server-name,
 // --temporal-api-key-file (the key itself only from
 // FINALIZER_TEMPORAL_API_KEY: process listings show flags), --task-queue,
-// --json (machine-readable output on stdout) and --timeout (bounds the
-// whole command; 0, the default, waits as long as it takes). A Temporal
+// -o/--output (text, wide: tables with every column, json or yaml: the
+// result on stdout and an error as one object {error, kind, exitCode} on
+// stderr, so stdout never holds an error), --json (the same as -o json)
+// and --timeout (bounds the whole command; 0, the default, waits as long
+// as it takes). A Temporal
 // setting comes from, highest first: the flag, its FINALIZER_ variable
 // (--temporal-address: FINALIZER_TEMPORAL_ADDRESS), Temporal's own
 // TEMPORAL_* variable, the temporal.toml profile (TEMPORAL_CONFIG_FILE,
@@ -51,10 +58,14 @@
 // result: terminated, cancelled, timed out; do not acknowledge the
 // checkpoint, and repeating answers the same); 4 refused (stale epoch,
 // retired job, different content for the same identity, a cluster the
-// worker's tenant gate does not serve); 5 not found (status of an identity no finalization has:
-// repeating finds nothing more). reconcile exits 0 once the run finished,
-// findings or not, and 1 when some item could not be settled (the report
-// lists it).
+// worker's tenant gate does not serve; retry-now and abandon of a
+// finalization not in Verifying, the only phase that reads their signals:
+// nothing was sent); 5 not found (status, retry-now or abandon of an
+// identity no finalization has: repeating finds nothing more). reconcile
+// exits 0 once the run finished, findings or not, and 1 when some item
+// could not be settled (the report lists it); retry-now and abandon
+// --stuck exit 1 when some signal was not sent (the report names it), 0
+// when every listed one was signalled or skipped (not Verifying).
 package main
 
 import (

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -9,28 +8,25 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
-// printer writes a command's result to stdout (text, or JSON with --json)
-// and progress to stderr, so a script's stdout holds only the result.
+// printer writes a command's result to stdout (text, or the --output
+// format) and progress to stderr, so a script's stdout holds only the
+// result.
 type printer struct {
 	out, progress io.Writer
-	json          bool
+	format        format
 }
 
-// result prints v as JSON, or text as it is.
+// result prints v as JSON or YAML, or text as it is (-o wide: the text a
+// command built for wide()).
 func (p *printer) result(v any, text string) error {
-	if p.json {
-		enc := json.NewEncoder(p.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("write result: %w", err)
-		}
-		return nil
-	}
-	if _, err := fmt.Fprintln(p.out, text); err != nil {
+	if err := encode(p.out, p.format, v, text); err != nil {
 		return fmt.Errorf("write result: %w", err)
 	}
 	return nil
 }
+
+// wide tells a command with a table to print every column.
+func (p *printer) wide() bool { return p.format == formatWide }
 
 // status prints one progress report (stderr, always text: it is for eyes).
 func (p *printer) status(id string, st contract.Status) {

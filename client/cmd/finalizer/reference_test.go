@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,11 +10,15 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/docblock"
 )
 
-// docs/reference.md shows finalizer --help as it is.
+// docs/reference.md shows finalizer --help, and the operator signals'
+// help, as they are.
 func TestReferenceShowsHelp(t *testing.T) {
-	block, err := docblock.Block(docblock.Reference, "finalizer --help")
-	require.NoError(t, err)
-	o := runTool(t, nil, "--help")
-	require.Equal(t, exitOK, o.code)
-	assert.Equal(t, o.stdout, block, "docs/reference.md's finalizer --help block is stale: paste `go run ./client/cmd/finalizer --help`")
+	for _, args := range [][]string{{"--help"}, {"retry-now", "--help"}, {"abandon", "--help"}} {
+		name := "finalizer " + strings.Join(args, " ")
+		block, err := docblock.Block(docblock.Reference, name)
+		require.NoError(t, err)
+		o := runTool(t, nil, args...)
+		require.Equal(t, exitOK, o.code)
+		assert.Equal(t, o.stdout, block, "docs/reference.md's %s block is stale: paste `go run ./client/cmd/%s`", name, name)
+	}
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/checkpoint-finalizer/finalizer/client"
+)
+
+func abandonCommand() command {
+	var reason string
+	return signalCommand(operatorSignal{
+		name:    "abandon",
+		summary: "end a Verifying finalization as Abandoned, its state kept (one, or --stuck --yes)",
+		long: `abandon sends the abandon signal, with --reason, to a finalization in Verifying, for an operator
+who gave up on its store: the finalization ends Abandoned and KEEPS its state (handle and data);
+nothing is discarded and the checkpoint is not published (the job manager must not acknowledge
+it). Only Verifying reads the signal: a finalization in another phase (Persisting, Publishing,
+Discarding, ...) or ended is refused (exit 4, nothing sent), and a batch skips it.
+
+Name one finalization as status does (--cluster --job --epoch --checkpoint), or take the batch
+list --stuck lists (--stuck [--older-than 5m], narrowed by --cluster and --job): --dry-run shows
+it and sends nothing, --yes is required to signal it. A batch reports per workflow ID what came
+of it and exits 1 if any signal failed.`,
+		example: "finalizer abandon --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --reason \"store decommissioned\"\n  finalizer abandon --stuck --older-than 1h --cluster prod-eu --reason \"zk-3 lost\" --yes",
+		flags: func(fs *pflag.FlagSet) func() error {
+			fs.StringVar(&reason, "reason", "", "why, recorded as the finalization's result (required)")
+			return func() error {
+				if strings.TrimSpace(reason) == "" {
+					return usagef("abandon: --reason is required: it is the finalization's recorded result")
+				}
+				return nil
+			}
+		},
+		send:   func(ctx context.Context, f *client.Finalization) error { return f.Abandon(ctx, reason) },
+		effect: "the finalization ends Abandoned with its state kept (nothing discarded, nothing published)",
+		reason: func() string { return reason },
+	})
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/client"
+	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
+)
+
+// parked starts an environment whose store never answers and parks a
+// finalization of each checkpoint in Verifying, as list --stuck shows it.
+func parked(t *testing.T, checkpoints ...uint64) (*harness.Env, map[string]string, *client.Client) {
+	t.Helper()
+	e := harness.Start(t, harness.Options{WrapReferences: func(r activities.References) activities.References {
+		return harness.Unanswering{References: r}
+	}})
+	env := envFor(t, e)
+	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1").code)
+	c := client.New(e.Temporal, client.Options{TaskQueue: e.TaskQueue})
+	for _, n := range checkpoints {
+		require.Equal(t, exitOK, runTool(t, env, finalizeArgs(e.Checkpoint(1, n))...).code)
+		require.Eventually(t, func() bool {
+			st, err := c.Status(t.Context(), e.Cluster, e.Job, 1, n)
+			return err == nil && st.Phase == contract.Verifying
+		}, 30*time.Second, 100*time.Millisecond, "checkpoint %d parks in Verifying", n)
+	}
+	return e, env, c
+}
+
+// one is the command line naming checkpoint n of e's job at epoch 1.
+func one(e *harness.Env, n uint64) []string {
+	return []string{"--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", fmt.Sprint(n)}
+}
+
+// signalled counts the signals of name in workflowID's history: the proof
+// that one was, or was not, sent.
+func signalled(t *testing.T, e *harness.Env, workflowID, name string) int {
+	t.Helper()
+	n := 0
+	it := e.Temporal.GetWorkflowHistory(t.Context(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == name {
+			n++
+		}
+	}
+	return n
+}
+
+// One finalization, named as status names it: retry-now starts a verify
+// at once, abandon ends it Abandoned with its state kept; once it has
+// ended, both are refused (exit 4), in the --output format.
+func TestRetryNowAndAbandonOne(t *testing.T) {
+	t.Parallel()
+	e, env, c := parked(t, 5)
+	wid := e.Checkpoint(1, 5).WorkflowID()
+
+	o := runTool(t, env, append([]string{"retry-now"}, one(e, 5)...)...)
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, "retry-now sent to "+wid)
+	assert.Equal(t, 1, signalled(t, e, wid, contract.RetryNowSignal))
+	require.Eventually(t, func() bool {
+		st, err := c.Status(t.Context(), e.Cluster, e.Job, 1, 5)
+		return err == nil && st.Verifications >= 2
+	}, 30*time.Second, 100*time.Millisecond, "a new verify started at once")
+
+	o = runTool(t, env, append([]string{"abandon"}, one(e, 5)...)...)
+	assert.Equal(t, exitUsage, o.code, "abandon needs a reason")
+	assert.Contains(t, o.stderr, "--reason is required")
+
+	o = runTool(t, env, append([]string{"abandon", "-o", "yaml", "--reason", "store decommissioned"}, one(e, 5)...)...)
+	require.Equal(t, exitOK, o.code)
+	var rep signalReport
+	require.NoError(t, yaml.Unmarshal([]byte(o.stdout), &rep), "stdout holds only the YAML report")
+	require.Len(t, rep.Results, 1)
+	assert.Equal(t, wid, rep.Results[0].WorkflowID)
+	assert.Equal(t, outcomeSignalled, rep.Results[0].Outcome)
+	assert.Equal(t, "store decommissioned", rep.Reason)
+	assert.Contains(t, rep.Effect, "state kept")
+
+	f, err := c.Attach(t.Context(), e.Cluster, e.Job, 1, 5)
+	require.NoError(t, err)
+	res, err := f.Wait(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, contract.Abandoned, res.Phase)
+	assert.Equal(t, "store decommissioned", res.Reason)
+	assert.True(t, e.Exists(e.Cluster+"/j1/chk-5/data-0"), "abandon keeps the state")
+
+	// Ended: refused, nothing sent; the error as a JSON object on stderr.
+	o = runTool(t, env, append([]string{"retry-now", "-o", "json"}, one(e, 5)...)...)
+	assert.Equal(t, exitRefused, o.code)
+	assert.Empty(t, o.stdout, "an error is never printed as a result")
+	var eo errorOutput
+	require.NoError(t, json.Unmarshal([]byte(o.stderr), &eo), "stderr holds one JSON object")
+	assert.Equal(t, errorOutput{Error: eo.Error, Kind: "refused", ExitCode: exitRefused}, eo)
+	assert.Contains(t, eo.Error, client.ErrNotVerifying.Error())
+	assert.Equal(t, 1, signalled(t, e, wid, contract.RetryNowSignal))
+
+	o = runTool(t, env, append([]string{"abandon", "--reason", "again"}, one(e, 5)...)...)
+	assert.Equal(t, exitRefused, o.code)
+	assert.Contains(t, o.stderr, "finalizer: "+wid+" has ended (Abandoned)")
+
+	// No such finalization: exit 5, in YAML.
+	o = runTool(t, env, append([]string{"retry-now", "-o", "yaml"}, one(e, 6)...)...)
+	assert.Equal(t, exitNotFound, o.code)
+	require.NoError(t, yaml.Unmarshal([]byte(o.stderr), &eo))
+	assert.Equal(t, "not-found", eo.Kind)
+	assert.Equal(t, exitNotFound, eo.ExitCode)
+}
+
+// A batch is list --stuck's: --dry-run lists it and sends nothing, without
+// --yes it is refused, with --yes every listed finalization is signalled
+// and reported by workflow ID.
+func TestSignalStuckBatch(t *testing.T) {
+	t.Parallel()
+	e, env, c := parked(t, 1, 2)
+	ids := []string{e.Checkpoint(1, 1).WorkflowID(), e.Checkpoint(1, 2).WorkflowID()}
+	// --cluster narrows the batch to this test's: the server is shared.
+	batch := []string{"--stuck", "--older-than", "1s", "--cluster", e.Cluster}
+
+	o := runTool(t, env, append([]string{"retry-now"}, batch...)...)
+	assert.Equal(t, exitUsage, o.code)
+	assert.Contains(t, o.stderr, "add --yes to confirm, or --dry-run")
+	o = runTool(t, env, append([]string{"abandon", "--reason", "r", "--epoch", "1"}, batch...)...)
+	assert.Equal(t, exitUsage, o.code)
+
+	var rep signalReport
+	require.Eventually(t, func() bool {
+		o = runTool(t, env, append([]string{"retry-now", "--dry-run", "--json"}, batch...)...)
+		require.Equal(t, exitOK, o.code)
+		require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep))
+		return len(rep.Results) == 2
+	}, 30*time.Second, 300*time.Millisecond, "visibility lists both")
+	assert.True(t, rep.DryRun)
+	for _, r := range rep.Results {
+		assert.Contains(t, ids, r.WorkflowID)
+		assert.Equal(t, outcomeWouldSignal, r.Outcome)
+	}
+	o = runTool(t, env, "list", "--stuck", "--older-than", "1s", "-o", "yaml")
+	require.Equal(t, exitOK, o.code)
+	var list []client.Stuck
+	require.NoError(t, yaml.Unmarshal([]byte(o.stdout), &list), "list in YAML, the keys of its JSON")
+	for _, id := range ids {
+		assert.NotNil(t, find(list, id))
+	}
+	o = runTool(t, env, append([]string{"abandon", "--reason", "r", "--dry-run", "-o", "wide"}, batch...)...)
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, "CHECKPOINT")
+	assert.Contains(t, o.stdout, "dry run, nothing sent: abandon (reason \"r\") would go to 2, 0 skipped")
+	for _, id := range ids {
+		assert.Contains(t, o.stdout, id)
+		assert.Zero(t, signalled(t, e, id, contract.RetryNowSignal), "a dry run sends nothing")
+		assert.Zero(t, signalled(t, e, id, contract.AbandonSignal), "a dry run sends nothing")
+	}
+
+	o = runTool(t, env, append([]string{"retry-now", "--yes"}, batch...)...)
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, "retry-now: 2 signalled, 0 skipped, 0 failed")
+	for _, id := range ids {
+		assert.Equal(t, 1, signalled(t, e, id, contract.RetryNowSignal))
+	}
+
+	o = runTool(t, env, append([]string{"abandon", "--reason", "zk lost", "--yes", "-o", "yaml"}, batch...)...)
+	require.Equal(t, exitOK, o.code)
+	require.NoError(t, yaml.Unmarshal([]byte(o.stdout), &rep))
+	require.Len(t, rep.Results, 2)
+	for _, r := range rep.Results {
+		assert.Equal(t, outcomeSignalled, r.Outcome)
+	}
+	for n := uint64(1); n <= 2; n++ {
+		f, err := c.Attach(t.Context(), e.Cluster, e.Job, 1, n)
+		require.NoError(t, err)
+		res, err := f.Wait(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, contract.Abandoned, res.Phase)
+		assert.Equal(t, "zk lost", res.Reason)
+	}
+}
+
+func find(list []client.Stuck, workflowID string) *client.Stuck {
+	for i := range list {
+		if list[i].WorkflowID == workflowID {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// A finalization stuck in another phase (Persisting: the bucket is away)
+// does not read the signals: one is refused with exit 4, a batch skips it
+// and says why; nothing is sent either way.
+func TestSignalOtherPhaseRefused(t *testing.T) {
+	t.Parallel()
+	e := harness.Start(t, harness.Options{WrapStates: func(s activities.States) activities.States {
+		return harness.BucketDown{States: s}
+	}})
+	env := envFor(t, e)
+	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1").code)
+	require.Equal(t, exitOK, runTool(t, env, finalizeArgs(e.Checkpoint(1, 3))...).code)
+	wid := e.Checkpoint(1, 3).WorkflowID()
+
+	var o outcome
+	require.Eventually(t, func() bool {
+		o = runTool(t, env, append([]string{"abandon", "--reason", "r"}, one(e, 3)...)...)
+		return o.code == exitRefused
+	}, 30*time.Second, 200*time.Millisecond, "refused once Persisting shows")
+	assert.Contains(t, o.stderr, wid+" is Persisting, which does not read operator signals")
+
+	var rep signalReport
+	require.Eventually(t, func() bool {
+		o = runTool(t, env, "retry-now", "--stuck", "--older-than", "1s", "--cluster", e.Cluster, "--yes", "-o", "json")
+		require.Equal(t, exitOK, o.code, "a skipped finalization is no failure")
+		require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep))
+		return len(rep.Results) == 1
+	}, 30*time.Second, 300*time.Millisecond, "visibility lists it")
+	assert.Equal(t, outcomeSkipped, rep.Results[0].Outcome)
+	assert.Equal(t, contract.Persisting, rep.Results[0].Phase)
+	assert.Contains(t, rep.Results[0].Detail, "only Verifying does")
+	assert.Zero(t, signalled(t, e, wid, contract.RetryNowSignal))
+	assert.Zero(t, signalled(t, e, wid, contract.AbandonSignal))
+}
