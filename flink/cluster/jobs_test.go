@@ -131,13 +131,20 @@ func (j *jobRun) finish(ctx context.Context) error {
 	return j.waitState(ctx, "FINISHED")
 }
 
-// settle runs the world's operator routine and fills in what a row says of
-// the job at rest: the directories left of every submission, whether the
-// output is exact, and the routine as a manual step when it deleted
-// anything (the world needed it).
+// settle waits until the world has done by itself what the jobs' end
+// asks of it, runs the world's operator routine and fills in what a row
+// says of the job at rest: the directories left of every submission,
+// whether the output is exact, and the routine as a manual step when it
+// deleted anything (the world needed it); what the world deleted by itself
+// is no step.
 func (j *jobRun) settle(ctx context.Context, r *row) error {
+	if j.w.ended != nil {
+		if err := j.w.ended(ctx, j.ids); err != nil {
+			return err
+		}
+	}
 	before := j.w.checkpointDirs(j.ids...)
-	step, err := j.w.settle(ctx, j.ids)
+	step, err := j.w.settle(ctx)
 	if err != nil {
 		return err
 	}

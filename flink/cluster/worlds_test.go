@@ -38,10 +38,13 @@ type world struct {
 	cluster string
 	config  flinkcluster.Config
 	jars    []string
-	// settle is what the world's operator runs after the jobs ended,
-	// before the directories left are counted: the manual step it stands
-	// for, "" when there is none.
-	settle func(ctx context.Context, jobs []string) (string, error)
+	// ended waits until what the world does by itself once the jobs ended
+	// is done (the plugin's retirements); nil when there is nothing.
+	ended func(ctx context.Context, jobs []string) error
+	// settle is what the world's operator runs after that, before the
+	// directories left are counted: the manual step it stands for, ""
+	// when there is none.
+	settle func(ctx context.Context) (string, error)
 	// proof says what is wrong with the world as configured, read once
 	// its scenarios ran (a plugin world that never called the finalizer
 	// would be a second stock world); nil when there is nothing to prove.
@@ -88,7 +91,7 @@ func stockWorld(t *testing.T, bucket string) *world {
 	w := &world{name: "stock", cluster: "stock", bucket: bucket, config: common(bucket, "stock")}
 	w.config["high-availability.type"] = "zookeeper"
 	w.config["high-availability.zookeeper.quorum"] = zkProxy(t, &w.storeFault)
-	w.settle = func(context.Context, []string) (string, error) { return "", nil }
+	w.settle = func(context.Context) (string, error) { return "", nil }
 	w.away = func(string) (func() error, error) { return func() error { return nil }, nil }
 	return w
 }
@@ -148,10 +151,8 @@ func pluginWorld(t *testing.T, bucket, pluginJar string) *world {
 	// The worker finishes a job's retirement by itself; the reconciler an
 	// operator schedules (docs/flink.md) runs once after it, no grace, and
 	// is a manual step where it still had anything to delete.
-	w.settle = func(ctx context.Context, jobs []string) (string, error) {
-		if err := retired(ctx, tc, cluster, jobs); err != nil {
-			return "", err
-		}
+	w.ended = func(ctx context.Context, jobs []string) error { return retired(ctx, tc, cluster, jobs) }
+	w.settle = func(ctx context.Context) (string, error) {
 		req := contract.NewReconcileRequest(cluster)
 		req.Apply, req.Grace = true, 0
 		if _, err := fc.Reconcile(ctx, req); err != nil {
