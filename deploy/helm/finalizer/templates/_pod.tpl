@@ -99,6 +99,9 @@ livenessProbe:
 - name: state
   mountPath: {{ dir $v.store.embedded.path }}
 {{- end }}
+{{- with $v.extraVolumeMounts }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
 {{- define "finalizer.volumes" -}}
@@ -107,14 +110,13 @@ livenessProbe:
 - name: temporal-tls
   secret:
     secretName: {{ $v.temporal.tls.secretName }}
-    # Owner and group (fsGroup 65532) may read, nobody else (0440).
-    defaultMode: 288
+    defaultMode: {{ include "finalizer.secretMode" . }}
 {{- end }}
 {{- if $v.temporal.profile.secretName }}
 - name: temporal-config
   secret:
     secretName: {{ $v.temporal.profile.secretName }}
-    defaultMode: 288
+    defaultMode: {{ include "finalizer.secretMode" . }}
     items:
       - key: {{ $v.temporal.profile.key }}
         path: temporal.toml
@@ -123,5 +125,8 @@ livenessProbe:
 - name: state
   persistentVolumeClaim:
     claimName: {{ default (printf "%s-state" (include "finalizer.fullname" .)) $v.store.embedded.persistence.existingClaim }}
+{{- end }}
+{{- with $v.extraVolumes }}
+{{ toYaml . }}
 {{- end }}
 {{- end -}}
