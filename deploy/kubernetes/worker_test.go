@@ -211,11 +211,17 @@ func secretMounts(t *testing.T, pod corev1.PodSpec, c corev1.Container) map[stri
 		require.NoError(t, err)
 		files := map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": certPEM}
 		if len(vol.Secret.Items) > 0 {
-			// A temporal.toml: the profile the profile variant names.
+			// A temporal.toml (the profile the profile variant names) or
+			// the API key.
 			files = map[string][]byte{}
 			for _, it := range vol.Secret.Items {
-				require.Equal(t, ".toml", filepath.Ext(it.Path), "volume %s: only temporal.toml is picked by items", m.Name)
-				files[it.Path] = []byte(profileTOML)
+				switch it.Path {
+				case "api-key":
+					files[it.Path] = []byte("an-api-key\n")
+				default:
+					require.Equal(t, ".toml", filepath.Ext(it.Path), "volume %s: temporal.toml or api-key are picked by items", m.Name)
+					files[it.Path] = []byte(profileTOML)
+				}
 			}
 		}
 		dir := t.TempDir()

@@ -22,9 +22,11 @@ import (
 
 // runtimeEnv are the variables outside FINALIZER_* that a manifest may
 // set: the Go runtime's memory limit and what it is computed from, where
-// Temporal's client configuration file is, and the proxy settings Go's
-// HTTP and gRPC clients read (the extras value set's extraEnv).
-var runtimeEnv = []string{"GOMEMLIMIT", "CONTAINER_MEMORY_LIMIT_MIB", "TEMPORAL_CONFIG_FILE", "HTTPS_PROXY", "NO_PROXY"}
+// Temporal's client configuration file is, the GCS key file the bucket's
+// SDK reads, and the proxy settings Go's HTTP and gRPC clients read (the
+// extras value set's extraEnv).
+var runtimeEnv = []string{"GOMEMLIMIT", "CONTAINER_MEMORY_LIMIT_MIB", "TEMPORAL_CONFIG_FILE", "GOOGLE_APPLICATION_CREDENTIALS",
+	"HTTPS_PROXY", "NO_PROXY"}
 
 // secretSettings may come from a Secret only.
 var secretSettings = []string{flagenv.EnvName("temporal-api-key"), flagenv.EnvName("zookeeper-digest-password")}

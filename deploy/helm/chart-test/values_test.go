@@ -82,10 +82,27 @@ store: {kind: kubernetes}
 temporal:
   tls: {secretName: temporal-tls, serverName: temporal.internal}
 `},
+		// Every secret the chart takes, each from a Secret: the worker's
+		// as mounted files, the bucket's as the SDK's variables and key file.
+		{name: "zookeeper+secrets", store: worker.StoreZooKeeper, kinds: []string{"PodDisruptionBudget"}, yaml: secretsValues},
 		// Every value a platform adds to the pod.
 		{name: "zookeeper+extras", store: worker.StoreZooKeeper, kinds: []string{"PodDisruptionBudget"}, yaml: bucket + extrasValues},
 	}
 }
+
+// secretsValues name every Secret the chart reads.
+const secretsValues = `stateBucket: gs://flink-checkpoints
+store:
+  kind: zookeeper
+  zookeeper:
+    servers: ["zk:2181"]
+    digest: {user: finalizer, passwordSecret: {name: zk-digest, key: pw}}
+temporal:
+  apiKeySecret: {name: temporal-cloud, key: token}
+bucketCredentials:
+  secretName: bucket-env
+  gcsKeySecret: {name: gcs-sa, key: sa.json}
+`
 
 // openshiftValues leave the user, group and fsGroup to the platform.
 const openshiftValues = `

@@ -40,6 +40,7 @@ form). Included by configmap.yaml, which every release renders.
 {{- end -}}
 {{- end -}}
 {{- include "finalizer.validateExtras" . -}}
+{{- include "finalizer.validateSecrets" . -}}
 {{- range $i, $rule := $v.networkPolicy.extraEgress -}}
 {{- if not $rule.ports -}}
 {{- fail (printf "networkPolicy.extraEgress[%d]: an egress rule without ports opens every port" $i) -}}

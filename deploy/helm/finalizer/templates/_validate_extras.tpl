@@ -15,12 +15,12 @@ Included by finalizer.validate.
 {{- if has $e.name $chartEnv -}}
 {{- fail (printf "extraEnv[%d]: %s is set by the chart; set the chart's value for it (config, temporal.*, store.*) instead" $i $e.name) -}}
 {{- end -}}
-{{- if and (has $e.name (list "FINALIZER_TEMPORAL_API_KEY" "FINALIZER_ZOOKEEPER_DIGEST_PASSWORD")) (hasKey $e "value") -}}
-{{- fail (printf "extraEnv[%d]: %s is a secret; it comes from a Secret (temporal.apiKeySecret, store.zookeeper.digest.passwordSecret), never a literal" $i $e.name) -}}
+{{- if and (has $e.name (include "finalizer.secretVariables" $ | fromYamlArray)) (hasKey $e "value") -}}
+{{- fail (printf "extraEnv[%d]: %s is a secret; it comes from a Secret (temporal.apiKeySecret, store.zookeeper.digest.passwordSecret, bucketCredentials, or valueFrom.secretKeyRef), never a literal" $i $e.name) -}}
 {{- end -}}
 {{- end -}}
 {{- /* Reserved whether or not this release mounts them. */ -}}
-{{- $chartVolumes := list "temporal-tls" "temporal-config" "temporal-api-key" "zookeeper-digest" "state" -}}
+{{- $chartVolumes := list "temporal-tls" "temporal-config" "temporal-api-key" "zookeeper-digest" "gcs-key" "state" -}}
 {{- range $i, $vol := $v.extraVolumes -}}
 {{- if has $vol.name $chartVolumes -}}
 {{- fail (printf "extraVolumes[%d]: %s is a volume name the chart uses; choose another name" $i $vol.name) -}}
