@@ -59,11 +59,13 @@ func TestAlertsHaveRunbookSections(t *testing.T) {
 	}
 }
 
-// Every alert aggregates by namespace, and by cluster where its series
-// carry one: one alert per namespace (and cluster), never one that folds
-// them together or one per worker that repeats the same news. The dead-man
-// rule's absent() is the exception: it fires when there is nothing left
-// to aggregate.
+// Every alert aggregates by namespace (the Kubernetes namespace
+// Prometheus gives the scraped pods) and temporal_namespace, and by
+// cluster where its series carry one: one alert per deployment (and
+// cluster), never one that folds them together or one per worker that
+// repeats the same news. A series of another program (Flink's) has no
+// Temporal namespace: by namespace. The dead-man rule's absent() is the
+// exception: it fires when there is nothing left to aggregate.
 func TestAlertsAggregateByNamespace(t *testing.T) {
 	exported := exportedSeries()
 	for _, r := range alertRules(t) {
@@ -85,7 +87,10 @@ func aggregationProblems(e parser.Expr, exported map[string]seriesLabels) []stri
 		if !ok {
 			return nil
 		}
-		want := []string{"namespace"}
+		want := []string{"namespace", LabelTemporalNamespace}
+		if _, ok := externalSeries[s.Name]; ok {
+			want = want[:1]
+		}
 		if _, ok := exported[s.Name]["cluster"]; ok {
 			want = append(want, "cluster")
 		}
@@ -118,10 +123,11 @@ func aggregationProblems(e parser.Expr, exported map[string]seriesLabels) []stri
 func TestAggregationCheckRefuses(t *testing.T) {
 	exported := exportedSeries()
 	for expr, want := range map[string]string{
-		`max(finalizer_verifying{older_than="5m"}) > 0`:                                           "without grouping by namespace",
-		`finalizer_store_up == 0`:                                                                 "not aggregated by namespace",
-		`sum without (instance) (rate(finalizer_discards_total[5m]))`:                             "aggregates without",
-		`sum by (namespace) (increase(finalizer_reconcile_findings_total{kind="error"}[1h])) > 0`: "without grouping by cluster",
+		`max(finalizer_verifying{older_than="5m"}) > 0`:                                                               "without grouping by namespace",
+		`max by (namespace) (finalizer_verifying{older_than="5m"}) > 0`:                                               "without grouping by temporal_namespace",
+		`finalizer_store_up == 0`:                                                                                     "not aggregated by namespace",
+		`sum without (instance) (rate(finalizer_discards_total[5m]))`:                                                 "aggregates without",
+		`sum by (namespace, temporal_namespace) (increase(finalizer_reconcile_findings_total{kind="error"}[1h])) > 0`: "without grouping by cluster",
 	} {
 		e, err := promql.ParseExpr(expr)
 		require.NoError(t, err)

@@ -45,7 +45,7 @@ type datasourceRef struct {
 // grafanaVariables are the dashboard's template variables as Grafana
 // substitutes them when every namespace is selected: what the checks of
 // the queries against the worker's series see.
-var grafanaVariables = strings.NewReplacer(`$namespace`, `.+`)
+var grafanaVariables = strings.NewReplacer(`$temporal_namespace`, `.+`, `$namespace`, `.*`)
 
 // The dashboard imports into any Grafana: it asks which Prometheus to
 // query (a datasource variable every panel and query uses, never a
@@ -66,13 +66,20 @@ func TestDashboardVariablesAndUnits(t *testing.T) {
 	ds := d.Templating.List[vars["datasource"]]
 	assert.Equal(t, "datasource", ds.Type)
 	assert.JSONEq(t, `"prometheus"`, string(ds.Query), "it lists Prometheus datasources")
-	require.Contains(t, vars, "namespace", "a namespace variable")
-	ns := d.Templating.List[vars["namespace"]]
-	assert.Equal(t, "query", ns.Type)
-	if assert.NotNil(t, ns.Datasource) {
-		assert.Equal(t, "${datasource}", ns.Datasource.UID, "the namespace variable queries the chosen datasource")
+	// The Kubernetes namespace (Prometheus's discovery label) and the
+	// Temporal namespace (the worker's own).
+	for name, query := range map[string]string{
+		"namespace":            `label_values(finalizer_build_info, namespace)`,
+		LabelTemporalNamespace: `label_values(finalizer_build_info{namespace=~\"$namespace\"}, temporal_namespace)`,
+	} {
+		require.Contains(t, vars, name, "a %s variable", name)
+		ns := d.Templating.List[vars[name]]
+		assert.Equal(t, "query", ns.Type)
+		if assert.NotNil(t, ns.Datasource) {
+			assert.Equal(t, "${datasource}", ns.Datasource.UID, "the %s variable queries the chosen datasource", name)
+		}
+		assert.Contains(t, string(ns.Query), query)
 	}
-	assert.Contains(t, string(ns.Query), "label_values(finalizer_build_info, namespace)")
 
 	for _, p := range d.Panels {
 		if assert.NotNil(t, p.Datasource, "panel %q names its datasource", p.Title) {
@@ -88,6 +95,8 @@ func TestDashboardVariablesAndUnits(t *testing.T) {
 			for _, s := range selectors(e) {
 				assert.Truef(t, hasMatcher(s.LabelMatchers, "namespace", labels.MatchRegexp, "$namespace"),
 					"panel %q: %s filters by the namespace variable", p.Title, s)
+				assert.Truef(t, hasMatcher(s.LabelMatchers, LabelTemporalNamespace, labels.MatchRegexp, "$temporal_namespace"),
+					"panel %q: %s filters by the temporal_namespace variable", p.Title, s)
 			}
 			latency = latency || strings.Contains(target.Expr, "_seconds")
 		}

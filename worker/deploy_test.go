@@ -32,8 +32,22 @@ var promql = parser.NewParser(parser.Options{})
 // fixed values, or nil where the value is free (a build, a bucket bound).
 type seriesLabels map[string][]string
 
-// targetLabels are the labels Prometheus adds to every scraped series.
-var targetLabels = []string{"instance", "job"}
+// targetLabels are the labels Prometheus adds to every scraped series:
+// with Kubernetes discovery (a ServiceMonitor's) the pod's namespace too.
+var targetLabels = []string{"instance", "job", "namespace"}
+
+// externalSeries are series of other programs that the rules watch beside
+// the worker's: Flink's job manager's (its Prometheus reporter), with the
+// labels it sets. They are checked for their labels and their
+// aggregation, never against what a worker serves.
+var externalSeries = map[string]seriesLabels{
+	"flink_jobmanager_job_numberOfFailedCheckpoints": {"job_id": nil, "job_name": nil, "host": nil},
+}
+
+// sdkServed are the prefixes of the Temporal SDK's families the rules
+// watch: checkScrape takes them from a real worker's /metrics as it does
+// the finalizer_ families.
+var sdkServed = []string{"temporal_workflow_task_schedule_to_start_latency_seconds", "temporal_activity_schedule_to_start_latency_seconds"}
 
 // exportedSeries is every finalizer series the worker exports, with its
 // labels and, where the worker has a fixed set, their values, taken from the
@@ -59,7 +73,7 @@ func exportedSeries() map[string]seriesLabels {
 	// The series workflows and activities emit through the SDK's metrics
 	// handler carry the SDK's tags too.
 	sdk := func(l seriesLabels) seriesLabels {
-		out := seriesLabels{"activity_type": nil, "client_name": nil, "namespace": nil, "task_queue": nil, "worker_type": nil, "workflow_type": nil}
+		out := seriesLabels{"activity_type": nil, "client_name": nil, LabelTemporalNamespace: nil, "task_queue": nil, "worker_type": nil, "workflow_type": nil}
 		for k, v := range l {
 			out[k] = v
 		}
@@ -67,7 +81,12 @@ func exportedSeries() map[string]seriesLabels {
 	}
 	bucket := sdk(latency)
 	bucket["le"] = nil
+	// The SDK's schedule-to-start timers: how long a task of the queue
+	// waited for a poller.
+	scheduleToStart := sdk(seriesLabels{"le": nil})
 	return map[string]seriesLabels{
+		sdkServed[0] + "_bucket":                                scheduleToStart,
+		sdkServed[1] + "_bucket":                                scheduleToStart,
 		workflows.MetricFinalizations + "_total":                sdk(seriesLabels{"outcome": terminal}),
 		workflows.MetricFinalizationLatency + "_seconds_bucket": bucket,
 		workflows.MetricFinalizationLatency + "_seconds_sum":    sdk(latency),
@@ -75,11 +94,11 @@ func exportedSeries() map[string]seriesLabels {
 		activities.MetricStoreCalls + "_total":                  sdk(seriesLabels{"op": ops, "outcome": outcomes}),
 		activities.MetricVerdicts + "_total":                    sdk(seriesLabels{"verdict": {stores.Present.String(), stores.Absent.String(), stores.VerdictUnknown.String()}}),
 		activities.MetricDiscards + "_total":                    sdk(seriesLabels{}),
-		MetricVerifying:                                         {"older_than": ages, "namespace": nil},
-		MetricStuck:                                             {"older_than": ages, "namespace": nil},
-		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil, "namespace": nil},
-		MetricStoreUp:                                           {"store": kinds, "namespace": nil},
-		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates(), "namespace": nil},
+		MetricVerifying:                                         {"older_than": ages, LabelTemporalNamespace: nil},
+		MetricStuck:                                             {"older_than": ages, LabelTemporalNamespace: nil},
+		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil, LabelTemporalNamespace: nil},
+		MetricStoreUp:                                           {"store": kinds, LabelTemporalNamespace: nil},
+		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates(), LabelTemporalNamespace: nil},
 		reconcile.MetricFindings + "_total": sdk(seriesLabels{"cluster": nil,
 			"kind": {"dangling", "orphan", "orphan_kept", "in_flight", "tombstone", "foreign", "error"}}),
 		reconcile.MetricActions + "_total": sdk(seriesLabels{"cluster": nil,
@@ -174,6 +193,9 @@ func checkExpr(expr string, exported map[string]seriesLabels) []error {
 				for l := range exported[sel.Name] {
 					have[l] = true
 				}
+				for l := range externalSeries[sel.Name] {
+					have[l] = true
+				}
 			}
 			for _, l := range n.Grouping {
 				if !have[l] {
@@ -191,6 +213,9 @@ func checkSelector(s *parser.VectorSelector, exported map[string]seriesLabels) [
 		return []error{fmt.Errorf("%s names no series", s)}
 	}
 	carried, ok := exported[s.Name]
+	if !ok {
+		carried, ok = externalSeries[s.Name]
+	}
 	if !ok {
 		return []error{fmt.Errorf("%s: the worker exports no series %s", s, s.Name)}
 	}
@@ -271,7 +296,7 @@ func checkScrape(t *testing.T, exposition string) {
 	exported := exportedSeries()
 	var served []labels.Labels
 	for _, line := range strings.Split(exposition, "\n") {
-		if !strings.HasPrefix(line, "finalizer_") {
+		if !strings.HasPrefix(line, "finalizer_") && !slices.ContainsFunc(sdkServed, func(p string) bool { return strings.HasPrefix(line, p+"_bucket") }) {
 			continue
 		}
 		metric, err := promql.ParseMetric(line[:strings.LastIndexByte(line, ' ')])
@@ -298,6 +323,9 @@ func checkScrape(t *testing.T, exposition string) {
 		require.NoError(t, err, where)
 		checkGroupingServed(t, where, e, served)
 		for _, s := range selectors(e) {
+			if _, ok := externalSeries[s.Name]; ok {
+				continue
+			}
 			assert.True(t, slices.ContainsFunc(served, func(m labels.Labels) bool {
 				for _, matcher := range s.LabelMatchers {
 					if !slices.Contains(targetLabels, matcher.Name) && !matcher.Matches(m.Get(matcher.Name)) {
@@ -344,6 +372,9 @@ func checkGroupingServed(t *testing.T, where string, e parser.Expr, served []lab
 				continue
 			}
 			for _, s := range selectors(agg.Expr) {
+				if _, ok := externalSeries[s.Name]; ok {
+					continue
+				}
 				assert.True(t, slices.ContainsFunc(served, func(m labels.Labels) bool {
 					return m.Get(model.MetricNameLabel) == s.Name && m.Has(l)
 				}), "%s: %s groups by %q, which no served %s carries", where, agg.Op, l, s.Name)

@@ -35,7 +35,8 @@ type metrics struct {
 	provider *sdkmetric.MeterProvider
 	reg      *prometheus.Registry // nil when disabled
 	// own registers the worker's own collectors: each of their series
-	// carries the namespace label, as the series the SDK's handler emits do.
+	// carries the Temporal namespace (LabelTemporalNamespace), as the
+	// series the SDK's handler emits do.
 	own    prometheus.Registerer
 	server *http.Server
 	addr   string // bound address, "" when disabled
@@ -48,14 +49,15 @@ type metrics struct {
 
 // startMetrics serves /metrics and the health endpoints on addr; with addr empty the
 // handler discards everything and nothing listens. namespace is the Temporal
-// namespace the worker serves: the alerts aggregate by it.
+// namespace the worker serves, exported as LabelTemporalNamespace: the
+// alerts aggregate by it.
 func startMetrics(addr, namespace string, log *slog.Logger) (*metrics, error) {
 	if addr == "" {
 		return &metrics{handler: client.MetricsNopHandler}, nil
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	own := prometheus.WrapRegistererWith(prometheus.Labels{"namespace": namespace}, reg)
+	own := prometheus.WrapRegistererWith(prometheus.Labels{LabelTemporalNamespace: namespace}, reg)
 	own.MustRegister(buildInfo())
 	exporter, err := otelprom.New(
 		otelprom.WithRegisterer(reg),
@@ -80,13 +82,13 @@ func startMetrics(addr, namespace string, log *slog.Logger) (*metrics, error) {
 		provider: provider,
 		reg:      reg,
 		own:      own,
-		handler: temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
+		handler: temporalNamespaceTags{temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 			Meter: provider.Meter("checkpoint-finalizer"),
 			// Counters only ever grow; monotonic makes them Prometheus counters.
 			UseMonotonicCounters: true,
 			// The default panics: a metric must never take the worker down.
 			OnError: func(err error) { log.Warn("metric not recorded", "error", err) },
-		}),
+		})},
 		served: make(chan error, 1),
 	}
 	ln, err := net.Listen("tcp", addr)

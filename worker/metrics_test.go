@@ -31,7 +31,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	assert.Contains(t, body, "go_goroutines ", "Go runtime metrics")
 	assert.Contains(t, body, "process_resident_memory_bytes ", "process metrics")
 	assert.NotContains(t, body, "otel_scope_name")
-	assert.Regexp(t, `finalizer_build_info\{go="`+regexp.QuoteMeta(runtime.Version())+`",namespace="default",revision="[^"]+",version="[^"]+"\} 1`, body)
+	assert.Regexp(t, `finalizer_build_info\{go="`+regexp.QuoteMeta(runtime.Version())+`",revision="[^"]+",temporal_namespace="default",version="[^"]+"\} 1`, body)
 
 	get(t, "http://"+m.addr+"/healthz", http.StatusServiceUnavailable)
 	m.ready.Store(true)
@@ -65,4 +65,23 @@ func get(t *testing.T, url string, status int) string {
 	require.NoError(t, err)
 	require.Equal(t, status, resp.StatusCode, "%s: %s", url, b)
 	return string(b)
+}
+
+// The SDK tags its series and the handlers it hands to workflows and
+// activities with "namespace"; the worker exports it as
+// temporal_namespace, leaving namespace to Prometheus (the pod's
+// Kubernetes namespace).
+func TestMetricsExportTheTemporalNamespace(t *testing.T) {
+	m, err := startMetrics("127.0.0.1:0", "default", slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, m.close(context.Background())) })
+
+	sdk := m.handler.WithTags(map[string]string{"namespace": "prod", "task_queue": "q"})
+	sdk.WithTags(map[string]string{"op": "verify"}).Counter(activities.MetricStoreCalls).Inc(1)
+	sdk.Timer("temporal_activity_schedule_to_start_latency").Record(time.Second)
+
+	body := get(t, "http://"+m.addr+"/metrics", http.StatusOK)
+	assert.Contains(t, body, `finalizer_store_calls_total{op="verify",task_queue="q",temporal_namespace="prod"} 1`)
+	assert.Contains(t, body, `temporal_activity_schedule_to_start_latency_seconds_count{task_queue="q",temporal_namespace="prod"} 1`)
+	assert.NotRegexp(t, `(?m)^[a-z_]+\{([^}]*,)?namespace=`, body, "no series carries namespace")
 }

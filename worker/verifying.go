@@ -71,7 +71,7 @@ func watchVerifying(ctx context.Context, c client.Client, namespace string, m cl
 					}
 					continue
 				}
-				m.WithTags(map[string]string{"older_than": ageLabel(age), "namespace": namespace}).Gauge(g.name).Update(float64(resp.GetCount()))
+				m.WithTags(map[string]string{"older_than": ageLabel(age), LabelTemporalNamespace: namespace}).Gauge(g.name).Update(float64(resp.GetCount()))
 			}
 		}
 		select {

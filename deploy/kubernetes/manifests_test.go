@@ -57,6 +57,7 @@ func variants() []variant {
 		// The component added by a kustomization that takes the overlay as
 		// its base, as an operator enables it.
 		{name: "kubernetes+temporal-mtls", store: worker.StoreKubernetes, dir: "testdata/kubernetes-mtls"},
+		{name: "kubernetes+temporal-api-key", store: worker.StoreKubernetes, dir: "testdata/kubernetes-api-key"},
 		{name: "zookeeper+temporal-profile", store: worker.StoreZooKeeper, dir: "testdata/zookeeper-profile"},
 	}
 }

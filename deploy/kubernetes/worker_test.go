@@ -211,11 +211,17 @@ func secretMounts(t *testing.T, pod corev1.PodSpec, c corev1.Container) map[stri
 		require.NoError(t, err)
 		files := map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": certPEM}
 		if len(vol.Secret.Items) > 0 {
-			// A temporal.toml: the profile the profile variant names.
+			// A temporal.toml (the profile the profile variant names) or
+			// the API key.
 			files = map[string][]byte{}
 			for _, it := range vol.Secret.Items {
-				require.Equal(t, ".toml", filepath.Ext(it.Path), "volume %s: only temporal.toml is picked by items", m.Name)
-				files[it.Path] = []byte(profileTOML)
+				switch it.Path {
+				case "api-key":
+					files[it.Path] = []byte("an-api-key\n")
+				default:
+					require.Equal(t, ".toml", filepath.Ext(it.Path), "volume %s: temporal.toml or api-key are picked by items", m.Name)
+					files[it.Path] = []byte(profileTOML)
+				}
 			}
 		}
 		dir := t.TempDir()
@@ -310,10 +316,10 @@ func checkMonitoring(t *testing.T, objs []*unstructured.Unstructured, d *appsv1.
 	require.Len(t, spec.Endpoints, 1)
 	assert.Equal(t, svcPort, spec.Endpoints[0].Port)
 	assert.Equal(t, "/metrics", spec.Endpoints[0].Path)
-	// The alerts group by the namespace label the worker's series carry
-	// (the Temporal namespace); without honorLabels Prometheus would
-	// overwrite it with the pod's Kubernetes namespace.
-	assert.True(t, spec.Endpoints[0].HonorLabels, "the ServiceMonitor keeps the worker's namespace label")
+	// The alerts group by namespace, the pod's Kubernetes namespace that
+	// Prometheus sets, and temporal_namespace, the worker's own label:
+	// with honorLabels a series' own labels would win over Prometheus's.
+	assert.False(t, spec.Endpoints[0].HonorLabels, "Prometheus owns the namespace label")
 
 	pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget")
 	sel, err = metav1.LabelSelectorAsSelector(pdb.Spec.Selector)

@@ -21,9 +21,12 @@ import (
 )
 
 // runtimeEnv are the variables outside FINALIZER_* that a manifest may
-// set: the Go runtime's memory limit and what it is computed from, and
-// where Temporal's client configuration file is.
-var runtimeEnv = []string{"GOMEMLIMIT", "CONTAINER_MEMORY_LIMIT_MIB", "TEMPORAL_CONFIG_FILE"}
+// set: the Go runtime's memory limit and what it is computed from, where
+// Temporal's client configuration file is, the GCS key file the bucket's
+// SDK reads, and the proxy settings Go's HTTP and gRPC clients read (the
+// extras value set's extraEnv).
+var runtimeEnv = []string{"GOMEMLIMIT", "CONTAINER_MEMORY_LIMIT_MIB", "TEMPORAL_CONFIG_FILE", "GOOGLE_APPLICATION_CREDENTIALS",
+	"HTTPS_PROXY", "NO_PROXY"}
 
 // secretSettings may come from a Secret only.
 var secretSettings = []string{flagenv.EnvName("temporal-api-key"), flagenv.EnvName("zookeeper-digest-password")}
@@ -61,10 +64,16 @@ func containerEnv(t *testing.T, objs []*unstructured.Unstructured, pod corev1.Po
 	t.Helper()
 	known := workerEnvNames(t)
 	env := map[string]string{}
-	for _, from := range c.EnvFrom {
-		require.NotNil(t, from.ConfigMapRef, "envFrom only from the ConfigMap")
+	cm := typed[corev1.ConfigMap](t, objs, "ConfigMap")
+	for i, from := range c.EnvFrom {
 		assert.Empty(t, from.Prefix)
-		cm := typed[corev1.ConfigMap](t, objs, "ConfigMap")
+		if i < len(c.EnvFrom)-1 {
+			// The operator's (envFrom), unknown here; the chart's
+			// ConfigMap comes last so that it wins a clash.
+			require.NotNil(t, from.SecretRef, "the operator's envFrom, a Secret here")
+			continue
+		}
+		require.NotNil(t, from.ConfigMapRef, "envFrom ends with the ConfigMap")
 		require.Equal(t, cm.Name, from.ConfigMapRef.Name, "envFrom names the release's ConfigMap")
 		for k, v := range cm.Data {
 			assert.True(t, known[k], "ConfigMap key %s is a variable the worker reads", k)
@@ -77,10 +86,12 @@ func containerEnv(t *testing.T, objs []*unstructured.Unstructured, pod corev1.Po
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
 			env[e.Name] = "from-secret-" + e.ValueFrom.SecretKeyRef.Name
+		case e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil:
+			env[e.Name] = "from-configmap-" + e.ValueFrom.ConfigMapKeyRef.Name
 		case e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil:
 			env[e.Name] = resourceField(t, c, *e.ValueFrom.ResourceFieldRef)
 		default:
-			require.Nil(t, e.ValueFrom, "env %s: only Secret and resource references", e.Name)
+			require.Nil(t, e.ValueFrom, "env %s: only Secret, ConfigMap and resource references", e.Name)
 			assert.NotContains(t, secretSettings, e.Name, "a secret as a literal")
 			env[e.Name] = expand(e.Value, env)
 		}
@@ -131,10 +142,10 @@ func secretMounts(t *testing.T, pod corev1.PodSpec, c corev1.Container) map[stri
 		i := slices.IndexFunc(pod.Volumes, func(v corev1.Volume) bool { return v.Name == m.Name })
 		require.GreaterOrEqual(t, i, 0, "volume %s", m.Name)
 		vol := pod.Volumes[i]
-		if vol.PersistentVolumeClaim != nil {
+		if vol.PersistentVolumeClaim != nil || vol.EmptyDir != nil {
 			continue
 		}
-		require.NotNil(t, vol.Secret, "volume %s: only Secrets and the embedded store's claim", m.Name)
+		require.NotNil(t, vol.Secret, "volume %s: only Secrets, the embedded store's claim and scratch space", m.Name)
 		assert.True(t, m.ReadOnly, "volume %s read-only", m.Name)
 		files := []string{"tls.crt", "tls.key", "ca.crt"}
 		if len(vol.Secret.Items) > 0 {

@@ -48,12 +48,10 @@ store:
       - zookeeper-0.zookeeper-headless.zookeeper.svc.cluster.local:2181
       - zookeeper-1.zookeeper-headless.zookeeper.svc.cluster.local:2181
       - zookeeper-2.zookeeper-headless.zookeeper.svc.cluster.local:2181
-temporal: {apiKeySecret: {name: checkpoint-finalizer-temporal, optional: true}}
 serviceMonitor: {enabled: true}
 `},
 	{"overlays/kubernetes", bucket + `
 store: {kind: kubernetes}
-temporal: {apiKeySecret: {name: checkpoint-finalizer-temporal, optional: true}}
 serviceMonitor: {enabled: true}
 `},
 	{"testdata/zookeeper-profile", bucket + `
@@ -62,14 +60,17 @@ store: {kind: zookeeper, zookeeper: {servers: ["zookeeper-0.zookeeper-headless.z
 temporal:
   address: ""
   namespace: ""
-  apiKeySecret: {name: checkpoint-finalizer-temporal, optional: true}
   profile: {name: prod, secretName: checkpoint-finalizer-temporal-config}
+serviceMonitor: {enabled: true}
+`},
+	{"testdata/kubernetes-api-key", bucket + `
+store: {kind: kubernetes}
+temporal: {apiKeySecret: {name: checkpoint-finalizer-temporal}}
 serviceMonitor: {enabled: true}
 `},
 	{"testdata/kubernetes-mtls", bucket + `
 store: {kind: kubernetes}
 temporal:
-  apiKeySecret: {name: checkpoint-finalizer-temporal, optional: true}
   tls: {secretName: checkpoint-finalizer-temporal-tls}
 serviceMonitor: {enabled: true}
 `},

@@ -74,8 +74,63 @@ temporal:
   tls: {secretName: temporal-tls, serverName: temporal.internal}
 ui: {enabled: true}
 `},
+		// OpenShift's restricted-v2: the platform assigns the uid, group
+		// and fsGroup, so the pod names none of them.
+		{name: "openshift", store: worker.StoreKubernetes,
+			kinds: []string{"Role", "RoleBinding", "PodDisruptionBudget"}, yaml: bucket + openshiftValues + `
+store: {kind: kubernetes}
+temporal:
+  tls: {secretName: temporal-tls, serverName: temporal.internal}
+`},
+		// Every secret the chart takes, each from a Secret: the worker's
+		// as mounted files, the bucket's as the SDK's variables and key file.
+		{name: "zookeeper+secrets", store: worker.StoreZooKeeper, kinds: []string{"PodDisruptionBudget"}, yaml: secretsValues},
+		// Every value a platform adds to the pod.
+		{name: "zookeeper+extras", store: worker.StoreZooKeeper, kinds: []string{"PodDisruptionBudget"}, yaml: bucket + extrasValues},
 	}
 }
+
+// secretsValues name every Secret the chart reads.
+const secretsValues = `stateBucket: gs://flink-checkpoints
+store:
+  kind: zookeeper
+  zookeeper:
+    servers: ["zk:2181"]
+    digest: {user: finalizer, passwordSecret: {name: zk-digest, key: pw}}
+temporal:
+  apiKeySecret: {name: temporal-cloud, key: token}
+bucketCredentials:
+  secretName: bucket-env
+  gcsKeySecret: {name: gcs-sa, key: sa.json}
+`
+
+// openshiftValues leave the user, group and fsGroup to the platform.
+const openshiftValues = `
+podSecurityContext: {runAsUser: null, runAsGroup: null, fsGroup: null}
+`
+
+// extrasValues use every value that adds to the pod.
+const extrasValues = `
+store: {kind: zookeeper, zookeeper: {servers: ["zk:2181"]}}
+podSecurityContext: {runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001}
+securityContext: {runAsNonRoot: true}
+topologySpreadConstraints:
+  - {maxSkew: 2, topologyKey: topology.kubernetes.io/region, whenUnsatisfiable: DoNotSchedule}
+extraEnv:
+  - {name: HTTPS_PROXY, value: "http://proxy.example:3128"}
+  - name: NO_PROXY
+    valueFrom: {configMapKeyRef: {name: proxy, key: no-proxy}}
+envFrom:
+  - secretRef: {name: bucket-credentials}
+extraVolumes:
+  - {name: tmp, emptyDir: {medium: Memory, sizeLimit: 16Mi}}
+extraVolumeMounts:
+  - {name: tmp, mountPath: /tmp}
+extraContainers:
+  - name: proxy
+    image: registry.example.com/proxy:1.0
+    securityContext: {runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
+`
 
 func (s valueSet) values(t *testing.T) map[string]any {
 	t.Helper()

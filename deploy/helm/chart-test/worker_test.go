@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,8 +37,7 @@ func TestChartFitsTheWorker(t *testing.T) {
 			objs := mustRender(t, s.values(t))
 			d := typed[appsv1.Deployment](t, objs, "Deployment")
 			pod := d.Spec.Template.Spec
-			require.Len(t, pod.Containers, 1)
-			c := pod.Containers[0]
+			c := workerContainer(t, pod)
 
 			env := containerEnv(t, objs, pod, c)
 			cfg, err := worker.LoadConfig(nil, func(k string) string { return env[k] })
@@ -123,8 +123,10 @@ func checkSecurity(t *testing.T, pod corev1.PodSpec, c corev1.Container) {
 	require.NotNil(t, ps)
 	require.NotNil(t, cs)
 	assert.True(t, ps.RunAsNonRoot != nil && *ps.RunAsNonRoot, "runAsNonRoot")
-	assert.Equal(t, int64(imageUID), *ps.RunAsUser, "runAsUser is the image's uid")
-	assert.Equal(t, int64(imageUID), *ps.RunAsGroup, "runAsGroup is the image's gid")
+	// Unset on OpenShift (the platform assigns one), else non-root.
+	if ps.RunAsUser != nil {
+		assert.Positive(t, *ps.RunAsUser, "runAsUser is not root")
+	}
 	require.NotNil(t, ps.SeccompProfile)
 	assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, ps.SeccompProfile.Type)
 	assert.True(t, cs.ReadOnlyRootFilesystem != nil && *cs.ReadOnlyRootFilesystem, "readOnlyRootFilesystem")
@@ -154,6 +156,15 @@ func checkRBAC(t *testing.T, objs []*unstructured.Unstructured, serviceAccount, 
 
 // imageUID is the image's numeric user (image_test.go builds it so).
 const imageUID = 65532
+
+// workerContainer is the pod's worker container (extraContainers adds
+// others beside it).
+func workerContainer(t *testing.T, pod corev1.PodSpec) corev1.Container {
+	t.Helper()
+	i := slices.IndexFunc(pod.Containers, func(c corev1.Container) bool { return c.Name == "worker" })
+	require.GreaterOrEqual(t, i, 0, "a container named worker")
+	return pod.Containers[i]
+}
 
 func resolvePort(t *testing.T, p intstr.IntOrString, named map[string]int32) int32 {
 	t.Helper()

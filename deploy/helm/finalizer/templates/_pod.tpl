@@ -18,23 +18,21 @@ itself or from Secrets.
       divisor: 1Mi
 - name: GOMEMLIMIT
   value: $(CONTAINER_MEMORY_LIMIT_MIB)000000
-{{- with $v.temporal.apiKeySecret }}{{ if .name }}
-# Temporal Cloud's API key (it turns TLS on).
-- name: FINALIZER_TEMPORAL_API_KEY
-  valueFrom:
-    secretKeyRef:
-      name: {{ .name }}
-      key: {{ .key }}
-      {{- if .optional }}
-      optional: true
-      {{- end }}
-{{- end }}{{ end }}
+{{- if $v.temporal.apiKeySecret.name }}
+# Temporal Cloud's API key (it turns TLS on), a file of a mounted Secret:
+# the worker reads it again when it changes, so a rotated key is used
+# without a restart, and it never shows in the pod's environment.
+- name: FINALIZER_TEMPORAL_API_KEY_FILE
+  value: /etc/finalizer/temporal-api-key/api-key
+{{- end }}
 {{- if and (eq $v.store.kind "zookeeper") $v.store.zookeeper.digest.user }}
-- name: FINALIZER_ZOOKEEPER_DIGEST_PASSWORD
-  valueFrom:
-    secretKeyRef:
-      name: {{ $v.store.zookeeper.digest.passwordSecret.name }}
-      key: {{ $v.store.zookeeper.digest.passwordSecret.key }}
+- name: FINALIZER_ZOOKEEPER_DIGEST_PASSWORD_FILE
+  value: /etc/finalizer/zookeeper-digest/password
+{{- end }}
+{{- if $v.bucketCredentials.gcsKeySecret.name }}
+# gs:// with a service account key file instead of workload identity.
+- name: GOOGLE_APPLICATION_CREDENTIALS
+  value: /etc/finalizer/gcs/key.json
 {{- end }}
 {{- if $v.temporal.tls.secretName }}
 - name: FINALIZER_TEMPORAL_TLS_CERT_FILE
@@ -85,6 +83,21 @@ livenessProbe:
 
 {{- define "finalizer.volumeMounts" -}}
 {{- $v := .Values -}}
+{{- if $v.temporal.apiKeySecret.name }}
+- name: temporal-api-key
+  mountPath: /etc/finalizer/temporal-api-key
+  readOnly: true
+{{- end }}
+{{- if and (eq $v.store.kind "zookeeper") $v.store.zookeeper.digest.user }}
+- name: zookeeper-digest
+  mountPath: /etc/finalizer/zookeeper-digest
+  readOnly: true
+{{- end }}
+{{- if $v.bucketCredentials.gcsKeySecret.name }}
+- name: gcs-key
+  mountPath: /etc/finalizer/gcs
+  readOnly: true
+{{- end }}
 {{- if $v.temporal.tls.secretName }}
 - name: temporal-tls
   mountPath: /etc/finalizer/temporal-tls
@@ -99,22 +112,51 @@ livenessProbe:
 - name: state
   mountPath: {{ dir $v.store.embedded.path }}
 {{- end }}
+{{- with $v.extraVolumeMounts }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
 {{- define "finalizer.volumes" -}}
 {{- $v := .Values -}}
+{{- with $v.temporal.apiKeySecret }}{{ if .name }}
+- name: temporal-api-key
+  secret:
+    secretName: {{ .name }}
+    defaultMode: {{ include "finalizer.secretMode" $ }}
+    items:
+      - key: {{ .key }}
+        path: api-key
+{{- end }}{{ end }}
+{{- if and (eq $v.store.kind "zookeeper") $v.store.zookeeper.digest.user }}
+- name: zookeeper-digest
+  secret:
+    secretName: {{ $v.store.zookeeper.digest.passwordSecret.name }}
+    defaultMode: {{ include "finalizer.secretMode" . }}
+    items:
+      - key: {{ $v.store.zookeeper.digest.passwordSecret.key }}
+        path: password
+{{- end }}
+{{- with $v.bucketCredentials.gcsKeySecret }}{{ if .name }}
+- name: gcs-key
+  secret:
+    secretName: {{ .name }}
+    defaultMode: {{ include "finalizer.secretMode" $ }}
+    items:
+      - key: {{ .key }}
+        path: key.json
+{{- end }}{{ end }}
 {{- if $v.temporal.tls.secretName }}
 - name: temporal-tls
   secret:
     secretName: {{ $v.temporal.tls.secretName }}
-    # Owner and group (fsGroup 65532) may read, nobody else (0440).
-    defaultMode: 288
+    defaultMode: {{ include "finalizer.secretMode" . }}
 {{- end }}
 {{- if $v.temporal.profile.secretName }}
 - name: temporal-config
   secret:
     secretName: {{ $v.temporal.profile.secretName }}
-    defaultMode: 288
+    defaultMode: {{ include "finalizer.secretMode" . }}
     items:
       - key: {{ $v.temporal.profile.key }}
         path: temporal.toml
@@ -123,5 +165,8 @@ livenessProbe:
 - name: state
   persistentVolumeClaim:
     claimName: {{ default (printf "%s-state" (include "finalizer.fullname" .)) $v.store.embedded.persistence.existingClaim }}
+{{- end }}
+{{- with $v.extraVolumes }}
+{{ toYaml . }}
 {{- end }}
 {{- end -}}

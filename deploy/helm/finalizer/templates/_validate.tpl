@@ -39,6 +39,8 @@ form). Included by configmap.yaml, which every release renders.
 {{- fail (printf "config.%s: a secret never goes into a ConfigMap; use temporal.apiKeySecret or store.zookeeper.digest.passwordSecret" $k) -}}
 {{- end -}}
 {{- end -}}
+{{- include "finalizer.validateExtras" . -}}
+{{- include "finalizer.validateSecrets" . -}}
 {{- range $i, $rule := $v.networkPolicy.extraEgress -}}
 {{- if not $rule.ports -}}
 {{- fail (printf "networkPolicy.extraEgress[%d]: an egress rule without ports opens every port" $i) -}}
