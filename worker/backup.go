@@ -36,7 +36,8 @@ type BackupRequest struct {
 
 // Backup writes a consistent copy of the embedded store to req.To and
 // returns its size: streamed from a running worker (From) or copied from
-// the file of a stopped one (StorePath). The copy is written beside To,
+// the file of a stopped one (StorePath). Copying a backup (StorePath) over
+// a stopped worker's store file (To) restores it. The copy is written beside To,
 // fsynced, verified to be an embedded store (embedded.VerifyFile), and only
 // then renamed over To, so a failed backup never leaves a file that looks
 // like one, nor replaces a good one.
@@ -133,6 +134,10 @@ func writeAtomically(to string, fill func(io.Writer) (int64, error)) (n int64, e
 	}
 	if err := embedded.VerifyFile(tmp); err != nil {
 		return n, fmt.Errorf("backup not written: %w", err)
+	}
+	// To may be a store file (a restore): never one a worker has open.
+	if err := embedded.EnsureUnlocked(to); err != nil {
+		return n, fmt.Errorf("backup not written over %s: %w", to, err)
 	}
 	if err := os.Rename(tmp, to); err != nil {
 		return n, fmt.Errorf("backup file: %w", err)

@@ -96,3 +96,18 @@ func openReadOnly(path string) (*bolt.DB, error) {
 	}
 	return db, nil
 }
+
+// EnsureUnlocked returns ErrLocked when a process holds a store file at
+// path, nil when none does (or path is no store at all): renaming a copy
+// over a file a worker holds would leave that worker writing to the
+// replaced file, its publishes lost with it.
+func EnsureUnlocked(path string) error {
+	db, err := openReadOnly(path)
+	if errors.Is(err, ErrLocked) {
+		return err
+	}
+	if err != nil {
+		return nil
+	}
+	return db.Close()
+}

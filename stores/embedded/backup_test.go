@@ -80,3 +80,16 @@ func TestVerifyFileRefusesOtherFiles(t *testing.T) {
 	require.ErrorIs(t, err, embedded.ErrNotStore)
 	assert.ErrorContains(t, err, `"jobs"`)
 }
+
+// A file a process holds is locked; a free store, another file or none is
+// not.
+func TestEnsureUnlocked(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "references.db")
+	s, err := embedded.Open(path)
+	require.NoError(t, err)
+	require.ErrorIs(t, embedded.EnsureUnlocked(path), embedded.ErrLocked)
+	require.NoError(t, s.Close())
+	require.NoError(t, embedded.EnsureUnlocked(path))
+	require.NoError(t, embedded.EnsureUnlocked(filepath.Join(dir, "absent.db")))
+}

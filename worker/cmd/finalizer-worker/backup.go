@@ -48,7 +48,7 @@ func backupCommand(flags *worker.Flags, getenv func(string) string, stdout, stde
 			if err != nil {
 				fmt.Fprintf(stderr, "finalizer-worker: %v\n", err)
 				if errors.Is(err, embedded.ErrLocked) {
-					fmt.Fprintf(stderr, "finalizer-worker: a running worker holds the store: back up through it, --from http://127.0.0.1:<metrics port>\n")
+					fmt.Fprintf(stderr, "finalizer-worker: a running worker holds the file: back up through it (--from http://127.0.0.1:<metrics port>); stop it before restoring over its file\n")
 				}
 				return nil
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -53,4 +54,27 @@ func TestBackup(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	assert.Equal(t, 1, runWorker(t, env, "backup", "--to", filepath.Join(dir, "other.bak"), "--from", "http://"+addr).code)
+}
+
+// Restoring is copying a backup over a stopped worker's store file; over a
+// file a worker holds it is refused, and the file stays.
+func TestBackupRestoresOnlyAStoppedStore(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "references.db")
+	bak := filepath.Join(dir, "references.db.bak")
+	for _, p := range []string{live, bak} {
+		s, err := embedded.Open(p)
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+	}
+	held, err := embedded.Open(live)
+	require.NoError(t, err)
+	o := runWorker(t, map[string]string{"FINALIZER_EMBEDDED_PATH": bak}, "backup", "--to", live)
+	assert.Equal(t, 1, o.code)
+	assert.Contains(t, o.stderr, "not written over "+live)
+	require.NoError(t, held.Close())
+	assert.Equal(t, 0, runWorker(t, map[string]string{"FINALIZER_EMBEDDED_PATH": bak}, "backup", "--to", live).code)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no partial file left")
 }
