@@ -19,7 +19,8 @@
 //   - Run validates first and returns such an error before it opens or dials
 //     anything. Then it opens the HA reference store and the blob state
 //     store, dials Temporal, registers the workflows and activities on the
-//     task queue, serves /metrics, /livez and /readyz, and runs until ctx ends.
+//     task queue, serves /metrics, /livez and /readyz (and, on the embedded
+//     store, /backup to loopback clients: Backup), and runs until ctx ends.
 //
 // # Failure semantics
 //

@@ -99,13 +99,17 @@ func Usage(w io.Writer) {
 	fs := pflag.NewFlagSet("finalizer-worker", pflag.ContinueOnError)
 	NewFlags(fs)
 	fmt.Fprintf(w, `Usage: finalizer-worker [flags]
-       finalizer-worker healthcheck [flags] | release <handle-key> [flags] | help | completion bash|zsh|fish|powershell | version
+       finalizer-worker healthcheck [flags] | release <handle-key> [flags] | backup --to FILE [--from URL] [flags]
+       finalizer-worker help | completion bash|zsh|fish|powershell | version
 
 Runs the checkpoint finalizer's Temporal worker until SIGINT or SIGTERM, then drains.
 healthcheck exits 0 if a local worker polls (--metrics-address).
 release lets go kept state whose handle the reconciler reports (retained by a retirement, a
 savepoint's): its record in the store named by the store flags then says it is nobody's, and
 the reconciler discards it once the grace has passed; a savepoint's data stays yours.
+backup writes a consistent, verified copy of the embedded store to FILE, atomically: from a
+running worker through its metrics endpoint (--from http://127.0.0.1:9464, served to loopback
+clients only), or without --from from the file --embedded-path names, once its worker stopped.
 
 Every flag falls back to its environment variable, then to the default; the
 Temporal connection's settings fall back to Temporal's own configuration
@@ -120,6 +124,7 @@ Variables without a flag (secrets: a command line shows in every process listing
 
 Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration (flags, environment,
 a namespace that does not exist or one without the search attributes); release: 0 released,
-1 unknown outcome (repeat), 2 bad configuration or handle key, 4 nothing kept there to release.
+1 unknown outcome (repeat), 2 bad configuration or handle key, 4 nothing kept there to release;
+backup: 0 written, 1 not written (a worker holds the file, the copy did not verify), 2 bad usage.
 `, fs.FlagUsages(), envTemporalAPIKey, envZKPassword)
 }

@@ -44,10 +44,14 @@ type metrics struct {
 	// the dependencies are open.
 	ready  atomic.Bool
 	probes atomic.Pointer[[]probe]
+	// backup copies the embedded store for /backup: nil while no embedded
+	// store is open.
+	backup atomic.Pointer[backupSource]
+	log    *slog.Logger
 	served chan error
 }
 
-// startMetrics serves /metrics and the health endpoints on addr; with addr empty the
+// startMetrics serves /metrics, the health endpoints and /backup on addr; with addr empty the
 // handler discards everything and nothing listens. namespace is the Temporal
 // namespace the worker serves, exported as LabelTemporalNamespace: the
 // alerts aggregate by it.
@@ -89,6 +93,7 @@ func startMetrics(addr, namespace string, log *slog.Logger) (*metrics, error) {
 			// The default panics: a metric must never take the worker down.
 			OnError: func(err error) { log.Warn("metric not recorded", "error", err) },
 		})},
+		log:    log,
 		served: make(chan error, 1),
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -103,6 +108,7 @@ func startMetrics(addr, namespace string, log *slog.Logger) (*metrics, error) {
 	// /healthz is /readyz under the name the compose file and the
 	// healthcheck command have always asked.
 	mux.HandleFunc("GET /healthz", m.readyz)
+	mux.HandleFunc("GET "+BackupPath, m.serveBackup)
 	m.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { m.served <- m.server.Serve(ln) }()
 	return m, nil

@@ -60,6 +60,10 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 	}
 	storeUp.opened(refs)
 	defer closeLogged(logger, "reference store", refs.Close)
+	m.serveBackups(refs)
+	// Before the store closes (deferred earlier, so run later): a backup
+	// asked for after this is refused, not failed on a closed file.
+	defer m.stopBackups()
 	states, err := blobstate.Open(ctx, cfg.StateBucket)
 	if err != nil {
 		return fmt.Errorf("open state bucket: %w", err)

@@ -6,7 +6,9 @@
 //
 // The file is locked to one process: a second Open fails with ErrLocked
 // after LockTimeout instead of sharing it. Within the process the store is
-// safe for concurrent use.
+// safe for concurrent use. So a copy of a running store comes from the
+// process that holds it (Store.Backup, one read transaction); BackupFile
+// copies a stopped one, and VerifyFile checks a copy before it is restored.
 //
 // Failure semantics: definite rejections come from the shared decisions in
 // package stores. Any error of bbolt itself during a write (a failed fsync,

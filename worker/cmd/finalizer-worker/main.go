@@ -5,6 +5,8 @@
 //	finalizer-worker healthcheck [flags]  exit 0 if a local worker polls
 //	finalizer-worker release <handle-key> [flags]
 //	                                      let go kept state the reconciler reports
+//	finalizer-worker backup --to FILE [--from URL] [flags]
+//	                                      copy the embedded store, consistently
 //	finalizer-worker version              print the build (also --version)
 //	finalizer-worker -h                   list flags and environment variables
 //	finalizer-worker help                 the same
@@ -15,7 +17,8 @@
 //
 // Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration
 // (flags, environment, a namespace that does not exist or one without the
-// search attributes); release also 4, nothing kept there to release.
+// search attributes); release also 4, nothing kept there to release;
+// backup 1 when no verified copy was written.
 package main
 
 import (
@@ -115,7 +118,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 			code = release(cfg, args[0], stdout, stderr)
 			return nil
 		},
-	}, &cobra.Command{
+	}, backupCommand(flags, getenv, stdout, stderr, &code), &cobra.Command{
 		Use:   "version",
 		Short: "print the build (also --version)",
 		Args:  cobra.NoArgs,
