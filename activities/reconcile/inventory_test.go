@@ -67,3 +67,29 @@ func TestInventoryJobCountsListsAndTruncates(t *testing.T) {
 		assert.Equal(t, c.orphans, orphans, "limit %d", c.limit)
 	}
 }
+
+// A handle of the job ID's forgotten incarnation, its last epoch included,
+// is that incarnation's: the inventory keeps it, whatever the new one
+// holds, unless its key holds the retirement's own tombstone.
+func TestInventoryJobKeepsTheForgottenIncarnationsHandles(t *testing.T) {
+	w := newWorld(t)
+	job := workflowtest.Job
+	w.write(t, job, 5) // epoch 1's, never published
+	require.NoError(t, w.Inner.Retire(t.Context(), job, 1, false))
+	_, err := w.Inner.CollectTombstones(t.Context(), job, time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	st, err := w.Inner.ReadJob(t.Context(), job)
+	require.NoError(t, err)
+	require.Equal(t, stores.JobState{Epoch: 1, ForgottenEpoch: 1}, st, "forgotten")
+	require.NoError(t, w.Inner.ClaimEpoch(t.Context(), job, 2, "jm-2"))
+	later := time.Now().Add(time.Hour)
+	w.acts.Clock = func() time.Time { return later.Add(time.Hour) }
+
+	v, err := w.runValue(t, "InventoryJob", reconcileacts.InventoryInput{JobID: job, GraceCutoff: later, TombstoneCutoff: later})
+	require.NoError(t, err)
+	var inv reconcileacts.JobInventory
+	require.NoError(t, v.Get(&inv))
+	require.Len(t, inv.Orphans, 1)
+	assert.Equal(t, uint64(1), inv.Orphans[0].Epoch)
+	assert.Equal(t, reconcileacts.KeepPreviousIncarnation, inv.Orphans[0].Keep)
+}
