@@ -93,3 +93,32 @@ func TestInventoryJobKeepsTheForgottenIncarnationsHandles(t *testing.T) {
 	assert.Equal(t, uint64(1), inv.Orphans[0].Epoch)
 	assert.Equal(t, reconcileacts.KeepPreviousIncarnation, inv.Orphans[0].Keep)
 }
+
+// A live savepoint that names no exclusive prefix (its data is never
+// discarded) shares nothing with an orphan: only a prefix or metadata of
+// the live state inside the orphan's directory keeps the orphan.
+func TestInventoryJobOrphanBesideASavepointWithoutPrefix(t *testing.T) {
+	w := newWorld(t)
+	job := workflowtest.Job
+	sp, err := w.Bucket.WriteCheckpoint(job, 1, 4, true)
+	require.NoError(t, err)
+	sp.ExclusivePrefix = ""
+	_, err = w.States.Write(t.Context(), activities.HandleOf(sp))
+	require.NoError(t, err)
+	require.NoError(t, w.Inner.Publish(t.Context(), stores.Publication{
+		CheckpointID: sp.CheckpointID(), Epoch: 1,
+		Reference: stores.Reference{Handle: activities.HandleOf(sp).Key(), Token: sp.Token(), Attempt: 1, Savepoint: true},
+	}))
+	w.write(t, job, 5)
+	later := time.Now().Add(time.Hour)
+	w.acts.Clock = func() time.Time { return later.Add(time.Hour) }
+
+	v, err := w.runValue(t, "InventoryJob", reconcileacts.InventoryInput{JobID: job, GraceCutoff: later, TombstoneCutoff: later})
+	require.NoError(t, err)
+	var inv reconcileacts.JobInventory
+	require.NoError(t, v.Get(&inv))
+	assert.Empty(t, inv.Dangling, "the savepoint resolves")
+	require.Len(t, inv.Orphans, 1)
+	assert.Equal(t, uint64(5), inv.Orphans[0].Checkpoint)
+	assert.Empty(t, inv.Orphans[0].Keep)
+}
