@@ -307,3 +307,28 @@ func TestDecideReleaseAndQuarantine(t *testing.T) {
 		})
 	}
 }
+
+// A publication is valid only when every field is: the owner it names
+// does not spare its reference the checks.
+func TestPublicationValidate(t *testing.T) {
+	valid := stores.Publication{
+		CheckpointID: stores.CheckpointID{JobID: testJob, Checkpoint: 5}, Epoch: 3, Owner: "jm-3",
+		Reference: stores.Reference{Handle: "h", Token: "tok", Attempt: 1},
+	}
+	assert.NoError(t, valid.Validate())
+	noOwner := valid
+	noOwner.Owner = ""
+	assert.NoError(t, noOwner.Validate(), "no owner: decided on the epoch alone")
+	for name, p := range map[string]func(p *stores.Publication){
+		"checkpoint 0":                 func(p *stores.Publication) { p.Checkpoint = 0 },
+		"epoch 0":                      func(p *stores.Publication) { p.Epoch = 0 },
+		"an owner with a control char": func(p *stores.Publication) { p.Owner = "jm\x003" },
+		"an owner, no handle":          func(p *stores.Publication) { p.Reference.Handle = "" },
+		"an owner, attempt 0":          func(p *stores.Publication) { p.Reference.Attempt = 0 },
+		"no owner, no token":           func(p *stores.Publication) { p.Owner, p.Reference.Token = "", "" },
+	} {
+		bad := valid
+		p(&bad)
+		assert.ErrorIs(t, bad.Validate(), stores.ErrInvalid, name)
+	}
+}
