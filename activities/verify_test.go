@@ -5,8 +5,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
@@ -45,5 +47,27 @@ func TestVerifyHandsAPublishedCheckpointToRetention(t *testing.T) {
 			assert.Equal(t, c.verdict, verdict)
 			assert.Len(t, retention.jobs, c.handed)
 		})
+	}
+}
+
+// A verify whose token is not its epoch's finalization's, or whose
+// identity is invalid, is refused for good before it reads or fences
+// anything.
+func TestVerifyRefusesAnotherEpochsToken(t *testing.T) {
+	w, acts := drainWorld(t)
+	req, err := w.Bucket.WriteCheckpoint(workflowtest.Job, 1, 2, false)
+	require.NoError(t, err)
+	for name, in := range map[string]activities.VerifyInput{
+		"another epoch's token": {CheckpointID: req.CheckpointID(), Token: req.Token(), Attempt: 1, Epoch: 2},
+		"epoch 0":               {CheckpointID: req.CheckpointID(), Token: req.Token(), Attempt: 1, Epoch: 0},
+	} {
+		env := workflowtest.Suite().NewTestActivityEnvironment()
+		env.RegisterActivity(acts)
+		_, err := env.ExecuteActivity("Verify", in)
+		var app *temporal.ApplicationError
+		require.ErrorAs(t, err, &app, name)
+		assert.Equal(t, contract.TypeInvalid, app.Type(), name)
+		assert.True(t, app.NonRetryable(), name)
+		assert.True(t, w.Entry(2).Absent(), "%s: nothing fenced", name)
 	}
 }
