@@ -332,3 +332,52 @@ func TestPublicationValidate(t *testing.T) {
 		assert.ErrorIs(t, bad.Validate(), stores.ErrInvalid, name)
 	}
 }
+
+// A retirement tombstones every reference (a savepoint's as its record,
+// the others retired or retained as the operator asked), leaves other
+// tombstones as they are, and raises the watermark above every key, never
+// lowering it.
+func TestDecideRetireEdges(t *testing.T) {
+	job := stores.JobState{Epoch: 3, Owner: "jm-3", Watermark: 10}
+	sp := reference(12, "tok-12", 2)
+	sp.Reference.Savepoint = true
+	cases := []struct {
+		name      string
+		entries   []stores.Entry
+		keep      bool
+		reasons   map[uint64]stores.Reason
+		watermark uint64
+	}{
+		{"keys above the watermark", []stores.Entry{tombstone(5, "tok-5", 1, stores.ReasonSubsumed), reference(8, "tok-8", 1), sp},
+			false, map[uint64]stores.Reason{8: stores.ReasonRetired, 12: stores.ReasonSavepoint}, 12},
+		{"kept for the operator", []stores.Entry{reference(8, "tok-8", 1), sp},
+			true, map[uint64]stores.Reason{8: stores.ReasonRetained, 12: stores.ReasonSavepoint}, 12},
+		{"every key below the watermark", []stores.Entry{tombstone(5, "tok-5", 1, stores.ReasonSubsumed), reference(8, "tok-8", 1)},
+			false, map[uint64]stores.Reason{8: stores.ReasonRetired}, 10},
+		{"no keys", nil, false, map[uint64]stores.Reason{}, 10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			writes, next, err := stores.DecideRetire(job, c.entries, 3, c.keep, now)
+			require.NoError(t, err)
+			require.NotNil(t, next)
+			assert.Equal(t, stores.JobState{Epoch: 3, Owner: "jm-3", Watermark: c.watermark, Retired: true}, *next)
+			got := map[uint64]stores.Reason{}
+			for _, w := range writes {
+				require.NotNil(t, w.Tombstone)
+				got[w.Checkpoint] = w.Tombstone.Reason
+				assert.Equal(t, now, w.Tombstone.Since)
+			}
+			assert.Equal(t, c.reasons, got)
+		})
+	}
+
+	_, _, err := stores.DecideRetire(job, nil, 2, false, now)
+	assert.ErrorIs(t, err, stores.ErrStaleEpoch)
+	retired := job
+	retired.Retired = true
+	writes, next, err := stores.DecideRetire(retired, []stores.Entry{reference(11, "tok", 1)}, 3, false, now)
+	require.NoError(t, err)
+	assert.Nil(t, writes)
+	assert.Nil(t, next, "already retired")
+}
