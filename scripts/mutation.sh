@@ -18,7 +18,9 @@
 #   4. tools/lifecycle as `go test ./tools/lifecycle` runs it (10000
 #      schedules).
 # The coverage run (which decides which mutants are covered) runs all of
-# them at once with -coverpkg over the mutated packages; its profile is then
+# them at once with -coverpkg over the mutated packages, never from the test
+# cache (its time, times the coefficient, is each mutant's timeout); its
+# profile is then
 # widened to the case expressions of every switch the tests enter, which
 # Go's coverage blocks leave out (scripts/mutation/casecover.go): without
 # that gremlins would skip every mutant of a `case` as NOT COVERED.
@@ -82,7 +84,7 @@ if [[ "\$1" != test || "\${!#}" != ./... ]]; then exec "$REALGO" "\$@"; fi
 args=("\${@:1:\$#-1}")
 for i in "\${!args[@]}"; do
   if [[ "\${args[\$i]}" == -coverprofile ]]; then
-    "$REALGO" "\${args[@]}" ${UNIT[*]} $MODEL || exit \$?
+    "$REALGO" "\${args[@]}" -count=1 ${UNIT[*]} $MODEL || exit \$?
     exec "$REALGO" run "$PWD/scripts/mutation/casecover.go" "$MOD" "\${args[\$((i + 1))]}"
   fi
 done
