@@ -20,10 +20,9 @@
 # The coverage run (which decides which mutants are covered) runs all of
 # them at once with -coverpkg over the mutated packages, never from the test
 # cache (its time, times the coefficient, is each mutant's timeout); its
-# profile is then
-# widened to the case expressions of every switch the tests enter, which
-# Go's coverage blocks leave out (scripts/mutation/casecover.go): without
-# that gremlins would skip every mutant of a `case` as NOT COVERED.
+# profile is then widened to the case expressions of every switch the tests
+# enter, which Go's coverage blocks leave out (scripts/mutation/casecover.go):
+# without that gremlins would skip every mutant of a `case` as NOT COVERED.
 #
 # Environment:
 #   FINALIZER_CACHE   cache root (default $HOME/.cache/checkpoint-finalizer)
