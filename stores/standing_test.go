@@ -67,3 +67,26 @@ func TestDecideClaimant(t *testing.T) {
 		assert.ErrorContains(t, err, c.want)
 	}
 }
+
+// A refused fence says why in the operator's terms: the party's epoch (and
+// its owner, when it names one), what that epoch is to the job, and the
+// job's standing claim, or that it has none.
+func TestDecideFenceSaysWhy(t *testing.T) {
+	claimed := stores.JobState{Epoch: 3, Owner: "jm-3", Watermark: 10, ForgottenEpoch: 1}
+	for _, c := range []struct {
+		job   stores.JobState
+		epoch uint64
+		owner string
+		want  string
+	}{
+		{claimed, 3, "intruder", `epoch 3 of "intruder" is foreign (the standing claim is epoch 3 by "jm-3"): checkpoint 11's directory`},
+		{claimed, 2, "", `epoch 2 is deposed (the standing claim is epoch 3 by "jm-3")`},
+		{claimed, 4, "jm-4", `epoch 4 of "jm-4" is unclaimed (the standing claim is epoch 3 by "jm-3")`},
+		{stores.JobState{}, 1, "", "epoch 1 is unclaimed (the job stands unclaimed at epoch 0)"},
+		{claimed, 1, "", "epoch 1 belongs to the job ID's forgotten incarnation (epochs up to 1)"},
+	} {
+		err := stores.DecideFence(c.job, c.epoch, c.owner, 11)
+		assert.ErrorIs(t, err, stores.ErrNotStanding)
+		assert.ErrorContains(t, err, c.want)
+	}
+}

@@ -1,0 +1,84 @@
+package activities_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+)
+
+// discardCounter is a bucket that only counts the guard's deletes.
+type discardCounter struct{ discards int }
+
+func (d *discardCounter) ReadKey(context.Context, string) (blobstate.Handle, error) {
+	return blobstate.Handle{}, blobstate.ErrNotFound
+}
+
+func (d *discardCounter) Discard(context.Context, blobstate.Handle) (blobstate.DiscardResult, error) {
+	d.discards++
+	return blobstate.DiscardResult{DeletedObjects: 1}, nil
+}
+
+// The guard deletes a handle's state only when the key, read after its
+// fence, shows that no reference points into the checkpoint's directory
+// and none can land there: a tombstone of the handle's own token, or of no
+// token, that is not a kept record. Everything else keeps the state and
+// says why, naming what holds the key.
+func TestGuardDiscardDecidesOnTheKeyAfterItsFence(t *testing.T) {
+	const mine, other = "tok-mine", "tok-other"
+	since := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ref := func(token string) stores.Entry {
+		return stores.Entry{Checkpoint: 5, Reference: &stores.Reference{Handle: "h", Token: token, Attempt: 1}}
+	}
+	tomb := func(token string, reason stores.Reason) stores.Entry {
+		return stores.Entry{Checkpoint: 5, Tombstone: &stores.Tombstone{Token: token, FencedUpTo: activities.FenceAll, Reason: reason, Since: since}}
+	}
+	cases := []struct {
+		name        string
+		entry       stores.Entry
+		notStanding string
+		deleted     bool
+		kept        string // a part of the reason the state stays
+	}{
+		{"its own fence", tomb(mine, stores.ReasonFenced), "", true, ""},
+		{"its own subsumed reference", tomb(mine, stores.ReasonSubsumed), "", true, ""},
+		{"its own retired reference", tomb(mine, stores.ReasonRetired), "", true, ""},
+		{"a tombstone of no token", tomb("", stores.ReasonSubsumed), "", true, ""},
+		{"not the standing claim's to decide", tomb(mine, stores.ReasonFenced), "epoch 1 is deposed", false, "epoch 1 is deposed"},
+		{"its own reference stands", ref(mine), "", false, "its own reference stands"},
+		{"another token's reference", ref(other), "", false, `live reference of token "tok-other"`},
+		{"its own retained record", tomb(mine, stores.ReasonRetained), "", false, "until an operator releases it"},
+		{"another token's savepoint record", tomb(other, stores.ReasonSavepoint), "", false, "until an operator releases it"},
+		{"another token's fence", tomb(other, stores.ReasonFenced), "", false, `token "tok-other" may still publish checkpoint 5`},
+		{"another token's subsumed reference", tomb(other, stores.ReasonSubsumed), "", false, `subsumed reference of token "tok-other", whose state may share the directory`},
+		{"another token's quarantined reference", tomb(other, stores.ReasonQuarantined), "", false, `quarantined reference of token "tok-other", whose state may share the directory`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bucket := &discardCounter{}
+			g := activities.Guard{States: bucket}
+			res, err := g.Discard(t.Context(), &activities.Guarded{Token: mine, Entry: c.entry, NotStanding: c.notStanding})
+			require.NoError(t, err)
+			if c.deleted {
+				assert.Equal(t, 1, bucket.discards)
+				assert.Empty(t, res.Kept)
+				return
+			}
+			assert.Zero(t, bucket.discards, "nothing deleted")
+			assert.Contains(t, res.Kept, c.kept)
+		})
+	}
+
+	// A key holding nothing right after its fence was collected in
+	// between: nothing is deleted, and the retry fences it again.
+	bucket := &discardCounter{}
+	_, err := activities.Guard{States: bucket}.Discard(t.Context(), &activities.Guarded{Token: mine, Entry: stores.Entry{Checkpoint: 5}})
+	assert.Error(t, err)
+	assert.Zero(t, bucket.discards)
+}
