@@ -229,13 +229,7 @@ func recoversWithoutPerson(plugin, stock row) error {
 	if plugin.output != "exact" {
 		err = fmt.Errorf("plugin world: output %s", plugin.output)
 	}
-	if plugin.left > stock.left {
-		err = errors.Join(err, fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left))
-	}
-	for _, step := range plugin.steps {
-		err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))
-	}
-	return err
+	return errors.Join(err, leavesNoMoreThanStock(plugin, stock), noManualStep(plugin, ""))
 }
 
 // cancelJob: the job is canceled mid-run under its retention; nothing is
@@ -264,17 +258,32 @@ func cancelJob(ctx context.Context, j *jobRun, r *row) error {
 // cleansAsStockCleans: what stock deletes when the job ends, the plugin's
 // world deletes too, by itself: no more directories left, no manual step.
 func cleansAsStockCleans(plugin, stock row) error {
-	var err error
-	if plugin.left > stock.left {
-		err = fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left)
-	}
+	err := errors.Join(leavesNoMoreThanStock(plugin, stock), noManualStep(plugin, ""))
 	for _, r := range []row{stock, plugin} {
 		if r.output != "- (canceled)" {
 			err = errors.Join(err, fmt.Errorf("%s world: output %s", r.world, r.output))
 		}
 	}
+	return err
+}
+
+// leavesNoMoreThanStock: the plugin's world left no more checkpoint
+// directories than stock's.
+func leavesNoMoreThanStock(plugin, stock row) error {
+	if plugin.left > stock.left {
+		return fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left)
+	}
+	return nil
+}
+
+// noManualStep: the plugin's world needed no step of a person but those
+// starting with allowed ("" allows none).
+func noManualStep(plugin row, allowed string) error {
+	var err error
 	for _, step := range plugin.steps {
-		err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))
+		if allowed == "" || !strings.HasPrefix(step, allowed) {
+			err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))
+		}
 	}
 	return err
 }
@@ -409,11 +418,7 @@ func completeAndFinish(ctx context.Context, j *jobRun, r *row) error {
 // survivesOutage: as survivesCrashInOutage, and the plugin's world leaves
 // no more than stock: our outage leaves nothing behind.
 func survivesOutage(plugin, stock row) error {
-	err := survivesCrashInOutage(plugin, stock)
-	if plugin.left > stock.left {
-		err = errors.Join(err, fmt.Errorf("the plugin left %d checkpoint directories, stock %d", plugin.left, stock.left))
-	}
-	return err
+	return errors.Join(survivesCrashInOutage(plugin, stock), leavesNoMoreThanStock(plugin, stock))
 }
 
 // survivesCrashInOutage: exact output in both worlds, and the plugin's
@@ -424,11 +429,5 @@ func survivesOutage(plugin, stock row) error {
 // checkpoint's finalization, whose files then stay (only the standing
 // claim deletes), reported by the reconciler.
 func survivesCrashInOutage(plugin, stock row) error {
-	err := exactOutput(plugin, stock)
-	for _, step := range plugin.steps {
-		if !strings.HasPrefix(step, "finalizer reconcile") {
-			err = errors.Join(err, fmt.Errorf("the plugin's world needed: %s", step))
-		}
-	}
-	return err
+	return errors.Join(exactOutput(plugin, stock), noManualStep(plugin, "finalizer reconcile"))
 }

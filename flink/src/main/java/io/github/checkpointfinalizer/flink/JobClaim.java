@@ -144,9 +144,9 @@ final class JobClaim {
     /**
      * The contract's request for a checkpoint Flink has written, under this claim. Only a
      * checkpoint in this job's own {@code chk-<N>/} is sent as a checkpoint, whose directory the
-     * finalizer may delete; anything else Flink hands the store (a {@code -s} savepoint, a
-     * retained checkpoint restored without claiming it, one of another job's directories) goes as
-     * a savepoint, whose files nobody deletes.
+     * finalizer may delete; anything else (a savepoint adopted from Flink's own store, a
+     * checkpoint outside the job's directory) goes as a savepoint, whose files nobody deletes.
+     * Snapshots a job is restored from never get here ({@link #restoreBase}).
      */
     FinalizeRequest request(CompletedCheckpoint checkpoint) throws Exception {
         Path dir = CheckpointLoader.directory(checkpoint);
