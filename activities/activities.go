@@ -26,6 +26,7 @@ type States interface {
 	CheckData(ctx context.Context, h blobstate.Handle) error
 	Write(ctx context.Context, h blobstate.Handle) (string, error)
 	ReadKey(ctx context.Context, key string) (blobstate.Handle, error)
+	ListJobHandles(ctx context.Context, job stores.JobID) (blobstate.Listing, error)
 	Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error)
 	// ObjectURL names an object for tools outside the worker (Flink's restore path).
 	ObjectURL(key string) string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -38,9 +39,10 @@ type GuardReferences interface {
 }
 
 // GuardStates is the part of the blob state store the guard reads handles
-// from and deletes through.
+// from, lists the other handles of a job in, and deletes through.
 type GuardStates interface {
 	ReadKey(ctx context.Context, key string) (blobstate.Handle, error)
+	ListJobHandles(ctx context.Context, job stores.JobID) (blobstate.Listing, error)
 	Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error)
 }
 
@@ -175,6 +177,11 @@ func (g Guard) Discard(ctx context.Context, gd *Guarded) (DiscardResult, error) 
 	if err != nil {
 		return DiscardResult{}, err
 	}
+	if why == "" && !gd.Handle.Savepoint {
+		if why, err = g.savepointInside(ctx, gd.Handle); err != nil {
+			return DiscardResult{}, err
+		}
+	}
 	if why != "" {
 		return DiscardResult{Kept: why}, nil
 	}
@@ -184,4 +191,35 @@ func (g Guard) Discard(ctx context.Context, gd *Guarded) (DiscardResult, error) 
 	}
 	countDiscard(ctx)
 	return DiscardResult{DiscardResult: res}, nil
+}
+
+// savepointInside says why h's directory stays when another epoch's handle
+// of the same checkpoint declares a savepoint inside it: "" when none
+// does. Within an incarnation a checkpoint ID is one job manager's, so
+// such a pair is a request replayed under another claim, and the files
+// are the savepoint's, which nothing deletes. A handle that cannot be read
+// keeps the directory too: it may be one.
+func (g Guard) savepointInside(ctx context.Context, h blobstate.Handle) (string, error) {
+	listing, err := g.States.ListJobHandles(ctx, h.JobID)
+	if err != nil {
+		return "", fmt.Errorf("discard %s: list the job's handles: %w", h.CheckpointID, err)
+	}
+	for _, other := range listing.Handles {
+		if other.Checkpoint != h.Checkpoint || other.Epoch == h.Epoch {
+			continue
+		}
+		o, err := g.States.ReadKey(ctx, other.Key)
+		switch {
+		case errors.Is(err, blobstate.ErrNotFound):
+			continue
+		case errors.Is(err, stores.ErrInvalid), errors.Is(err, blobstate.ErrCorrupt):
+			return fmt.Sprintf("handle %s of the same checkpoint cannot be read (%v) and may declare a savepoint in %s", other.Key, err, h.ExclusivePrefix), nil
+		case err != nil:
+			return "", fmt.Errorf("discard %s: read handle %s: %w", h.CheckpointID, other.Key, err)
+		}
+		if o.Savepoint && strings.HasPrefix(o.MetadataKey, h.ExclusivePrefix) {
+			return fmt.Sprintf("handle %s declares the savepoint %s inside %s: a savepoint's files stay the operator's", other.Key, o.MetadataKey, h.ExclusivePrefix), nil
+		}
+	}
+	return "", nil
 }

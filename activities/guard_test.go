@@ -9,15 +9,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
-// discardCounter is a bucket that only counts the guard's deletes.
-type discardCounter struct{ discards int }
+// discardCounter is a bucket that holds some handles and only counts the
+// guard's deletes.
+type discardCounter struct {
+	handles  map[string]blobstate.Handle
+	discards int
+}
 
-func (d *discardCounter) ReadKey(context.Context, string) (blobstate.Handle, error) {
+func (d *discardCounter) ReadKey(_ context.Context, key string) (blobstate.Handle, error) {
+	if h, ok := d.handles[key]; ok {
+		return h, nil
+	}
 	return blobstate.Handle{}, blobstate.ErrNotFound
+}
+
+func (d *discardCounter) ListJobHandles(_ context.Context, job stores.JobID) (blobstate.Listing, error) {
+	var l blobstate.Listing
+	for key, h := range d.handles {
+		if h.JobID == job {
+			l.Handles = append(l.Handles, blobstate.HandleInfo{Key: key, CheckpointID: h.CheckpointID, Epoch: h.Epoch})
+		}
+	}
+	return l, nil
 }
 
 func (d *discardCounter) Discard(context.Context, blobstate.Handle) (blobstate.DiscardResult, error) {
@@ -81,4 +99,47 @@ func TestGuardDiscardDecidesOnTheKeyAfterItsFence(t *testing.T) {
 	_, err := activities.Guard{States: bucket}.Discard(t.Context(), &activities.Guarded{Token: mine, Entry: stores.Entry{Checkpoint: 5}})
 	assert.Error(t, err)
 	assert.Zero(t, bucket.discards)
+}
+
+// A checkpoint ID is one job manager's within an incarnation, so another
+// epoch's handle of the same checkpoint is a request replayed under
+// another claim. When it declares a savepoint inside the directory, the
+// files are the savepoint's: the guard keeps them whatever the key says.
+func TestGuardKeepsADirectoryAnotherEpochDeclaresASavepointIn(t *testing.T) {
+	id := stores.CheckpointID{JobID: stores.JobID{Cluster: "c1", Job: "j1"}, Checkpoint: 3}
+	dir := "flink/c1/checkpoints/j1/chk-3/"
+	mine := blobstate.Handle{CheckpointID: id, Epoch: 2, MetadataKey: dir + "_metadata", ExclusivePrefix: dir}
+	other := func(epoch uint64, savepoint bool, metadata string) blobstate.Handle {
+		return blobstate.Handle{CheckpointID: id, Epoch: epoch, MetadataKey: metadata, ExclusivePrefix: dir, Savepoint: savepoint}
+	}
+	cases := []struct {
+		name    string
+		others  []blobstate.Handle
+		deleted bool
+	}{
+		{"no other handle", nil, true},
+		{"another epoch's savepoint inside", []blobstate.Handle{other(1, true, dir+"_metadata")}, false},
+		{"another epoch's checkpoint inside", []blobstate.Handle{other(1, false, dir+"_metadata")}, true},
+		{"another epoch's savepoint elsewhere", []blobstate.Handle{other(1, true, "flink/c1/savepoints/j1/sp-1/_metadata")}, true},
+		{"another checkpoint's savepoint", []blobstate.Handle{{CheckpointID: stores.CheckpointID{JobID: id.JobID, Checkpoint: 4}, Epoch: 1,
+			MetadataKey: "flink/c1/checkpoints/j1/chk-4/_metadata", ExclusivePrefix: "flink/c1/checkpoints/j1/chk-4/", Savepoint: true}}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bucket := &discardCounter{handles: map[string]blobstate.Handle{mine.Key(): mine}}
+			for _, h := range c.others {
+				bucket.handles[h.Key()] = h
+			}
+			token := contract.Token(id, mine.Epoch)
+			res, err := activities.Guard{States: bucket}.Discard(t.Context(), &activities.Guarded{Handle: mine, Token: token,
+				Entry: stores.Entry{Checkpoint: 3, Tombstone: &stores.Tombstone{Token: token, FencedUpTo: activities.FenceAll, Reason: stores.ReasonFenced}}})
+			require.NoError(t, err)
+			if c.deleted {
+				assert.Equal(t, 1, bucket.discards)
+				return
+			}
+			assert.Zero(t, bucket.discards, "nothing deleted")
+			assert.Contains(t, res.Kept, "declares the savepoint")
+		})
+	}
 }

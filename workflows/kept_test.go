@@ -84,3 +84,20 @@ func TestResubmittedJobsRetainedStateOutlivesTheTTL(t *testing.T) {
 		assert.True(t, e.Tombstone != nil && e.Tombstone.Reason == stores.ReasonRetained, "checkpoint %d keeps its retained record: %+v", n, e)
 	}
 }
+
+// A deposed leader's savepoint in its own checkpoint directory is never
+// published; its handle stays as its record. A request naming those files
+// as a checkpoint of the standing claim itself (whose owner every history
+// shows) must not delete them when its own discard runs, here after the
+// job retired and refused its publish.
+func TestDeposedLeadersSavepointOutlivesAReplayUnderTheStandingClaim(t *testing.T) {
+	f := newFixture(t, 1)
+	savepoint := f.checkpoint(2, true)
+	require.NoError(t, f.inner.ClaimEpoch(t.Context(), job, 2, jobmanager.Owner(2)))
+	res := f.finalize(savepoint)
+	require.Equal(t, contract.Discarded, res.Phase, res.Reason)
+	require.True(t, f.exists(savepoint.MetadataKey), "a deposed epoch deletes nothing")
+
+	require.NoError(t, f.inner.Retire(t.Context(), job, 2, true))
+	f.replayAs(savepoint, 2, jobmanager.Owner(2))
+}

@@ -43,6 +43,10 @@ type fin struct {
 	// same checkpoint directory (a job ID's new life restarting its
 	// checkpoint IDs): what became of them is no finalizer's doing.
 	overwritten bool
+	// impersonates: a replay under the standing claim's own epoch and
+	// owner, which every history shows: to the worker it is the standing
+	// leader (docs/design.md, "The owner is an identity, not a credential").
+	impersonates bool
 
 	phase    phase
 	attempts uint32

@@ -305,11 +305,9 @@ func (g *generator) foreignEpochRequest() []step {
 // replay: anyone in the namespace replays a request a finalization's
 // history shows (running or ended, a savepoint's as it was or as a
 // checkpoint) under another claim: an epoch nobody claimed, a deposed one,
-// the standing epoch under another owner, or the job ID's forgotten
-// incarnation. Not yet under the standing claim's own owner, which
-// histories show too: such a replay publishes another epoch's files as
-// the standing leader's checkpoint (docs/testing.md, what the checker
-// does not cover).
+// the standing epoch under another owner, the job ID's forgotten
+// incarnation, or the standing claim's own epoch and owner, which
+// histories show too: that one impersonates the standing leader.
 func (g *generator) replay() []step {
 	job := g.job()
 	all := g.withFiles(job, false)
@@ -335,7 +333,13 @@ func (g *generator) replay() []step {
 	if g.r.IntN(2) == 0 {
 		req.Savepoint = false
 	}
-	switch g.r.IntN(4) {
+	impersonates := false
+	switch g.r.IntN(5) {
+	case 4:
+		if st.Owner == "" || st.Retired {
+			return nil
+		}
+		req.Epoch, req.Owner, impersonates = st.Epoch, st.Owner, true
 	case 0:
 		req.Epoch = st.Epoch + 50 + uint64(g.r.IntN(50))
 		req.Owner = leader(req.Epoch)
@@ -358,7 +362,7 @@ func (g *generator) replay() []step {
 		req.Owner = leader(req.Epoch)
 	}
 	s := g.triggerStep(job.Cluster, fmt.Sprintf("a replay of F%d's request", f.id), req, false)
-	s.replay = true
+	s.replay, s.impersonates = true, impersonates
 	return []step{s}
 }
 

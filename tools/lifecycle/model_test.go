@@ -81,3 +81,11 @@ func tmpfs() string {
 	}
 	return os.TempDir()
 }
+
+// Every property names the precondition its reach is counted by.
+func TestEveryPropertyHasAPrecondition(t *testing.T) {
+	for _, p := range properties {
+		assert.NotEmpty(t, preconditions[p], "property %q", p)
+	}
+	assert.Len(t, preconditions, len(properties))
+}

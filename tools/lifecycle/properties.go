@@ -43,6 +43,51 @@ const (
 	propClaim     = "only the standing claim retires or removes"
 )
 
+// properties lists every property the checker judges.
+var properties = []string{propTenant, propI1, propDirectory, propFencedOut, propKept, propLeak, propI4, propI5, propI6, propI7,
+	propRestore, propRetire, propCollect, propClaim}
+
+// preconditions says, for each property, what a schedule must reach for
+// the property to have been judged at all: the quick tier fails when one
+// stays at zero (TestLifecycleModel), so that no property passes
+// vacuously. Each is counted where its check finds something to judge.
+var preconditions = map[string]string{
+	propTenant:    "requests naming another tenant's cluster or objects, sent to the served worker",
+	propI1:        "published references resolved against the bucket",
+	propDirectory: "standing leaders' directories checked while their finalization could still publish",
+	propFencedOut: "standing leaders' finalizations ended unpublished above the watermark",
+	propKept:      "savepoints' and shared files checked after a change",
+	propLeak:      "handles judged at rest a day later",
+	propI4:        "finalizations settled at rest",
+	propI5:        "claimed jobs judged for retention at rest",
+	propI6:        "publishes replayed after a fence covering them",
+	propI7:        "answers judged as their finalization ended",
+	propRestore:   "restore points judged",
+	propRetire:    "retired jobs checked for references",
+	propCollect:   "keys collected",
+	propClaim:     "retirements and removals by a claim that was not the standing one",
+}
+
+// reach counts one more judgement of property's precondition, or of a
+// named case of it.
+func (w *world) reach(property string) {
+	if p, ok := preconditions[property]; ok {
+		property = p
+	}
+	w.seen[property]++
+}
+
+// holder is the token whatever the key holds belongs to.
+func holder(e stores.Entry) string {
+	switch {
+	case e.Reference != nil:
+		return e.Reference.Token
+	case e.Tombstone != nil:
+		return e.Tombstone.Token
+	}
+	return ""
+}
+
 // claimSeen is a claim's restore point, for the recovery rule: no
 // finalization of an older epoch of the same incarnation ends Published
 // above it.
@@ -87,6 +132,9 @@ func (w *world) check(ctx context.Context) error {
 func (w *world) checkReferences(ctx context.Context) {
 	for _, j := range jobs {
 		retired := w.snapshot[j].state.Retired
+		if retired {
+			w.reach(propRetire)
+		}
 		for _, e := range w.snapshot[j].sorted() {
 			if retired && e.Reference != nil {
 				// Retire tombstones every reference and no publish lands
@@ -97,6 +145,7 @@ func (w *world) checkReferences(ctx context.Context) {
 			if e.Reference == nil || w.resolved[e.Reference.Handle] == w.changes+1 {
 				continue // nothing in the bucket changed since it resolved
 			}
+			w.reach(propI1)
 			if problem := w.resolve(ctx, e.Reference.Handle); problem != "" {
 				w.violate(propI1, "%s/%d: published reference to %s: %s", j, e.Checkpoint, e.Reference.Handle, problem)
 				continue
@@ -182,6 +231,7 @@ func (w *world) checkDirectories(ctx context.Context) {
 		if !w.needsDirectory(f) {
 			continue
 		}
+		w.reach(propDirectory)
 		if gone := w.missing(ctx, f.files); gone != "" {
 			w.violate(propDirectory, "F%d (%s, %s) can still publish, but %s is gone", f.id, f.req.WorkflowID(), w.standing(f), gone)
 		}
@@ -205,6 +255,9 @@ func (w *world) checkKept(ctx context.Context) {
 		case !f.overwritten:
 			keep = f.files
 		}
+		if len(keep) > 0 {
+			w.reach(propKept)
+		}
 		if gone := w.missing(ctx, keep); gone != "" {
 			w.violate(propKept, "F%d: %s is gone, which no discard may delete", f.id, gone)
 		}
@@ -226,10 +279,18 @@ const (
 	reachOwnDirSavepoint  = "savepoints in their own checkpoint directory, removed, their record standing"
 	reachRetainedPastTTL  = "retained state of a resubmitted job, past the TTL floor"
 	reachReplayOfFreedKey = "replays of an earlier request naming a key without a reference"
+	reachImpersonation    = "replays under the standing claim's own epoch and owner"
 )
 
-// reachRequired are the reach counts the quick tier requires above zero.
-var reachRequired = []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey, reachRetiredDiscarded}
+// reachRequired are the reach counts the quick tier requires above zero:
+// every property's precondition, and the kept-state cases above.
+var reachRequired = func() []string {
+	out := []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey, reachRetiredDiscarded, reachImpersonation}
+	for _, p := range properties {
+		out = append(out, preconditions[p])
+	}
+	return out
+}()
 
 // reachKept counts f's kept state in the preconditions above.
 func (w *world) reachKept(f *fin, e stores.Entry) {
@@ -260,6 +321,7 @@ func (w *world) checkAnswers() {
 		e := w.entry(cid)
 		if !f.judged {
 			f.judged, f.endedAt = true, w.now()
+			w.reach(propI7)
 			w.judgeAnswer(f, e)
 		}
 		if (f.result == contract.Discarded || f.result == contract.Failed) && e.HoldsToken(f.token()) {
@@ -295,8 +357,17 @@ func (w *world) judgeAnswer(f *fin, e stores.Entry) {
 		// names its checkpoint ID: another token at its key above the
 		// watermark is a request that fenced a healthy leader out.
 		other := e.Reference != nil && e.Reference.Token != f.token() || e.Tombstone != nil && e.Tombstone.Token != f.token()
+		if len(f.files) > 0 && w.standing(f) == "of the standing epoch" && cid.Checkpoint > w.snapshot[cid.JobID].state.Watermark {
+			w.reach(propFencedOut)
+		}
 		if len(f.files) > 0 && other && w.standing(f) == "of the standing epoch" && cid.Checkpoint > w.snapshot[cid.JobID].state.Watermark {
-			w.violate(propFencedOut, "F%d of the standing epoch ended %s (%s): its key holds %s", f.id, f.result, clip(f.reason), describeEntry(e))
+			if g := w.byToken(holder(e)); g != nil && g.impersonates {
+				// An impersonator of an earlier standing claim took the
+				// ID first: to the worker that was the leader's checkpoint.
+				w.reach(propFencedOut + " (ID taken by an impersonator)")
+			} else {
+				w.violate(propFencedOut, "F%d of the standing epoch ended %s (%s): its key holds %s", f.id, f.result, clip(f.reason), describeEntry(e))
+			}
 		}
 	}
 }
@@ -310,6 +381,7 @@ func (w *world) judgeZombie(ctx context.Context, f *fin, before stores.Entry, at
 	if !covered {
 		return
 	}
+	w.reach(propI6)
 	after, rerr := w.store.Read(ctx, f.req.CheckpointID())
 	if rerr != nil {
 		w.violate(propI6, "F%d: reading the key after a replay: %v", f.id, rerr)
@@ -327,6 +399,7 @@ func (w *world) judgeZombie(ctx context.Context, f *fin, before stores.Entry, at
 // store holds, and a resolved one names data of the job's own cluster
 // whose metadata checks. A claim's is remembered for the recovery rule.
 func (w *world) judgeRestorePoint(ctx context.Context, job stores.JobID, rp contract.RestorePoint, claim bool) {
+	w.reach(propRestore)
 	refs, err := w.store.List(ctx, job)
 	if err != nil {
 		w.violate(propRestore, "%s: listing: %v", job, err)
@@ -368,6 +441,7 @@ func (w *world) checkAtRest(ctx context.Context) error {
 		for try := 0; try < 30 && !f.ended() && !f.parked; try++ {
 			w.settled = append(w.settled, fmt.Sprintf("F%d: %s", f.id, f.step(faultNone)))
 		}
+		w.reach(propI4)
 		if !f.ended() && !f.parked {
 			w.violate(propI4, "F%d (%s) did not end: still at %v after 30 activities", f.id, f.req.WorkflowID(), f.phase)
 		}
@@ -408,6 +482,7 @@ func (w *world) checkAtRest(ctx context.Context) error {
 				refs = append(refs, e)
 			}
 		}
+		w.reach(propI5)
 		if _, remove := activities.RetentionPlan(refs, retain); len(remove) > 0 {
 			w.violate(propI5, "%s holds %d references once settled; retention would still remove %d", j, len(refs), len(remove))
 		}
@@ -452,7 +527,11 @@ func (w *world) checkLeaks(ctx context.Context) error {
 			return fmt.Errorf("list handles: %w", err)
 		}
 		id, epoch, err := blobstate.ParseKey(obj.Key)
-		if err != nil || reported[obj.Key] || parked[obj.Key] {
+		if err != nil {
+			continue
+		}
+		w.reach(propLeak)
+		if reported[obj.Key] || parked[obj.Key] {
 			continue
 		}
 		if e := w.entry(id); !e.HoldsToken(contract.Token(id, epoch)) {
@@ -487,6 +566,7 @@ func (w *world) checkCollected(j stores.JobID, now jobSnapshot) {
 		if _, still := now.entries[e.Checkpoint]; still {
 			continue
 		}
+		w.reach(propCollect)
 		id := stores.CheckpointID{JobID: j, Checkpoint: e.Checkpoint}
 		t, token := e.Tombstone, publishedToken(e)
 		switch {
@@ -551,6 +631,7 @@ func (w *world) judgeClaim(ctx context.Context, what string, job stores.JobID, i
 	if before.state.Claimed(epoch) && before.state.Owner == owner {
 		return nil
 	}
+	w.reach(propClaim)
 	st, err := w.store.ReadJob(ctx, job)
 	if err != nil {
 		return fmt.Errorf("read job %s: %w", job, err)

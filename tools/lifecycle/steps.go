@@ -93,6 +93,8 @@ type checkpointStep struct {
 	local bool
 	// replay: the request is one an earlier finalization's history shows.
 	replay bool
+	// impersonates: it names the standing claim's own epoch and owner.
+	impersonates bool
 }
 
 func (s checkpointStep) String() string {
@@ -127,13 +129,19 @@ func (s checkpointStep) run(ctx context.Context, w *world) string {
 	if _, dup := w.byWfID[s.req.WorkflowID()]; dup {
 		return "already started: the trigger reaches the running execution"
 	}
-	f := &fin{id: s.fin, req: s.req, w: w.workers[s.on], local: s.local, inc: w.inc[s.req.CheckpointID().JobID].n}
+	f := &fin{id: s.fin, req: s.req, w: w.workers[s.on], local: s.local, inc: w.inc[s.req.CheckpointID().JobID].n, impersonates: s.impersonates}
 	if s.write {
 		inc := w.inc[s.req.CheckpointID().JobID]
 		if inc.used[s.req.Checkpoint] {
 			// A job manager never reuses a checkpoint ID while its job's HA
 			// data lives: a shrunk schedule that would is not a schedule.
 			return "skipped: checkpoint ID already used in this incarnation"
+		}
+		if w.exists(ctx, s.req.MetadataKey) {
+			// Flink writes a checkpoint's metadata only where none exists
+			// (FsCheckpointMetadataOutputStream: "Target file ... already
+			// exists"), so that checkpoint fails before any trigger.
+			return "skipped: Flink refuses to write metadata over an existing " + s.req.MetadataKey
 		}
 		inc.used[s.req.Checkpoint] = true
 		for _, id := range w.order {
@@ -161,6 +169,12 @@ func (s checkpointStep) run(ctx context.Context, w *world) string {
 	}
 	if s.replay && w.entry(s.req.CheckpointID()).Reference == nil {
 		w.seen[reachReplayOfFreedKey]++
+	}
+	if s.impersonates {
+		w.seen[reachImpersonation]++
+	}
+	if s.on == served && (s.req.Cluster != served || clusterOfKey(s.req.MetadataKey) != s.req.Cluster) {
+		w.reach(propTenant)
 	}
 	w.fins[f.id] = f
 	w.order = append(w.order, f.id)
