@@ -107,6 +107,12 @@ const (
 	Subsuming Phase = "Subsuming"
 )
 
+// PublishedBeforeReason is the reason of a finalization that found its
+// data missing and its token published: an earlier run of its workflow
+// task, or another execution of the same request, published it, and
+// retention removed it with its state since.
+const PublishedBeforeReason = "published before (by an earlier run of this workflow task or another execution of the same request), then subsumed with its state"
+
 // RunningPhases are the phases an execution can stay in, each for as long
 // as a store or the bucket does not answer: the stuck filter matches them
 // all, never only Verifying.

@@ -31,8 +31,8 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 	var persisted activities.PersistResult
 	if err := persistCall.execute(ctx, f.local, a.PersistHandle, activities.HandleOf(req)).Get(ctx, &persisted); err != nil {
 		// Only definite failures (invalid, data missing) end the retries.
-		if f.local && isDataMissing(err) && f.publishedBefore(ctx) {
-			return f.end(contract.Published, "published by an earlier run of this workflow task, then subsumed with its state"), nil
+		if isDataMissing(err) && f.asksWhenDataMissing(ctx) && f.publishedBefore(ctx) {
+			return f.end(contract.Published, contract.PublishedBeforeReason), nil
 		}
 		return f.end(contract.Failed, contract.FailureMessage(err)), nil
 	}
@@ -96,6 +96,21 @@ func (f *finalization) publishedBefore(ctx workflow.Context) bool {
 		return false
 	}
 	return published
+}
+
+// The "published-before-regular" change: an execution on the regular
+// path whose data is missing asks the store whether its token was
+// published, as the fast path always did. Another execution of the same
+// token (a copy of the request under another workflow ID, which anyone in
+// the namespace can start) may have published it, and retention removed
+// it with its state since. Executions recorded before the change failed
+// there without asking.
+const dataMissingChange = "published-before-regular"
+
+// asksWhenDataMissing reports whether this execution asks the store before
+// it answers Failed for missing data.
+func (f *finalization) asksWhenDataMissing(ctx workflow.Context) bool {
+	return f.local || workflow.GetVersion(ctx, dataMissingChange, workflow.DefaultVersion, 1) == 1
 }
 
 func isDataMissing(err error) bool {

@@ -47,6 +47,10 @@ type fin struct {
 	// owner, which every history shows: to the worker it is the standing
 	// leader (docs/design.md, "The owner is an identity, not a credential").
 	impersonates bool
+	// copied: started under a workflow ID that is not its request's own,
+	// or as a new run of a closed one: its answer goes to whoever started
+	// the copy, never to the job manager.
+	copied bool
 
 	phase    phase
 	attempts uint32
@@ -134,9 +138,12 @@ func (f *fin) persist(ft fault) string {
 		return "persisted " + res.HandleKey
 	case retryable(err):
 		return f.retry("persist", err)
-	case f.local && isDataMissing(err):
-		// A fast-path task retried after its worker died: the lost run
-		// may have published, and the checkpoint been subsumed since.
+	case isDataMissing(err):
+		// A fast-path task retried after its worker died, or another
+		// execution of the token (a copy under another workflow ID): the
+		// lost run or the copy may have published, and the checkpoint
+		// been subsumed since (workflows/finalize.go, the
+		// "published-before-regular" change).
 		f.phase, f.tries = phasePublishedBefore, 0
 		return "persist finds its data missing: asks whether it was published before"
 	}
@@ -218,7 +225,7 @@ func (f *fin) publishedBefore(ft fault) string {
 	case err != nil && retryable(err):
 		return f.retry("published-before", err)
 	case err == nil && published:
-		return f.end(contract.Published, "published by an earlier run of this workflow task, then subsumed with its state")
+		return f.end(contract.Published, contract.PublishedBeforeReason)
 	}
 	return f.end(contract.Failed, "its data is missing and it was not published before")
 }

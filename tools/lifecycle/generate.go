@@ -55,6 +55,7 @@ var choices = []choice{
 	{1, (*generator).subsume},
 	{2, (*generator).overtake},
 	{4, (*generator).replay},
+	{3, (*generator).copyRequest},
 }
 
 var totalWeight = func() int {
@@ -639,4 +640,31 @@ func (g *generator) clock() []step {
 func (g *generator) restore() []step {
 	job := g.job()
 	return []step{restoreStep{on: job.Cluster, job: job}}
+}
+
+// copyRequest: anyone in the namespace starts a request a history shows,
+// unchanged, under a workflow ID of its choosing (the worker never reads
+// the ID), or as a new run of the ID once its execution closed (the ID
+// reuse policy is a start option): two executions of one token.
+func (g *generator) copyRequest() []step {
+	job := g.job()
+	var all []*fin
+	for _, id := range g.w.order {
+		if f := g.w.fins[id]; f.req.CheckpointID().JobID == job {
+			all = append(all, f)
+		}
+	}
+	f, ok := pick(g, all)
+	if !ok {
+		return nil
+	}
+	s := g.triggerStep(job.Cluster, fmt.Sprintf("a copy of F%d's request", f.id), f.req, false)
+	s.req.MaxPublishAttempts = f.req.MaxPublishAttempts
+	st := g.state(job)
+	s.impersonates = st.Claimed(f.req.Epoch) && st.Owner == f.req.Owner
+	s.workflowID = fmt.Sprintf("copy-%d", s.fin)
+	if f.ended() && g.r.IntN(2) == 0 {
+		s.workflowID = f.req.WorkflowID() // a new run of the closed ID
+	}
+	return []step{s}
 }

@@ -280,12 +280,13 @@ const (
 	reachRetainedPastTTL  = "retained state of a resubmitted job, past the TTL floor"
 	reachReplayOfFreedKey = "replays of an earlier request naming a key without a reference"
 	reachImpersonation    = "replays under the standing claim's own epoch and owner"
+	reachCopy             = "copies of a request under another workflow ID or a new run of a closed one"
 )
 
 // reachRequired are the reach counts the quick tier requires above zero:
 // every property's precondition, and the kept-state cases above.
 var reachRequired = func() []string {
-	out := []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey, reachRetiredDiscarded, reachImpersonation}
+	out := []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey, reachRetiredDiscarded, reachImpersonation, reachCopy}
 	for _, p := range properties {
 		out = append(out, preconditions[p])
 	}
@@ -315,6 +316,16 @@ func (w *world) checkAnswers() {
 	for _, id := range w.order {
 		f := w.fins[id]
 		if !f.ended() {
+			continue
+		}
+		if f.copied {
+			// Its answer goes to whoever started the copy: the job
+			// manager's own execution of the token is judged, and what
+			// the copy did to the store and the bucket by every other
+			// property.
+			if !f.judged {
+				f.judged, f.endedAt = true, w.now()
+			}
 			continue
 		}
 		cid := f.req.CheckpointID()

@@ -95,6 +95,18 @@ type checkpointStep struct {
 	replay bool
 	// impersonates: it names the standing claim's own epoch and owner.
 	impersonates bool
+	// workflowID is the ID it starts under when not the request's own: a
+	// copy of a request under any ID, or a new run of an ID whose
+	// execution closed (a start option: the ID reuse policy).
+	workflowID string
+}
+
+// id is the workflow ID the step starts its execution under.
+func (s checkpointStep) id() string {
+	if s.workflowID != "" {
+		return s.workflowID
+	}
+	return s.req.WorkflowID()
 }
 
 func (s checkpointStep) String() string {
@@ -110,8 +122,12 @@ func (s checkpointStep) String() string {
 	if s.req.Savepoint {
 		kind = "savepoint"
 	}
-	return fmt.Sprintf("F%d: %s triggers %s %s epoch %d (metadata %s, sha256 %.8s…, prefix %q) on the %s worker, %s; %s",
-		s.fin, s.role, kind, s.req.CheckpointID(), s.req.Epoch, s.req.MetadataKey, s.req.MetadataSHA256, s.req.ExclusivePrefix, s.on, path, files)
+	under := ""
+	if s.workflowID != "" {
+		under = " under workflow ID " + s.workflowID
+	}
+	return fmt.Sprintf("F%d: %s triggers %s %s epoch %d (metadata %s, sha256 %.8s…, prefix %q)%s on the %s worker, %s; %s",
+		s.fin, s.role, kind, s.req.CheckpointID(), s.req.Epoch, s.req.MetadataKey, s.req.MetadataSHA256, s.req.ExclusivePrefix, under, s.on, path, files)
 }
 
 // metadataOf is what a job manager writes as a checkpoint's metadata: it
@@ -126,10 +142,14 @@ func sha256Hex(b []byte) string {
 }
 
 func (s checkpointStep) run(ctx context.Context, w *world) string {
-	if _, dup := w.byWfID[s.req.WorkflowID()]; dup {
+	if prev, dup := w.byWfID[s.id()]; dup && (!prev.ended() || s.workflowID == "") {
 		return "already started: the trigger reaches the running execution"
 	}
-	f := &fin{id: s.fin, req: s.req, w: w.workers[s.on], local: s.local, inc: w.inc[s.req.CheckpointID().JobID].n, impersonates: s.impersonates}
+	f := &fin{id: s.fin, req: s.req, w: w.workers[s.on], local: s.local, inc: w.inc[s.req.CheckpointID().JobID].n,
+		impersonates: s.impersonates, copied: s.workflowID != ""}
+	if f.copied {
+		w.seen[reachCopy]++
+	}
 	if s.write {
 		inc := w.inc[s.req.CheckpointID().JobID]
 		if inc.used[s.req.Checkpoint] {
@@ -178,7 +198,7 @@ func (s checkpointStep) run(ctx context.Context, w *world) string {
 	}
 	w.fins[f.id] = f
 	w.order = append(w.order, f.id)
-	w.byWfID[s.req.WorkflowID()] = f
+	w.byWfID[s.id()] = f
 	return f.start()
 }
 

@@ -1,0 +1,38 @@
+package workflows_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/checkpoint-finalizer/finalizer/contract"
+)
+
+// Anyone in the namespace can start a request a history shows under
+// another workflow ID: two executions of one token. When the copy
+// publishes first and retention removes the checkpoint with its state,
+// the job manager's own execution finds its data missing; on the regular
+// path (executions recorded before the fast path) it must ask the store,
+// as the fast path does, and answer Published, not Failed.
+func TestRegularExecutionWhoseCopyPublishedAnswersPublished(t *testing.T) {
+	f := newFixture(t, 1)
+	req := f.checkpoint(2, false)
+	// The job manager's own execution started first (a copy is made from
+	// its history) and runs while the copy publishes and retention passes.
+	f.acts.Finalizations = runningFinalizations{req.WorkflowID(): true}
+	require.Equal(t, contract.Published, f.finalize(req).Phase, "the copy publishes")
+	for n := uint64(3); n <= 4; n++ {
+		f.newEnv()
+		require.Equal(t, contract.Published, f.finalize(f.checkpoint(n, false)).Phase)
+	}
+	_, err := f.acts.DrainRetention(t.Context(), job)
+	require.NoError(t, err)
+	require.False(t, f.exists(req.MetadataKey), "retention removed checkpoint 2 with its state")
+
+	f.newEnv()
+	f.env.OnGetVersion("local-fast-path", workflow.DefaultVersion, 2).Return(workflow.DefaultVersion)
+	res := f.finalize(req)
+	assert.Equal(t, contract.Published, res.Phase, res.Reason)
+}
