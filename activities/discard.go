@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 
+	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
@@ -39,7 +40,7 @@ func (a *Activities) Discard(ctx context.Context, handleKey HandleKey) (DiscardR
 	case err != nil:
 		return DiscardResult{}, err
 	case g == nil:
-		return DiscardResult{AlreadyGone: true}, nil
+		return a.alreadyGone(ctx, handleKey)
 	}
 	published := g.Entry.WasPublished(g.Token)
 	if published && (g.Entry.Tombstone == nil || g.Entry.Tombstone.Reason != stores.ReasonSubsumed) {
@@ -48,6 +49,24 @@ func (a *Activities) Discard(ctx context.Context, handleKey HandleKey) (DiscardR
 	res, err := guard.Discard(ctx, g)
 	res.Published = published
 	return res, err
+}
+
+// alreadyGone answers a discard whose handle is gone: an earlier attempt
+// deleted it, or the removal of its token's published reference did
+// (another execution of the same request published it: a copy under
+// another workflow ID). Either fenced the key before it deleted, so the
+// key, read now, tells which: Published when it shows the token published.
+func (a *Activities) alreadyGone(ctx context.Context, handleKey HandleKey) (DiscardResult, error) {
+	id, epoch, err := blobstate.ParseKey(string(handleKey))
+	if err != nil {
+		return DiscardResult{}, Translate(err)
+	}
+	e, err := a.References.Read(ctx, id)
+	CountStoreCall(ctx, "read", stores.OutcomeOf(err))
+	if err != nil {
+		return DiscardResult{}, Translate(err)
+	}
+	return DiscardResult{AlreadyGone: true, Published: e.WasPublished(contract.Token(id, epoch))}, nil
 }
 
 // guard is the delete guard over the finalizer's own store, bucket and

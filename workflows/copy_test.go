@@ -7,7 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
+	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // Anyone in the namespace can start a request a history shows under
@@ -35,4 +38,31 @@ func TestRegularExecutionWhoseCopyPublishedAnswersPublished(t *testing.T) {
 	f.env.OnGetVersion("local-fast-path", workflow.DefaultVersion, 2).Return(workflow.DefaultVersion)
 	res := f.finalize(req)
 	assert.Equal(t, contract.Published, res.Phase, res.Reason)
+}
+
+// The job manager's own execution persisted its handle before the copy
+// published the token; retention removed the checkpoint and its handle
+// since. Its publish is then rejected and its discard finds the handle
+// gone: the key still shows the token published, and the answer must say
+// so.
+func TestDiscardFindingItsHandleGoneAnswersFromTheKey(t *testing.T) {
+	f := newFixture(t, 1)
+	req := f.checkpoint(2, false)
+	f.acts.Finalizations = runningFinalizations{req.WorkflowID(): true}
+	require.Equal(t, contract.Published, f.finalize(req).Phase, "the copy publishes")
+	for n := uint64(3); n <= 4; n++ {
+		f.newEnv()
+		require.Equal(t, contract.Published, f.finalize(f.checkpoint(n, false)).Phase)
+	}
+	_, err := f.acts.DrainRetention(t.Context(), job)
+	require.NoError(t, err)
+
+	env := workflowtest.Suite().NewTestActivityEnvironment()
+	env.RegisterActivity(f.acts)
+	v, err := env.ExecuteActivity(f.acts.Discard, activities.HandleKey(blobstate.Key(req.CheckpointID(), req.Epoch)))
+	require.NoError(t, err)
+	var res activities.DiscardResult
+	require.NoError(t, v.Get(&res))
+	assert.True(t, res.AlreadyGone)
+	assert.True(t, res.Published, "checkpoint 2's key shows its token published: %+v", f.entry(2))
 }

@@ -51,6 +51,8 @@ type fin struct {
 	// or as a new run of a closed one: its answer goes to whoever started
 	// the copy, never to the job manager.
 	copied bool
+	// terminated: a start's ID conflict policy ended it with no result.
+	terminated bool
 
 	phase    phase
 	attempts uint32
@@ -73,6 +75,13 @@ func (f *fin) ended() bool { return f.phase == phaseEnded }
 
 // token is the finalization's token.
 func (f *fin) token() string { return f.req.Token() }
+
+// terminate ends the execution where it stands, with no result, as
+// Temporal's termination does: what it wrote stays for the reconciler.
+func (f *fin) terminate() {
+	f.phase, f.terminated, f.reason = phaseEnded, true, "terminated"
+	f.w.seen["finalizations terminated by a start's conflict policy"]++
+}
 
 func (f *fin) end(p contract.Phase, reason string) string {
 	f.phase, f.result, f.reason = phaseEnded, p, reason

@@ -56,6 +56,7 @@ var choices = []choice{
 	{2, (*generator).overtake},
 	{4, (*generator).replay},
 	{3, (*generator).copyRequest},
+	{1, (*generator).release},
 }
 
 var totalWeight = func() int {
@@ -663,8 +664,32 @@ func (g *generator) copyRequest() []step {
 	st := g.state(job)
 	s.impersonates = st.Claimed(f.req.Epoch) && st.Owner == f.req.Owner
 	s.workflowID = fmt.Sprintf("copy-%d", s.fin)
-	if f.ended() && g.r.IntN(2) == 0 {
+	switch {
+	case f.ended() && g.r.IntN(2) == 0:
 		s.workflowID = f.req.WorkflowID() // a new run of the closed ID
+	case !f.ended() && !f.copied && g.r.IntN(3) == 0:
+		// The conflict policy "terminate existing": the running execution
+		// ends where it stands and the copy takes its ID.
+		s.workflowID, s.terminates = f.req.WorkflowID(), true
 	}
 	return []step{s}
+}
+
+// release: an operator lets go of a kept record the reconciler reports
+// (finalizer-worker release <handle-key>, stores.DecideRelease): state a
+// retirement retained becomes the reconciler's to discard after its
+// grace; a savepoint's data stays the operator's either way.
+func (g *generator) release() []step {
+	job := g.job()
+	var kept []stores.Entry
+	for _, e := range g.w.snapshot[job].sorted() {
+		if e.Tombstone != nil && e.Tombstone.Kept() {
+			kept = append(kept, e)
+		}
+	}
+	e, ok := pick(g, kept)
+	if !ok {
+		return nil
+	}
+	return []step{releaseStep{id: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}, token: e.Tombstone.Token}}
 }

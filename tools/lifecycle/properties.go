@@ -318,11 +318,11 @@ func (w *world) checkAnswers() {
 		if !f.ended() {
 			continue
 		}
-		if f.copied {
-			// Its answer goes to whoever started the copy: the job
-			// manager's own execution of the token is judged, and what
-			// the copy did to the store and the bucket by every other
-			// property.
+		if f.copied || f.terminated {
+			// A copy's answer goes to whoever started it, and a
+			// terminated execution gives none: the job manager's own
+			// execution of the token is judged, and what either did to
+			// the store and the bucket by every other property.
 			if !f.judged {
 				f.judged, f.endedAt = true, w.now()
 			}

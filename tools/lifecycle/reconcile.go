@@ -34,6 +34,8 @@ func (f finalizations) Finalization(_ context.Context, workflowID string) (activ
 		f.w.seen["finalization histories expired"]++
 	case !fn.ended():
 		st.Found, st.Running, st.Status = true, true, "Running"
+	case fn.terminated:
+		st.Found, st.Status = true, "Terminated"
 	default:
 		st.Found, st.Status, st.Phase = true, "Completed", string(fn.result)
 	}

@@ -99,6 +99,29 @@ type checkpointStep struct {
 	// copy of a request under any ID, or a new run of an ID whose
 	// execution closed (a start option: the ID reuse policy).
 	workflowID string
+	// terminates: the start's ID conflict policy terminates the running
+	// execution of workflowID first.
+	terminates bool
+}
+
+// releaseStep: an operator releases a kept record (finalizer-worker
+// release, which calls the store's Release).
+type releaseStep struct {
+	id    stores.CheckpointID
+	token string
+}
+
+func (s releaseStep) String() string {
+	return fmt.Sprintf("an operator releases the kept record of %s (token %.8s)", s.id, s.token)
+}
+
+func (s releaseStep) run(ctx context.Context, w *world) string {
+	if err := w.store.Release(ctx, s.id, s.token); err != nil {
+		return "refused: " + clip(err.Error())
+	}
+	w.written[s.id.JobID] = true
+	w.seen["kept records released by an operator"]++
+	return "released"
 }
 
 // id is the workflow ID the step starts its execution under.
@@ -142,7 +165,11 @@ func sha256Hex(b []byte) string {
 }
 
 func (s checkpointStep) run(ctx context.Context, w *world) string {
-	if prev, dup := w.byWfID[s.id()]; dup && (!prev.ended() || s.workflowID == "") {
+	prev, dup := w.byWfID[s.id()]
+	switch {
+	case dup && s.terminates && !prev.ended():
+		prev.terminate()
+	case dup && (!prev.ended() || s.workflowID == ""):
 		return "already started: the trigger reaches the running execution"
 	}
 	f := &fin{id: s.fin, req: s.req, w: w.workers[s.on], local: s.local, inc: w.inc[s.req.CheckpointID().JobID].n,
