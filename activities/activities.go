@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -27,6 +28,8 @@ type States interface {
 	Write(ctx context.Context, h blobstate.Handle) (string, error)
 	ReadKey(ctx context.Context, key string) (blobstate.Handle, error)
 	ListJobHandles(ctx context.Context, job stores.JobID) (blobstate.Listing, error)
+	Mark(ctx context.Context, handleKey string) (blobstate.KeepMark, bool, error)
+	Keep(ctx context.Context, handleKey, reason string, now time.Time) error
 	Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error)
 	// ObjectURL names an object for tools outside the worker (Flink's restore path).
 	ObjectURL(key string) string

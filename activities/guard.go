@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -43,6 +44,7 @@ type GuardReferences interface {
 type GuardStates interface {
 	ReadKey(ctx context.Context, key string) (blobstate.Handle, error)
 	ListJobHandles(ctx context.Context, job stores.JobID) (blobstate.Listing, error)
+	Mark(ctx context.Context, handleKey string) (blobstate.KeepMark, bool, error)
 	Discard(ctx context.Context, h blobstate.Handle) (blobstate.DiscardResult, error)
 }
 
@@ -177,8 +179,13 @@ func (g Guard) Discard(ctx context.Context, gd *Guarded) (DiscardResult, error) 
 	if err != nil {
 		return DiscardResult{}, err
 	}
+	if why == "" {
+		if why, err = g.marked(ctx, gd.Handle); err != nil {
+			return DiscardResult{}, err
+		}
+	}
 	if why == "" && !gd.Handle.Savepoint {
-		if why, err = g.savepointInside(ctx, gd.Handle); err != nil {
+		if why, err = g.keptInside(ctx, gd.Handle); err != nil {
 			return DiscardResult{}, err
 		}
 	}
@@ -193,13 +200,15 @@ func (g Guard) Discard(ctx context.Context, gd *Guarded) (DiscardResult, error) 
 	return DiscardResult{DiscardResult: res}, nil
 }
 
-// savepointInside says why h's directory stays when another epoch's handle
-// of the same checkpoint declares a savepoint inside it: "" when none
-// does. Within an incarnation a checkpoint ID is one job manager's, so
-// such a pair is a request replayed under another claim, and the files
-// are the savepoint's, which nothing deletes. A handle that cannot be read
-// keeps the directory too: it may be one.
-func (g Guard) savepointInside(ctx context.Context, h blobstate.Handle) (string, error) {
+// keptInside says why h's directory stays when another epoch's handle of
+// the same checkpoint names its metadata inside it and declares a
+// savepoint, or an operator keeps that handle's state (a keep mark): ""
+// when none does. Within an incarnation a checkpoint ID is one job
+// manager's, so such a pair is a request replayed under another claim,
+// and the files are the savepoint's or the abandoned finalization's,
+// which nothing deletes. A handle that cannot be read keeps the directory
+// too: it may be one.
+func (g Guard) keptInside(ctx context.Context, h blobstate.Handle) (string, error) {
 	listing, err := g.States.ListJobHandles(ctx, h.JobID)
 	if err != nil {
 		return "", fmt.Errorf("discard %s: list the job's handles: %w", h.CheckpointID, err)
@@ -217,9 +226,29 @@ func (g Guard) savepointInside(ctx context.Context, h blobstate.Handle) (string,
 		case err != nil:
 			return "", fmt.Errorf("discard %s: read handle %s: %w", h.CheckpointID, other.Key, err)
 		}
-		if o.Savepoint && strings.HasPrefix(o.MetadataKey, h.ExclusivePrefix) {
+		if !strings.HasPrefix(o.MetadataKey, h.ExclusivePrefix) {
+			continue
+		}
+		if o.Savepoint {
 			return fmt.Sprintf("handle %s declares the savepoint %s inside %s: a savepoint's files stay the operator's", other.Key, o.MetadataKey, h.ExclusivePrefix), nil
+		}
+		if why, err := g.marked(ctx, o); why != "" || err != nil {
+			return why, err
 		}
 	}
 	return "", nil
+}
+
+// marked says why h's state stays when an operator's keep mark stands
+// beside its handle (an abandoned finalization's): "" when none does.
+func (g Guard) marked(ctx context.Context, h blobstate.Handle) (string, error) {
+	m, ok, err := g.States.Mark(ctx, h.Key())
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("discard %s: %w", h.CheckpointID, err)
+	case !ok:
+		return "", nil
+	}
+	return fmt.Sprintf("kept by an operator since %s (%s): the state stays until an operator releases it (finalizer-worker release %s)",
+		m.Since.Format(time.RFC3339), m.Reason, h.Key()), nil
 }

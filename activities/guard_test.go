@@ -18,6 +18,7 @@ import (
 // guard's deletes.
 type discardCounter struct {
 	handles  map[string]blobstate.Handle
+	marked   map[string]bool
 	discards int
 }
 
@@ -26,6 +27,10 @@ func (d *discardCounter) ReadKey(_ context.Context, key string) (blobstate.Handl
 		return h, nil
 	}
 	return blobstate.Handle{}, blobstate.ErrNotFound
+}
+
+func (d *discardCounter) Mark(_ context.Context, key string) (blobstate.KeepMark, bool, error) {
+	return blobstate.KeepMark{HandleKey: key, Reason: "kept for forensics"}, d.marked[key], nil
 }
 
 func (d *discardCounter) ListJobHandles(_ context.Context, job stores.JobID) (blobstate.Listing, error) {
@@ -101,11 +106,12 @@ func TestGuardDiscardDecidesOnTheKeyAfterItsFence(t *testing.T) {
 	assert.Zero(t, bucket.discards)
 }
 
-// A checkpoint ID is one job manager's within an incarnation, so another
-// epoch's handle of the same checkpoint is a request replayed under
-// another claim. When it declares a savepoint inside the directory, the
-// files are the savepoint's: the guard keeps them whatever the key says.
-func TestGuardKeepsADirectoryAnotherEpochDeclaresASavepointIn(t *testing.T) {
+// An operator's keep mark keeps a handle's state whatever the key says.
+// And a checkpoint ID is one job manager's within an incarnation, so
+// another epoch's handle of the same checkpoint is a request replayed
+// under another claim: when it declares a savepoint inside the directory
+// or an operator keeps its state, the guard keeps the directory.
+func TestGuardKeepsWhatAnOperatorOrASavepointKeeps(t *testing.T) {
 	id := stores.CheckpointID{JobID: stores.JobID{Cluster: "c1", Job: "j1"}, Checkpoint: 3}
 	dir := "flink/c1/checkpoints/j1/chk-3/"
 	mine := blobstate.Handle{CheckpointID: id, Epoch: 2, MetadataKey: dir + "_metadata", ExclusivePrefix: dir}
@@ -115,20 +121,27 @@ func TestGuardKeepsADirectoryAnotherEpochDeclaresASavepointIn(t *testing.T) {
 	cases := []struct {
 		name    string
 		others  []blobstate.Handle
+		marked  []string
 		deleted bool
+		kept    string
 	}{
-		{"no other handle", nil, true},
-		{"another epoch's savepoint inside", []blobstate.Handle{other(1, true, dir+"_metadata")}, false},
-		{"another epoch's checkpoint inside", []blobstate.Handle{other(1, false, dir+"_metadata")}, true},
-		{"another epoch's savepoint elsewhere", []blobstate.Handle{other(1, true, "flink/c1/savepoints/j1/sp-1/_metadata")}, true},
+		{"no other handle", nil, nil, true, ""},
+		{"its own state marked kept", nil, []string{mine.Key()}, false, "kept by an operator"},
+		{"another epoch's abandoned checkpoint inside", []blobstate.Handle{other(1, false, dir+"_metadata")}, []string{blobstate.Key(id, 1)}, false, "kept by an operator"},
+		{"another epoch's savepoint inside", []blobstate.Handle{other(1, true, dir+"_metadata")}, nil, false, "declares the savepoint"},
+		{"another epoch's checkpoint inside", []blobstate.Handle{other(1, false, dir+"_metadata")}, nil, true, ""},
+		{"another epoch's savepoint elsewhere", []blobstate.Handle{other(1, true, "flink/c1/savepoints/j1/sp-1/_metadata")}, nil, true, ""},
 		{"another checkpoint's savepoint", []blobstate.Handle{{CheckpointID: stores.CheckpointID{JobID: id.JobID, Checkpoint: 4}, Epoch: 1,
-			MetadataKey: "flink/c1/checkpoints/j1/chk-4/_metadata", ExclusivePrefix: "flink/c1/checkpoints/j1/chk-4/", Savepoint: true}}, true},
+			MetadataKey: "flink/c1/checkpoints/j1/chk-4/_metadata", ExclusivePrefix: "flink/c1/checkpoints/j1/chk-4/", Savepoint: true}}, nil, true, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			bucket := &discardCounter{handles: map[string]blobstate.Handle{mine.Key(): mine}}
+			bucket := &discardCounter{handles: map[string]blobstate.Handle{mine.Key(): mine}, marked: map[string]bool{}}
 			for _, h := range c.others {
 				bucket.handles[h.Key()] = h
+			}
+			for _, k := range c.marked {
+				bucket.marked[k] = true
 			}
 			token := contract.Token(id, mine.Epoch)
 			res, err := activities.Guard{States: bucket}.Discard(t.Context(), &activities.Guarded{Handle: mine, Token: token,
@@ -139,7 +152,7 @@ func TestGuardKeepsADirectoryAnotherEpochDeclaresASavepointIn(t *testing.T) {
 				return
 			}
 			assert.Zero(t, bucket.discards, "nothing deleted")
-			assert.Contains(t, res.Kept, "declares the savepoint")
+			assert.Contains(t, res.Kept, c.kept)
 		})
 	}
 }

@@ -13,6 +13,11 @@ import (
 // live under it, so that no data prefix can ever cover a handle.
 const HandlesPrefix = "handles/"
 
+// KeptPrefix is the namespace of an operator's keep marks, one beside each
+// handle whose state an operator chose to keep (an abandoned finalization's).
+// Checkpoint data may not live under it either.
+const KeptPrefix = "kept/"
+
 // MaxKeyLength is the longest object key accepted: S3's limit, in bytes.
 const MaxKeyLength = 1024
 
@@ -109,6 +114,9 @@ func ValidateObjectKey(field, key string, dir bool) error {
 	}
 	if strings.HasPrefix(key, HandlesPrefix) {
 		return bad("must not be under %q, reserved for handle blobs", HandlesPrefix)
+	}
+	if strings.HasPrefix(key, KeptPrefix) {
+		return bad("must not be under %q, reserved for keep marks", KeptPrefix)
 	}
 	// fileblob refuses keys ending in its sidecar extension.
 	if !dir && strings.HasSuffix(key, ".attrs") {

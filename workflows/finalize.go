@@ -70,7 +70,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 
 		verdict, abandoned := f.verify(ctx)
 		if abandoned != "" {
-			return f.end(contract.Abandoned, abandoned), nil
+			return f.endAbandoned(ctx, abandoned), nil
 		}
 		if verdict == stores.Present {
 			return f.published(ctx, false)
@@ -81,6 +81,27 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 			return f.discard(ctx, fmt.Sprintf("absent after %d publish attempts, fenced", f.status.Attempts))
 		}
 	}
+}
+
+// The "abandon-keeps-mark" change: an abandoned finalization records,
+// beside its handle, that an operator keeps its state
+// (activities.KeepAbandoned) before it ends. Its result alone said so
+// only while the namespace retained its history. Executions recorded
+// before the change ended without the mark.
+const abandonMarkChange = "abandon-keeps-mark"
+
+// endAbandoned ends the finalization Abandoned once the bucket holds the mark
+// that keeps its state; a bucket that does not answer keeps it trying.
+func (f *finalization) endAbandoned(ctx workflow.Context, reason string) contract.FinalizeResult {
+	if workflow.GetVersion(ctx, abandonMarkChange, workflow.DefaultVersion, 1) == 1 {
+		in := activities.AbandonInput{HandleKey: activities.HandleKey(f.status.HandleKey), Reason: reason}
+		if err := storeCall.execute(ctx, false, a.KeepAbandoned, in).Get(ctx, nil); err != nil {
+			// Only an invalid key ends the retries: there is no handle to
+			// keep, so nothing of the state can be found to delete either.
+			f.status.LastError = contract.FailureMessage(err)
+		}
+	}
+	return f.end(contract.Abandoned, reason)
 }
 
 // publishedBefore asks the store whether this finalization's token was

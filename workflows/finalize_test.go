@@ -190,6 +190,10 @@ func TestAbandonKeepsState(t *testing.T) {
 	assert.Equal(t, "kept for forensics by ops", res.Reason)
 	assert.True(t, f.exists(req.ExclusivePrefix+"data-0"))
 	assert.True(t, f.exists(res.HandleKey), "abandoning never discards")
+	m, ok, err := f.states.Mark(t.Context(), res.HandleKey)
+	require.NoError(t, err)
+	assert.True(t, ok, "the state is marked kept beside its handle")
+	assert.Equal(t, "kept for forensics by ops", m.Reason)
 }
 
 func TestInvalidRequestFailsWithNothingWritten(t *testing.T) {

@@ -53,6 +53,11 @@ type fin struct {
 	copied bool
 	// terminated: a start's ID conflict policy ended it with no result.
 	terminated bool
+	// abandoned: an operator abandoned it; its state is kept by the mark
+	// beside its handle until an operator releases it.
+	abandoned bool
+	// keptFiles are its files that existed when it was abandoned.
+	keptFiles []string
 
 	phase    phase
 	attempts uint32

@@ -57,6 +57,7 @@ var choices = []choice{
 	{4, (*generator).replay},
 	{3, (*generator).copyRequest},
 	{1, (*generator).release},
+	{2, (*generator).abandon},
 }
 
 var totalWeight = func() int {
@@ -675,10 +676,11 @@ func (g *generator) copyRequest() []step {
 	return []step{s}
 }
 
-// release: an operator lets go of a kept record the reconciler reports
-// (finalizer-worker release <handle-key>, stores.DecideRelease): state a
-// retirement retained becomes the reconciler's to discard after its
-// grace; a savepoint's data stays the operator's either way.
+// release: an operator lets go of kept state the reconciler reports
+// (finalizer-worker release <handle-key>): a retained record or an
+// abandoned finalization's mark. Such state becomes the reconciler's to
+// discard after its grace; a savepoint's data stays the operator's either
+// way.
 func (g *generator) release() []step {
 	job := g.job()
 	var kept []stores.Entry
@@ -687,9 +689,39 @@ func (g *generator) release() []step {
 			kept = append(kept, e)
 		}
 	}
-	e, ok := pick(g, kept)
+	var keys []string
+	for _, e := range kept {
+		for _, id := range g.w.order {
+			if f := g.w.fins[id]; f.token() == e.Tombstone.Token && f.handleKey != "" {
+				keys = append(keys, f.handleKey)
+				break
+			}
+		}
+	}
+	for _, id := range g.w.order {
+		if f := g.w.fins[id]; f.abandoned && f.req.CheckpointID().JobID == job {
+			keys = append(keys, f.handleKey)
+		}
+	}
+	key, ok := pick(g, keys)
 	if !ok {
 		return nil
 	}
-	return []step{releaseStep{id: stores.CheckpointID{JobID: job, Checkpoint: e.Checkpoint}, token: e.Tombstone.Token}}
+	return []step{releaseStep{handleKey: key}}
+}
+
+// abandon: an operator abandons a finalization that verifies or waits
+// visible as Verifying.
+func (g *generator) abandon() []step {
+	var verifying []*fin
+	for _, id := range g.w.order {
+		if f := g.w.fins[id]; !f.ended() && (f.phase == phaseVerify || f.parked) {
+			verifying = append(verifying, f)
+		}
+	}
+	f, ok := pick(g, verifying)
+	if !ok {
+		return nil
+	}
+	return []step{abandonStep{fin: f.id}}
 }

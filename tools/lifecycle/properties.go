@@ -261,6 +261,14 @@ func (w *world) checkKept(ctx context.Context) {
 		if gone := w.missing(ctx, keep); gone != "" {
 			w.violate(propKept, "F%d: %s is gone, which no discard may delete", f.id, gone)
 		}
+		if f.abandoned {
+			if _, marked, err := w.states.Mark(ctx, f.handleKey); err == nil && marked {
+				w.seen[reachAbandonedKept]++
+				if gone := w.missing(ctx, f.keptFiles); gone != "" {
+					w.violate(propKept, "F%d: an operator abandoned it and keeps its state, but %s is gone", f.id, gone)
+				}
+			}
+		}
 		jid := f.req.CheckpointID()
 		e := w.entry(jid)
 		if e.Tombstone != nil && e.Tombstone.Reason == stores.ReasonRetained && e.Tombstone.Token == f.token() {
@@ -281,12 +289,13 @@ const (
 	reachReplayOfFreedKey = "replays of an earlier request naming a key without a reference"
 	reachImpersonation    = "replays under the standing claim's own epoch and owner"
 	reachCopy             = "copies of a request under another workflow ID or a new run of a closed one"
+	reachAbandonedKept    = "abandoned state checked while its mark stands"
 )
 
 // reachRequired are the reach counts the quick tier requires above zero:
 // every property's precondition, and the kept-state cases above.
 var reachRequired = func() []string {
-	out := []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey, reachRetiredDiscarded, reachImpersonation, reachCopy}
+	out := []string{reachOwnDirSavepoint, reachRetainedPastTTL, reachReplayOfFreedKey, reachRetiredDiscarded, reachImpersonation, reachCopy, reachAbandonedKept}
 	for _, p := range properties {
 		out = append(out, preconditions[p])
 	}

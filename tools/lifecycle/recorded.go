@@ -211,3 +211,19 @@ func (s *recordedStates) ListJobHandles(ctx context.Context, job stores.JobID) (
 	}
 	return s.inner.ListJobHandles(ctx, job)
 }
+
+func (s *recordedStates) Mark(ctx context.Context, handleKey string) (blobstate.KeepMark, bool, error) {
+	s.t.key("read", handleKey)
+	if err := s.life.spend(); err != nil {
+		return blobstate.KeepMark{}, false, err
+	}
+	return s.inner.Mark(ctx, handleKey)
+}
+
+func (s *recordedStates) Keep(ctx context.Context, handleKey, reason string, now time.Time) error {
+	s.t.key("write", handleKey)
+	if err := s.life.spend(); err != nil {
+		return err
+	}
+	return s.inner.Keep(ctx, handleKey, reason, now)
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 
@@ -104,24 +105,64 @@ type checkpointStep struct {
 	terminates bool
 }
 
-// releaseStep: an operator releases a kept record (finalizer-worker
-// release, which calls the store's Release).
-type releaseStep struct {
-	id    stores.CheckpointID
-	token string
-}
+// releaseStep: an operator releases kept state by its handle key
+// (finalizer-worker release, worker.Release): the keep mark beside the
+// handle, then the record in the store.
+type releaseStep struct{ handleKey string }
 
 func (s releaseStep) String() string {
-	return fmt.Sprintf("an operator releases the kept record of %s (token %.8s)", s.id, s.token)
+	return "an operator releases the kept state of " + s.handleKey
 }
 
 func (s releaseStep) run(ctx context.Context, w *world) string {
-	if err := w.store.Release(ctx, s.id, s.token); err != nil {
+	id, epoch, err := blobstate.ParseKey(s.handleKey)
+	if err != nil {
+		return err.Error()
+	}
+	unmarked, err := w.states.Unkeep(ctx, s.handleKey)
+	if err != nil {
 		return "refused: " + clip(err.Error())
 	}
-	w.written[s.id.JobID] = true
-	w.seen["kept records released by an operator"]++
-	return "released"
+	w.changes++
+	w.written[id.JobID] = true
+	err = w.store.Release(ctx, id, contract.Token(id, epoch))
+	switch {
+	case err == nil:
+		w.seen["kept records released by an operator"]++
+		return "released its record"
+	case unmarked:
+		w.seen["keep marks released by an operator"]++
+		return "released its mark"
+	}
+	return "refused: " + clip(err.Error())
+}
+
+// abandonStep: an operator abandons a finalization that verifies, or
+// waits visible as Verifying (workflows/finalize.go, endAbandoned): the
+// mark that keeps its state, then the end.
+type abandonStep struct{ fin int }
+
+func (s abandonStep) String() string { return fmt.Sprintf("F%d: an operator abandons it", s.fin) }
+
+func (s abandonStep) run(ctx context.Context, w *world) string {
+	f, ok := w.fins[s.fin]
+	if !ok || f.ended() || (f.phase != phaseVerify && !f.parked) {
+		return "nothing to abandon"
+	}
+	in := activities.AbandonInput{HandleKey: activities.HandleKey(f.handleKey), Reason: "abandoned by an operator"}
+	if _, err := untilDone[struct{}](f.w, f.w.acts.KeepAbandoned, in); err != nil {
+		return "mark refused: " + clip(contract.FailureMessage(err))
+	}
+	f.parked, f.abandoned = false, true
+	// What its own removal deleted before is gone for good: the mark
+	// keeps what is left.
+	f.keptFiles = nil
+	for _, k := range f.files {
+		if w.exists(ctx, k) {
+			f.keptFiles = append(f.keptFiles, k)
+		}
+	}
+	return f.end(contract.Abandoned, in.Reason)
 }
 
 // id is the workflow ID the step starts its execution under.

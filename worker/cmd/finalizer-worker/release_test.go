@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,27 @@ func TestRelease(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, e.Tombstone)
 	assert.Equal(t, stores.ReasonRetired, e.Tombstone.Reason, "the retained record now lets the state go")
+}
+
+// An abandoned finalization's state is kept by a mark beside its handle,
+// with no record in the store: release removes the mark.
+func TestReleaseRemovesAnAbandonedFinalizationsMark(t *testing.T) {
+	bucket := t.TempDir()
+	states, err := blobstate.Open(t.Context(), "file://"+bucket)
+	require.NoError(t, err)
+	key := blobstate.Key(stores.CheckpointID{JobID: stores.JobID{Cluster: "c1", Job: "j1"}, Checkpoint: 5}, 1)
+	require.NoError(t, states.Keep(t.Context(), key, "kept for forensics", time.Now()))
+	require.NoError(t, states.Close())
+
+	env := map[string]string{"FINALIZER_EMBEDDED_PATH": filepath.Join(t.TempDir(), "references.db"), "FINALIZER_CLUSTERS": "c1=c1",
+		"FINALIZER_STATE_BUCKET": "file://" + bucket}
+	o := runWorker(t, env, "release", key)
+	require.Equal(t, 0, o.code, o.stderr)
+	states, err = blobstate.Open(t.Context(), "file://"+bucket)
+	require.NoError(t, err)
+	defer states.Close()
+	_, ok, err := states.Mark(t.Context(), key)
+	require.NoError(t, err)
+	assert.False(t, ok, "the mark is gone")
+	assert.Equal(t, 4, runWorker(t, env, "release", key).code, "nothing kept any more")
 }
