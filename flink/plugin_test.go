@@ -112,7 +112,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	if *javaTests != "" {
 		return
 	}
-	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "KubernetesDelegateITCase", "SideBySideITCase",
+	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "KubernetesDelegateITCase", "KubernetesOperatorITCase", "SideBySideITCase",
 		"IncrementalRocksDbITCase", "OutageITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)

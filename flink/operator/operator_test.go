@@ -2,6 +2,9 @@ package operator_test
 
 import (
 	"context"
+	"os"
+	"path"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/docblock"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
@@ -58,6 +62,13 @@ func TestOperatorTakesThePluginsHATypeForKubernetesHA(t *testing.T) {
 	// Flink's lib/ order cannot shadow and which fails loudly when its jar
 	// is missing.
 	assert.NotEqual(t, kubernetesHaServicesFactory, pluginHAType)
+
+	// The plugin ships that class.
+	pkg, class := path.Split(strings.ReplaceAll(pluginHAType, ".", "/"))
+	src, err := os.ReadFile(docblock.Path("flink/src/main/java/" + pkg + class + ".java"))
+	require.NoError(t, err, "the plugin's source of %s", pluginHAType)
+	assert.Contains(t, string(src), "package "+strings.ReplaceAll(strings.TrimSuffix(pkg, "/"), "/", ".")+";")
+	assert.Contains(t, string(src), "public final class "+class+" implements HighAvailabilityServicesFactory")
 }
 
 // pluginRun writes what a JobManager running the plugin over Flink's
