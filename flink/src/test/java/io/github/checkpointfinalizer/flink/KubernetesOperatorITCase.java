@@ -10,6 +10,7 @@ import org.apache.flink.kubernetes.kubeclient.FlinkKubeClient;
 import org.apache.flink.kubernetes.kubeclient.FlinkKubeClientFactory;
 import org.apache.flink.kubernetes.kubeclient.resources.KubernetesConfigMap;
 import org.apache.flink.kubernetes.utils.Constants;
+import org.apache.flink.kubernetes.utils.KubernetesUtils;
 import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -132,6 +133,90 @@ class KubernetesOperatorITCase extends ItBase {
         try (FlinkKubeClient kube = FlinkKubeClientFactory.getInstance().fromConfiguration(conf, "test")) {
             assertEquals(Optional.empty(), kube.getConfigMap(jobConfigMap).map(KubernetesConfigMap::getName),
                     "the finished job's HA ConfigMap is gone: a new deployment of the name finds no HA metadata of it");
+        }
+    }
+
+    /**
+     * A stateless upgrade, or the FlinkDeployment's deletion, as the operator performs it
+     * (SuspendMode.STATELESS): it sends Flink a cancel, deletes the JobManager Deployment without
+     * waiting for the cancel to finish, and deletes the cluster's HA ConfigMaps by label
+     * (FlinkUtils.deleteKubernetesHAMetadata); a stateless upgrade then deploys a new job ID under
+     * the same name. Both ends of the race are run: the canceled job's cleanup ran before its
+     * JobManager went (the job is retired), and the JobManager went first (the job stays open in
+     * the finalizer with its restore point: the manual step docs/flink.md names). Either way the
+     * new deployment recovers no job graph and its job starts from scratch.
+     */
+    @Test
+    void statelessUpgradeLeavesNoJobGraphBehind() throws Exception {
+        String run = "operator-stateless-" + UUID.randomUUID();
+        Configuration conf = configuration("/" + run);
+
+        // The cancel's cleanup runs before the JobManager goes.
+        CheckingJob.Run canceled = new CheckingJob.Run(4000, 0);
+        CheckingJob.RUNS.put(run + "-canceled", canceled);
+        JobID canceledJob = new JobID();
+        MiniCluster first = start(conf);
+        try {
+            first.submitJob(CheckingJob.graph(run + "-canceled", canceledJob, INTERVAL)).get();
+            await("3 checkpoints published", Duration.ofMinutes(2), () -> canceled.published.get() >= 3);
+            first.cancelJob(canceledJob).get(1, TimeUnit.MINUTES);
+            first.requestJobResult(canceledJob).get(2, TimeUnit.MINUTES);
+            KubernetesDelegateITCase.awaitNoJobGraph(conf);
+            await("the canceled job retired", Duration.ofMinutes(1), () -> retired(canceledJob));
+        } finally {
+            first.closeAsyncWithoutCleaningHighAvailabilityData().get(1, TimeUnit.MINUTES);
+        }
+        operatorDeletesHaData(conf);
+
+        // The JobManager goes before the cancel is processed.
+        CheckingJob.Run killed = new CheckingJob.Run(4000, 0);
+        CheckingJob.RUNS.put(run + "-killed", killed);
+        JobID killedJob = new JobID();
+        MiniCluster second = start(conf);
+        try {
+            second.submitJob(CheckingJob.graph(run + "-killed", killedJob, INTERVAL)).get();
+            await("3 checkpoints published", Duration.ofMinutes(2), () -> killed.published.get() >= 3);
+        } finally {
+            second.closeAsyncWithoutCleaningHighAvailabilityData().get(1, TimeUnit.MINUTES);
+        }
+        operatorDeletesHaData(conf);
+        assertFalse(retired(killedJob), "a job whose JobManager went first is not retired");
+        assertTrue(latest(killedJob).latest().checkpoint() >= 3, "its restore point stays for the manual step: " + latest(killedJob));
+
+        // The next deployment of the name: a new job ID, nothing recovered, a fresh start.
+        CheckingJob.Run fresh = new CheckingJob.Run(2000, 0);
+        CheckingJob.RUNS.put(run + "-fresh", fresh);
+        JobID freshJob = new JobID();
+        try (MiniCluster third = start(conf)) {
+            third.submitJob(CheckingJob.graph(run + "-fresh", freshJob, INTERVAL)).get();
+            await("every element emitted, 3 checkpoints published", Duration.ofMinutes(2),
+                    () -> fresh.emitted.get() >= fresh.elements && fresh.published.get() >= 3);
+            assertEquals(java.util.List.of(freshJob), third.listJobs().get(1, TimeUnit.MINUTES).stream()
+                    .map(j -> j.getJobId()).collect(java.util.stream.Collectors.toList()), "no job graph recovered");
+            assertNull(third.getExecutionGraph(freshJob).join().getCheckpointStatsSnapshot().getLatestRestoredCheckpoint(),
+                    "the new job restored nothing");
+            fresh.released = true;
+            JobResult result = third.requestJobResult(freshJob).get(2, TimeUnit.MINUTES);
+            assertTrue(result.isSuccess(), "the job finished: " + result.getSerializedThrowable());
+        }
+        assertNull(fresh.outputProblem(), "exactly-once output of the new deployment's job");
+        assertEquals(0, fresh.restores.get(), "the new job never restored");
+    }
+
+    /**
+     * FlinkUtils.deleteKubernetesHAMetadata of operator 1.15.0: every ConfigMap under the
+     * cluster's common labels but the autoscaler's, through the same fabric8 filter.
+     */
+    private static void operatorDeletesHaData(Configuration conf) {
+        try (var client = FlinkKubeClientFactory.getInstance().createFabric8ioKubernetesClient(conf)) {
+            client.configMaps().inNamespace(conf.get(KubernetesConfigOptions.NAMESPACE)).withNewFilter()
+                    .withLabels(KubernetesUtils.getCommonLabels(conf.get(KubernetesConfigOptions.CLUSTER_ID)))
+                    .withoutLabel(Constants.LABEL_COMPONENT_KEY, "autoscaler")
+                    .endFilter().delete();
+        }
+        try (FlinkKubeClient kube = FlinkKubeClientFactory.getInstance().fromConfiguration(conf, "test")) {
+            String configMap = conf.get(KubernetesConfigOptions.CLUSTER_ID) + "-cluster-config-map";
+            assertEquals(Optional.empty(), kube.getConfigMap(configMap).map(KubernetesConfigMap::getName), "HA data deleted");
         }
     }
 
