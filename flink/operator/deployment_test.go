@@ -95,6 +95,14 @@ func TestDocumentedDeploymentFitsTogether(t *testing.T) {
 	assert.NotEmpty(t, str(t, d.deployment, "spec", "serviceAccount"))
 	assert.NotEmpty(t, str(t, d.deployment, "spec", "image"))
 
+	// The operator's admission check passes, and has teeth.
+	replicas, _, _ := unstructured.NestedFieldNoCopy(d.deployment, "spec", "jobManager", "replicas")
+	require.IsType(t, float64(0), replicas, "spec.jobManager.replicas, a YAML number")
+	assert.Empty(t, validate(conf, "last-state", int64(replicas.(float64))), "operator %s admits the FlinkDeployment", operatorRelease)
+	assert.Empty(t, validate(conf, "last-state", 2), "standby JobManagers are allowed: HA is on")
+	assert.NotEmpty(t, validate(map[string]string{"high-availability.cluster-id": "orders"}, "stateless", 1))
+	assert.NotEmpty(t, validate(map[string]string{}, "last-state", 1))
+
 	// The finalizer's cluster is the FlinkDeployment's name, which the
 	// operator makes the HA cluster ID; the worker serves it with Flink's
 	// layout in the same bucket.

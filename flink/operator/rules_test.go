@@ -259,3 +259,39 @@ func deleteHAMetadata(ctx context.Context, c corev1client.CoreV1Interface, names
 	return c.ConfigMaps(namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: haConfigMapSelector(clusterID)})
 }
+
+// validate is the part of the operator's admission check
+// (DefaultValidator, flink-kubernetes-operator/src/main/java/org/apache/flink/kubernetes/operator/validation/DefaultValidator.java)
+// that a FlinkDeployment's configuration and job decide: validateFlinkDeploymentConfig,
+// validateJobSpec and validateJmReplicas. The CRD checks the rest of the shape.
+func validate(conf map[string]string, upgradeMode string, jmReplicas int64) []string {
+	var errs []string
+	// FORBIDDEN_CONF_KEYS: the operator sets them from the resource.
+	for _, k := range []string{"kubernetes.namespace", "kubernetes.cluster-id", "high-availability.cluster-id"} {
+		if _, ok := conf[k]; ok {
+			errs = append(errs, "Forbidden Flink config key: "+k)
+		}
+	}
+	ha := haActivated(conf["high-availability.type"])
+	if conf["kubernetes.operator.deployment.rollback.enabled"] == "true" && !ha {
+		errs = append(errs, "HA must be enabled for rollback support.")
+	}
+	// CheckpointingOptions of Flink 1.20, which the operator links: the new
+	// keys with the deprecated ones as fallbacks.
+	dir := func(key, deprecated string) string {
+		if v, ok := conf[key]; ok {
+			return v
+		}
+		return conf[deprecated]
+	}
+	if upgradeMode != "stateless" && strings.TrimSpace(dir("execution.checkpointing.dir", "state.checkpoints.dir")) == "" {
+		errs = append(errs, "Checkpoint directory[execution.checkpointing.dir] must be defined for last-state and savepoint upgrade modes")
+	}
+	if upgradeMode == "savepoint" && strings.TrimSpace(dir("execution.checkpointing.savepoint-dir", "state.savepoints.dir")) == "" {
+		errs = append(errs, "Job could not be upgraded with savepoint while config key[execution.checkpointing.savepoint-dir] is not set")
+	}
+	if jmReplicas > 1 && !ha {
+		errs = append(errs, "High availability should be enabled when starting standby JobManagers.")
+	}
+	return errs
+}
