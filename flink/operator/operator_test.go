@@ -179,6 +179,26 @@ func TestOperatorFindsHAMetadataOfAPluginRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, operatorView{haMetadataAvailable: true, atLeastOneCheckpoint: true}, stock)
 
+	// A job ConfigMap on its way out (held by a finalizer, its deletion
+	// timestamp set by the API server) is no HA metadata.
+	pluginRun(t, c, ns, "orders-deleting", jobID, false)
+	going := "orders-deleting-" + jobID + "-config-map"
+	held, err := c.ConfigMaps(ns).Get(ctx, going, metav1.GetOptions{})
+	require.NoError(t, err)
+	held.Finalizers = []string{"example.com/hold"}
+	_, err = c.ConfigMaps(ns).Update(ctx, held, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, c.ConfigMaps(ns).Delete(ctx, going, metav1.DeleteOptions{}))
+	deleting, err := view(ctx, c, ns, "orders-deleting", pluginHAType)
+	require.NoError(t, err)
+	assert.False(t, deleting.haMetadataAvailable, "a ConfigMap marked for deletion does not count")
+	held, err = c.ConfigMaps(ns).Get(ctx, going, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, held.DeletionTimestamp)
+	held.Finalizers = nil
+	_, err = c.ConfigMaps(ns).Update(ctx, held, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
 	// A last-state upgrade: the operator deletes the JobManager Deployment
 	// keeping the HA ConfigMaps, then submitApplicationCluster deletes the
 	// job graph and deploys under the same job ID. The new JobManager finds
