@@ -112,7 +112,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	if *javaTests != "" {
 		return
 	}
-	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "KubernetesDelegateITCase", "SideBySideITCase",
+	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "KubernetesDelegateITCase", "KubernetesOperatorITCase", "SideBySideITCase",
 		"IncrementalRocksDbITCase", "OutageITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
@@ -120,7 +120,14 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	jar, err := filepath.Glob("target/finalizer-flink-*.jar")
 	require.NoError(t, err)
 	require.NotEmpty(t, jar, "the shaded jar for Flink's lib/")
+	list, err := exec.Command("jar", "tf", jar[0]).Output()
+	require.NoError(t, err)
+	require.Contains(t, string(list), operatorEntryPoint, "the operator entry point")
 }
+
+// operatorEntryPoint is the class of the plugin's entry point for the Flink
+// Kubernetes Operator (docs/flink.md), in both jars.
+const operatorEntryPoint = "org/apache/flink/kubernetes/highavailability/KubernetesHAServicesFactory.class"
 
 // TestPluginBuildsForFlink2 builds the plugin against Flink 2.x (the
 // flink2 profile: RecoveryClaimMode, the execution plan store): a jar for
@@ -141,6 +148,7 @@ func TestPluginBuildsForFlink2(t *testing.T) {
 		"io/github/checkpointfinalizer/flink/FinalizerHaServicesFactory.class",
 		"io/github/checkpointfinalizer/flink/FinalizerCheckpointRecovery.class",
 		"io/github/checkpointfinalizer/flink/shaded/io/grpc/ManagedChannel.class",
+		operatorEntryPoint,
 	} {
 		require.Contains(t, string(list), class)
 	}

@@ -10,6 +10,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointRetentionPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -30,6 +31,15 @@ record FinalizerSettings(
     private static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
     static FinalizerSettings from(Configuration conf) {
+        return from(conf, null, null);
+    }
+
+    /**
+     * @param fixedDelegate the delegate the entry point fixes (null: {@code
+     *     finalizer.high-availability.delegate} chooses)
+     * @param entryPoint the entry point's class name, for the error that names it
+     */
+    static FinalizerSettings from(Configuration conf, String fixedDelegate, String entryPoint) {
         List<String> errors = new ArrayList<>();
         String cluster = conf.getOptional(FinalizerOptions.CLUSTER)
                 .orElseGet(() -> conf.get(HighAvailabilityOptions.HA_CLUSTER_ID));
@@ -58,15 +68,35 @@ record FinalizerSettings(
         if (callTimeout.isNegative() || callTimeout.isZero()) {
             errors.add(FinalizerOptions.CALL_TIMEOUT.key() + " " + callTimeout + " must be positive");
         }
-        String delegate = conf.get(FinalizerOptions.DELEGATE);
-        if (!delegate.equalsIgnoreCase("zookeeper") && !delegate.equalsIgnoreCase("kubernetes")) {
-            errors.add(FinalizerOptions.DELEGATE.key() + " \"" + delegate + "\" must be zookeeper or kubernetes");
-        }
+        delegateError(conf, fixedDelegate, entryPoint).ifPresent(errors::add);
         if (!errors.isEmpty()) {
             throw new IllegalConfigurationException("checkpoint finalizer plugin: " + String.join("; ", errors));
         }
         return new FinalizerSettings(cluster, bucket, publishWait, mainThreadWait, callTimeout,
                 policy(conf.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION)));
+    }
+
+    /** The delegate's check alone, for clients (which need none of the other settings). */
+    static void checkDelegate(Configuration conf, String fixedDelegate, String entryPoint) {
+        delegateError(conf, fixedDelegate, entryPoint).ifPresent(e -> {
+            throw new IllegalConfigurationException("checkpoint finalizer plugin: " + e);
+        });
+    }
+
+    private static Optional<String> delegateError(Configuration conf, String fixedDelegate, String entryPoint) {
+        Optional<String> set = conf.getOptional(FinalizerOptions.DELEGATE);
+        if (fixedDelegate != null) {
+            // An explicit other delegate under an entry point that promises this one is a
+            // contradiction the user must resolve, not a choice to override silently.
+            return set.filter(d -> !d.equalsIgnoreCase(fixedDelegate)).map(d -> FinalizerOptions.DELEGATE.key() + " \"" + d
+                    + "\" must be " + fixedDelegate + " or unset with " + HighAvailabilityOptions.HA_MODE.key() + ": "
+                    + entryPoint);
+        }
+        String delegate = conf.get(FinalizerOptions.DELEGATE);
+        if (!delegate.equalsIgnoreCase("zookeeper") && !delegate.equalsIgnoreCase("kubernetes")) {
+            return Optional.of(FinalizerOptions.DELEGATE.key() + " \"" + delegate + "\" must be zookeeper or kubernetes");
+        }
+        return Optional.empty();
     }
 
     /** Flink's own mapping of the externalized-checkpoint setting onto retention policies. */

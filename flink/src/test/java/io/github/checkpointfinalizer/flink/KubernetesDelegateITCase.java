@@ -20,13 +20,23 @@ class KubernetesDelegateITCase extends FinalizerPluginITCase {
 
     @Override
     Configuration configuration(String haRoot) {
+        Configuration c = kubernetes(haRoot);
+        c.set(FinalizerOptions.DELEGATE, "kubernetes");
+        return c;
+    }
+
+    /**
+     * A cluster with the plugin over Flink's Kubernetes HA services on the harness's API server,
+     * served by the worker on the Kubernetes store; the entry point is the caller's to choose.
+     */
+    static Configuration kubernetes(String haRoot) {
         String kubeconfig = System.getenv("FINALIZER_IT_KUBECONFIG");
         if (kubeconfig == null) {
             throw new IllegalStateException("run these tests through the Go harness (go test ./flink)");
         }
-        Configuration c = env.flinkConfiguration(haRoot, RETAINED, cluster(), System.getenv("FINALIZER_IT_KUBE_TASK_QUEUE"));
-        c.set(FinalizerOptions.DELEGATE, "kubernetes");
-        c.set(FinalizerOptions.CLUSTER, cluster());
+        String cluster = kubeCluster();
+        Configuration c = env.flinkConfiguration(haRoot, RETAINED, cluster, System.getenv("FINALIZER_IT_KUBE_TASK_QUEUE"));
+        c.set(FinalizerOptions.CLUSTER, cluster);
         c.set(KubernetesConfigOptions.KUBE_CONFIG_FILE, kubeconfig);
         c.set(KubernetesConfigOptions.NAMESPACE, "default");
         // Flink names its HA ConfigMaps after its cluster ID: one per HA root keeps tests apart.
@@ -35,9 +45,13 @@ class KubernetesDelegateITCase extends FinalizerPluginITCase {
         return c;
     }
 
+    static String kubeCluster() {
+        return System.getenv("FINALIZER_IT_KUBE_CLUSTER");
+    }
+
     @Override
     String cluster() {
-        return System.getenv("FINALIZER_IT_KUBE_CLUSTER");
+        return kubeCluster();
     }
 
     /**
@@ -47,6 +61,10 @@ class KubernetesDelegateITCase extends FinalizerPluginITCase {
      */
     @Override
     void awaitJobCleanup(Configuration conf) throws Exception {
+        awaitNoJobGraph(conf);
+    }
+
+    static void awaitNoJobGraph(Configuration conf) throws Exception {
         String configMap = conf.get(KubernetesConfigOptions.CLUSTER_ID) + "-cluster-config-map";
         try (FlinkKubeClient kube = FlinkKubeClientFactory.getInstance().fromConfiguration(conf, "test")) {
             await("no job graph left in " + configMap, Duration.ofMinutes(1), () -> kube.getConfigMap(configMap)
