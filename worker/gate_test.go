@@ -51,7 +51,10 @@ var gateSamples = map[reflect.Type]func(cluster string) any{
 	reflect.TypeFor[workflows.SubsumeRequest](): func(c string) any {
 		return workflows.SubsumeRequest{CheckpointID: checkpointOf(c), Epoch: 1, Owner: "jm"}
 	},
-	reflect.TypeFor[activities.HandleKey]():         func(c string) any { return activities.HandleKey(blobstate.Key(checkpointOf(c), 1)) },
+	reflect.TypeFor[activities.HandleKey](): func(c string) any { return activities.HandleKey(blobstate.Key(checkpointOf(c), 1)) },
+	reflect.TypeFor[activities.AbandonInput](): func(c string) any {
+		return activities.AbandonInput{HandleKey: activities.HandleKey(blobstate.Key(checkpointOf(c), 1)), Reason: "r"}
+	},
 	reflect.TypeFor[activities.ClaimInput]():        func(c string) any { return activities.ClaimInput{JobID: jobOf(c), Epoch: 1, Owner: "jm"} },
 	reflect.TypeFor[activities.RetireInput]():       func(c string) any { return activities.RetireInput{JobID: jobOf(c), Epoch: 1} },
 	reflect.TypeFor[activities.RetiredInput]():      func(c string) any { return activities.RetiredInput{JobID: jobOf(c), Epoch: 1} },

@@ -105,8 +105,9 @@ func Usage(w io.Writer) {
 Runs the checkpoint finalizer's Temporal worker until SIGINT or SIGTERM, then drains.
 healthcheck exits 0 if a local worker polls (--metrics-address).
 release lets go kept state whose handle the reconciler reports (retained by a retirement, a
-savepoint's): its record in the store named by the store flags then says it is nobody's, and
-the reconciler discards it once the grace has passed; a savepoint's data stays yours.
+savepoint's, an abandoned finalization's): its keep mark in the bucket is removed and its record
+in the store named by the store flags then says it is nobody's, and the reconciler discards it
+once the grace has passed; a savepoint's data stays yours.
 backup writes a consistent, verified copy of the embedded store to FILE, atomically: from a
 running worker through its metrics endpoint (--from http://127.0.0.1:9464, served to loopback
 clients only), or without --from from the file --embedded-path names, once its worker stopped.
