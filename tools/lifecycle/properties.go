@@ -209,15 +209,19 @@ func (w *world) standing(f *fin) string {
 // claim, and it can still publish: it is persisting, publishing or
 // verifying (not discarding, which it decides only once it never can),
 // above the watermark, its token not published and removed since (which
-// makes the state the removal's to discard).
+// makes the state the removal's to discard) nor fenced for good.
 func (w *world) needsDirectory(f *fin) bool {
 	id := f.req.CheckpointID()
 	st := w.snapshot[id.JobID].state
 	e := w.entry(id)
 	removed := e.Tombstone != nil && e.Tombstone.Token == f.token() && e.Tombstone.Removed()
+	// A discard of another execution of its token (a copy under another
+	// workflow ID) fenced every attempt of it: it can never publish, and
+	// the state was that discard's to delete.
+	given := e.Tombstone != nil && e.Tombstone.Token == f.token() && e.Tombstone.FencedUpTo == activities.FenceAll
 	publishing := f.phase == phasePersist || f.phase == phasePublish || f.phase == phaseVerify
 	return len(f.files) > 0 && publishing && !f.req.Savepoint && w.standing(f) == "of the standing epoch" &&
-		id.Checkpoint > st.Watermark && !removed
+		id.Checkpoint > st.Watermark && !removed && !given
 }
 
 // checkDirectories is truth to the job manager (I2): a healthy standing

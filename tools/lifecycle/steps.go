@@ -154,11 +154,12 @@ func (s abandonStep) run(ctx context.Context, w *world) string {
 		return "mark refused: " + clip(contract.FailureMessage(err))
 	}
 	f.parked, f.abandoned = false, true
-	// What its own removal deleted before is gone for good: the mark
-	// keeps what is left.
+	// What its own removal deleted before is gone for good, and files a
+	// later job manager wrote again are that one's: the mark keeps what
+	// is left of its own.
 	f.keptFiles = nil
 	for _, k := range f.files {
-		if w.exists(ctx, k) {
+		if !f.overwritten && w.exists(ctx, k) {
 			f.keptFiles = append(f.keptFiles, k)
 		}
 	}
