@@ -83,7 +83,7 @@ func TestLayoutPerCluster(t *testing.T) {
 func TestParseLayoutRefuses(t *testing.T) {
 	for _, spec := range []string{
 		"", "prod-eu", "Prod=x", "a=x,a=y", "a=x,b=x/y", "a=x/y,b=x", "a=x,b=x",
-		"a=/abs", "a=../up", "a=handles/x", "a=x//y",
+		"a=/abs", "a=../up", "a=handles/x", "a=kept/x", "a=x:kept/sp", "a=x//y",
 	} {
 		_, err := blobstate.ParseLayout(spec)
 		var inv *stores.InvalidError
