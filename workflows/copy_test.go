@@ -13,6 +13,25 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
+// publishedByACopyAndRemoved has a copy of checkpoint 2's request publish
+// it while the job manager's own execution, started first (a copy is made
+// from its history), still runs; checkpoints 3 and 4 follow and retention
+// removes 2 with its state and handle. It returns 2's request.
+func (f *fixture) publishedByACopyAndRemoved() contract.FinalizeRequest {
+	f.t.Helper()
+	req := f.checkpoint(2, false)
+	f.acts.Finalizations = runningFinalizations{req.WorkflowID(): true}
+	require.Equal(f.t, contract.Published, f.finalize(req).Phase, "the copy publishes")
+	for n := uint64(3); n <= 4; n++ {
+		f.newEnv()
+		require.Equal(f.t, contract.Published, f.finalize(f.checkpoint(n, false)).Phase)
+	}
+	_, err := f.acts.DrainRetention(f.t.Context(), job)
+	require.NoError(f.t, err)
+	require.False(f.t, f.exists(req.MetadataKey), "retention removed checkpoint 2 with its state")
+	return req
+}
+
 // Anyone in the namespace can start a request a history shows under
 // another workflow ID: two executions of one token. When the copy
 // publishes first and retention removes the checkpoint with its state,
@@ -21,18 +40,7 @@ import (
 // as the fast path does, and answer Published, not Failed.
 func TestRegularExecutionWhoseCopyPublishedAnswersPublished(t *testing.T) {
 	f := newFixture(t, 1)
-	req := f.checkpoint(2, false)
-	// The job manager's own execution started first (a copy is made from
-	// its history) and runs while the copy publishes and retention passes.
-	f.acts.Finalizations = runningFinalizations{req.WorkflowID(): true}
-	require.Equal(t, contract.Published, f.finalize(req).Phase, "the copy publishes")
-	for n := uint64(3); n <= 4; n++ {
-		f.newEnv()
-		require.Equal(t, contract.Published, f.finalize(f.checkpoint(n, false)).Phase)
-	}
-	_, err := f.acts.DrainRetention(t.Context(), job)
-	require.NoError(t, err)
-	require.False(t, f.exists(req.MetadataKey), "retention removed checkpoint 2 with its state")
+	req := f.publishedByACopyAndRemoved()
 
 	f.newEnv()
 	f.env.OnGetVersion("local-fast-path", workflow.DefaultVersion, 2).Return(workflow.DefaultVersion)
@@ -47,15 +55,7 @@ func TestRegularExecutionWhoseCopyPublishedAnswersPublished(t *testing.T) {
 // so.
 func TestDiscardFindingItsHandleGoneAnswersFromTheKey(t *testing.T) {
 	f := newFixture(t, 1)
-	req := f.checkpoint(2, false)
-	f.acts.Finalizations = runningFinalizations{req.WorkflowID(): true}
-	require.Equal(t, contract.Published, f.finalize(req).Phase, "the copy publishes")
-	for n := uint64(3); n <= 4; n++ {
-		f.newEnv()
-		require.Equal(t, contract.Published, f.finalize(f.checkpoint(n, false)).Phase)
-	}
-	_, err := f.acts.DrainRetention(t.Context(), job)
-	require.NoError(t, err)
+	req := f.publishedByACopyAndRemoved()
 
 	env := workflowtest.Suite().NewTestActivityEnvironment()
 	env.RegisterActivity(f.acts)
