@@ -10,7 +10,7 @@
 #
 #   bash scripts/release.sh v1.2.0
 #
-# The binaries say the tag (`--version`); the image's tag and its
+# The binaries say the tag and the commit (`--version`); the image's tag and its
 # org.opencontainers.image.version label, and the chart's version and
 # appVersion, are the tag without its "v" (Helm versions are SemVer), so the
 # chart names exactly this release's image. Timestamps come from the
@@ -78,7 +78,11 @@ reproducible_tgz() {
     -C "$dir" -cf - . | gzip -n -9 > "$dest"
 }
 
-LDFLAGS="-s -w -X github.com/checkpoint-finalizer/finalizer/internal/version.version=$TAG"
+# The commit too: the go command stamps none where GOFLAGS says
+# -buildvcs=false, and a build of a dirty tree says so.
+STAMP="$REVISION"
+if [[ -n "$(git status --porcelain)" ]]; then STAMP="$REVISION-dirty"; fi
+LDFLAGS="-s -w -X github.com/checkpoint-finalizer/finalizer/internal/version.version=$TAG -X github.com/checkpoint-finalizer/finalizer/internal/version.revision=$STAMP"
 for platform in $PLATFORMS; do
   os="${platform%/*}" arch="${platform#*/}"
   bin="$WORK/bin/$os-$arch"

@@ -32,20 +32,7 @@ func TestRelease(t *testing.T) {
 	// The release builds the Flink plugin: Maven from Debian if missing,
 	// as the Flink tests install it.
 	require.NoError(t, debian.Ensure(debian.Command("mvn"), "maven"))
-	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
-	require.NoError(t, err)
-	clone := filepath.Join(t.TempDir(), "repo")
-	run(t, "", nil, "git", "clone", "-q", strings.TrimSpace(string(top)), clone)
-	// What the tree changed since HEAD, so that the script and the build
-	// under test are the tree's (a release refuses a dirty tree unless told).
-	dirty := "ALLOW_DIRTY="
-	if diff, err := exec.Command("git", "-C", strings.TrimSpace(string(top)), "diff", "HEAD", "--binary").Output(); err == nil && len(diff) > 0 {
-		apply := exec.Command("git", "-C", clone, "apply", "--whitespace=nowarn")
-		apply.Stdin = strings.NewReader(string(diff))
-		out, err := apply.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		dirty = "ALLOW_DIRTY=1"
-	}
+	clone, dirty := cloneTree(t)
 
 	first, second := filepath.Join(t.TempDir(), "dist"), filepath.Join(t.TempDir(), "dist")
 	for _, dist := range []string{first, second} {
@@ -82,6 +69,27 @@ func TestRelease(t *testing.T) {
 	chart := string(readTGZ(t, filepath.Join(out, "finalizer-"+version+".tgz"), "finalizer/Chart.yaml"))
 	assert.Contains(t, chart, "version: "+version)
 	assert.Contains(t, chart, "appVersion: "+version)
+}
+
+// cloneTree clones the repository with the tree's changes since HEAD
+// applied, so that the script and the build under test are the tree's; dirty
+// is the ALLOW_DIRTY setting a release of the clone needs (a release refuses
+// a dirty tree unless told).
+func cloneTree(t *testing.T) (clone, dirty string) {
+	t.Helper()
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	require.NoError(t, err)
+	clone = filepath.Join(t.TempDir(), "repo")
+	run(t, "", nil, "git", "clone", "-q", strings.TrimSpace(string(top)), clone)
+	dirty = "ALLOW_DIRTY="
+	if diff, err := exec.Command("git", "-C", strings.TrimSpace(string(top)), "diff", "HEAD", "--binary").Output(); err == nil && len(diff) > 0 {
+		apply := exec.Command("git", "-C", clone, "apply", "--whitespace=nowarn")
+		apply.Stdin = strings.NewReader(string(diff))
+		out, err := apply.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		dirty = "ALLOW_DIRTY=1"
+	}
+	return clone, dirty
 }
 
 // run runs a command in dir with env added to the test's environment, and
@@ -146,5 +154,30 @@ func readTGZ(t *testing.T, archive, name string) []byte {
 			require.NoError(t, err)
 			return b
 		}
+	}
+}
+
+// A release's binaries name the commit they were built from in --version,
+// as the image's revision label does, even where the go command stamps no
+// version control information (these machines set -buildvcs=false). Built
+// from a clone without the Flink plugin, so that no Maven build runs.
+func TestReleaseBinariesNameTheirCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a release's binaries and image: not in the quick tier")
+	}
+	clone, _ := cloneTree(t)
+	// Committed, tree changes and all, so that the clone is clean.
+	run(t, clone, nil, "git", "rm", "-q", "flink/pom.xml")
+	run(t, clone, nil, "git", "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-a", "-m", "no plugin")
+	head, err := exec.Command("git", "-C", clone, "rev-parse", "HEAD").Output()
+	require.NoError(t, err)
+
+	dist := filepath.Join(t.TempDir(), "dist")
+	run(t, clone, []string{"PLATFORMS=linux/amd64", "DIST=" + dist}, "bash", "scripts/release.sh", tag)
+	archive := filepath.Join(dist, tag, "finalizer-"+tag+"-linux-amd64.tar.gz")
+	for name, args := range map[string][]string{"finalizer": {"--version"}, "finalizer-worker": {"version"}} {
+		v, err := exec.Command(extract(t, archive, name), args...).CombinedOutput()
+		require.NoError(t, err, "%s", v)
+		assert.Regexp(t, `^`+name+` `+tag+` \(`+strings.TrimSpace(string(head))+`, go1\.\d+`, strings.TrimSpace(string(v)))
 	}
 }
