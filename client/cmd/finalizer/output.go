@@ -39,7 +39,8 @@ func (p *printer) status(id string, st contract.Status) {
 }
 
 // statusText is the status command's text output.
-func statusText(id string, st contract.Status) string {
+func statusText(id string, o statusOutput) string {
+	st := o.Status
 	s := fmt.Sprintf("%s\n  phase:         %s since %s\n  started:       %s\n  attempts:      %d\n  verifications: %d\n  fences:        %d",
 		id, st.Phase, st.PhaseSince.UTC().Format(time.RFC3339), st.StartedAt.UTC().Format(time.RFC3339),
 		st.Attempts, st.Verifications, st.Fences)
@@ -51,6 +52,12 @@ func statusText(id string, st contract.Status) string {
 	}
 	if st.LastError != "" {
 		s += "\n  last error:    " + st.LastError
+	}
+	for _, p := range o.PendingActivities {
+		s += fmt.Sprintf("\n  pending:       %s, attempt %d, %s", p.Type, p.Attempt, p.State)
+		if p.NextAttempt != nil && time.Until(*p.NextAttempt) >= time.Second {
+			s += fmt.Sprintf(", next attempt in %s", time.Until(*p.NextAttempt).Round(time.Second))
+		}
 	}
 	return s
 }

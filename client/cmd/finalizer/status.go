@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -12,7 +13,7 @@ import (
 func statusCommand() command {
 	var id identity
 	return command{
-		summary:  "show a finalization's phase, attempts and verifications",
+		summary:  "show a finalization's phase, attempts, verifications, last error and pending activity",
 		required: []string{"cluster", "job", "epoch", "checkpoint"},
 		example:  "finalizer status --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --json",
 		flags: func(fs *pflag.FlagSet) func() error {
@@ -27,23 +28,42 @@ func statusCommand() command {
 				return err
 			}
 			wid := contract.FinalizeRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Checkpoint: id.checkpoint}.WorkflowID()
-			return out.result(statusJSON(st), statusText(wid, st))
+			var pending []client.PendingActivity
+			if !st.Phase.Terminal() {
+				// The status answered: a describe that fails only leaves
+				// out what it would add.
+				if pending, err = c.PendingActivities(ctx, wid); err != nil {
+					fmt.Fprintf(out.progress, "finalizer: no pending activities shown: %v\n", err)
+				}
+			}
+			o := statusJSON(st, pending)
+			return out.result(o, statusText(wid, o))
 		},
 	}
 }
 
 // statusOutput is the status answer as --json prints it: its timings as
 // duration strings ("1.5s"), as every duration the tool prints, where the
-// query answers nanoseconds.
+// query answers nanoseconds; the activities it waits for; and as its last
+// error the pending activity's last failure, which is newer than the
+// workflow's own (the workflow learns of a failure only once its activity
+// gives up retrying).
 type statusOutput struct {
 	contract.Status
-	Timings map[contract.Phase]string `json:"timings"`
+	Timings           map[contract.Phase]string `json:"timings"`
+	PendingActivities []client.PendingActivity  `json:"pendingActivities,omitempty"`
 }
 
-func statusJSON(st contract.Status) statusOutput {
-	o := statusOutput{Status: st, Timings: make(map[contract.Phase]string, len(st.Timings))}
+func statusJSON(st contract.Status, pending []client.PendingActivity) statusOutput {
+	o := statusOutput{Status: st, Timings: make(map[contract.Phase]string, len(st.Timings)), PendingActivities: pending}
 	for p, d := range st.Timings {
 		o.Timings[p] = d.String()
+	}
+	for _, p := range pending {
+		if p.LastFailure != "" {
+			o.LastError = p.LastFailure
+			break
+		}
 	}
 	return o
 }
