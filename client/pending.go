@@ -49,6 +49,42 @@ func (c *Client) PendingActivities(ctx context.Context, workflowID string) ([]Pe
 	return out, nil
 }
 
+// Described is what the server knows of a finalization without asking its
+// workflow: the phase it listed last (its search attributes), its
+// execution's state and the activities it waits for.
+type Described struct {
+	Stuck
+	// ExecutionStatus is the server's: "Running", "Completed",
+	// "Terminated", ...
+	ExecutionStatus   string            `json:"executionStatus"`
+	PendingActivities []PendingActivity `json:"pendingActivities,omitempty"`
+}
+
+// Describe describes the finalization of workflowID (its newest run) from
+// the server alone, for when no worker answers the status query (every
+// worker down); ErrNotFound when there is none. Its LastError is the
+// pending activity's last failure.
+func (c *Client) Describe(ctx context.Context, workflowID string) (Described, error) {
+	desc, err := c.tc.DescribeWorkflow(ctx, workflowID, "")
+	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf {
+		return Described{}, fmt.Errorf("describe %s: %w", workflowID, ErrNotFound)
+	}
+	if err != nil {
+		return Described{}, fmt.Errorf("describe %s: %w", workflowID, err)
+	}
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
+	s, err := c.stuckOf(info)
+	if err != nil {
+		return Described{}, fmt.Errorf("describe %s: %w", workflowID, err)
+	}
+	d := Described{Stuck: s, ExecutionStatus: stateName(strings.TrimPrefix(info.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_"))}
+	for _, pa := range desc.RawResponse.GetPendingActivities() {
+		d.PendingActivities = append(d.PendingActivities, pendingOf(pa))
+	}
+	d.LastError = lastFailure(d.PendingActivities)
+	return d, nil
+}
+
 func pendingOf(pa *workflowpb.PendingActivityInfo) PendingActivity {
 	p := PendingActivity{
 		Type:    pa.GetActivityType().GetName(),
@@ -65,10 +101,13 @@ func pendingOf(pa *workflowpb.PendingActivityInfo) PendingActivity {
 	return p
 }
 
-// stateName is "Scheduled" for PENDING_ACTIVITY_STATE_SCHEDULED (and the
-// server's String(), "Scheduled", as it is).
+// stateName is "CancelRequested" for PENDING_ACTIVITY_STATE_CANCEL_REQUESTED;
+// the API's own String() ("CancelRequested") stays as it is.
 func stateName(s string) string {
 	s = strings.TrimPrefix(s, "PENDING_ACTIVITY_STATE_")
+	if s != strings.ToUpper(s) {
+		return s
+	}
 	parts := strings.Split(strings.ToLower(s), "_")
 	for i, w := range parts {
 		if w != "" {

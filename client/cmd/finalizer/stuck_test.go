@@ -107,3 +107,36 @@ func lineOf(lines []string, id string) string {
 	}
 	return fmt.Sprintf("(no line names %s)", id)
 }
+
+// With no worker to answer the status query (every worker down), status
+// still answers what the server knows: the phase the execution listed, and
+// says that the workflow did not answer.
+func TestStatusWithoutWorkerFallsBackToTheServer(t *testing.T) {
+	t.Parallel()
+	e := harness.Start(t, harness.Options{Deferred: true})
+	env := envFor(t, e)
+	req := e.Checkpoint(1, 1)
+	require.Equal(t, exitOK, runTool(t, env, finalizeArgs(req)...).code)
+
+	status := []string{"status", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--checkpoint", "1"}
+	o := runTool(t, env, status...)
+	require.Equal(t, exitOK, o.code)
+	assert.Contains(t, o.stdout, req.WorkflowID())
+	assert.Contains(t, o.stdout, "phase:         Persisting since ")
+	assert.Contains(t, o.stdout, "execution:     Running")
+	assert.Contains(t, o.stderr, "the workflow did not answer its status query")
+
+	o = runTool(t, env, append(status, "-o", "json")...)
+	require.Equal(t, exitOK, o.code)
+	var st struct {
+		WorkflowID string         `json:"workflowId"`
+		Phase      contract.Phase `json:"phase"`
+		Execution  string         `json:"executionStatus"`
+		Answered   bool           `json:"answered"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &st))
+	assert.Equal(t, req.WorkflowID(), st.WorkflowID)
+	assert.Equal(t, contract.Persisting, st.Phase)
+	assert.Equal(t, "Running", st.Execution)
+	assert.False(t, st.Answered)
+}
