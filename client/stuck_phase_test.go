@@ -105,6 +105,6 @@ func TestStatusAnswersWhilePersisting(t *testing.T) {
 	}
 	status(15 * time.Second)
 	for deadline := time.Now().Add(25 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
-		status(3 * time.Second)
+		status(5 * time.Second)
 	}
 }
