@@ -30,7 +30,8 @@ const (
 // resolves (see contract.RestorePoint). A newer epoch, or the same epoch
 // held by another owner, fails with a *RejectedError matching
 // ErrStaleEpoch. Claiming the epoch the owner already holds succeeds, so a
-// caller that lost the answer claims again.
+// caller that lost the answer claims again. A claim that closed without an
+// answer (terminated, say) is an *EndedError matching ErrEnded.
 func (c *Client) ClaimEpoch(ctx context.Context, req contract.ClaimRequest) (contract.RestorePoint, error) {
 	job := stores.JobID{Cluster: req.Cluster, Job: req.Job}
 	if err := stores.ValidateClaim(job, req.Epoch, req.Owner); err != nil {
@@ -73,7 +74,7 @@ func (c *Client) ClaimEpoch(ctx context.Context, req contract.ClaimRequest) (con
 		}
 		var rp contract.RestorePoint
 		if err := run.Get(ctx, &rp); err != nil {
-			return contract.RestorePoint{}, fmt.Errorf("claim epoch: %w", rejection(id, err))
+			return contract.RestorePoint{}, fmt.Errorf("claim epoch: %w", waitError(id, err))
 		}
 		if rp.State == "" {
 			// A claim a worker from before the restore point ran: the claim

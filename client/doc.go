@@ -21,7 +21,11 @@
 //     running phase for longer than a threshold, Verifying (their store
 //     does not answer) or any other (Persisting: the bucket fails).
 //     StuckQuery is the same filter for the Web UI and `temporal workflow
-//     list --query`.
+//     list --query`. Each comes with its last error, the pending
+//     activity's last failure (PendingActivities describes one execution).
+//     ListStuckRetirements lists the retirements running that long;
+//     Describe is one finalization as the server knows it, for when no
+//     worker answers Status.
 //   - Verifying, then Finalization.RetryNow or Finalization.Abandon, for an
 //     operator: the signals only Verifying reads; ErrNotVerifying when the
 //     finalization is in another phase or ended (nothing sent).

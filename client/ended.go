@@ -9,14 +9,14 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
-// ErrEnded: the finalization closed without a result (terminated,
-// cancelled, timed out, or failed with an error that is no store
-// rejection). It ended for good and was not Published: waiting again
-// answers the same; see EndedError.
-var ErrEnded = errors.New("finalization ended without a result")
+// ErrEnded: the finalization (or claim, retirement, restore-point read)
+// closed without a result (terminated, cancelled, timed out, or failed with
+// an error that is no store rejection). It ended for good, a finalization
+// not Published: waiting again answers the same; see EndedError.
+var ErrEnded = errors.New("workflow ended without a result")
 
-// EndedError is a finalization that closed without a result; Err is the
-// workflow's closing failure as the SDK reported it (errors.As finds its
+// EndedError is a workflow that closed without a result; Err is its
+// closing failure as the SDK reported it (errors.As finds its
 // *temporal.TerminatedError, *temporal.CanceledError, ...).
 type EndedError struct {
 	WorkflowID string
@@ -24,15 +24,16 @@ type EndedError struct {
 }
 
 func (e *EndedError) Error() string {
-	return fmt.Sprintf("%s ended without a result, not Published: %v", e.WorkflowID, e.Err)
+	return fmt.Sprintf("%s ended without a result: %v", e.WorkflowID, e.Err)
 }
 
 func (e *EndedError) Is(target error) bool { return target == ErrEnded }
 func (e *EndedError) Unwrap() error        { return e.Err }
 
-// waitError classifies what waiting for a finalization's result returned.
-// Only a closed execution's failure (a *temporal.WorkflowExecutionError)
-// says anything about the finalization: a definite rejection (the tenant
+// waitError classifies what waiting for a workflow's result returned (a
+// finalization's, a claim's, a retirement's, a restore-point read's). Only
+// a closed execution's failure (a *temporal.WorkflowExecutionError) says
+// anything about the workflow: a definite rejection (the tenant
 // gate's, say) is a *RejectedError, anything else it closed with an
 // *EndedError. Every other error (ctx done, connection lost) says nothing,
 // and is returned wrapped: wait again.

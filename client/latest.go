@@ -17,7 +17,8 @@ import (
 // anything, for tools and operators; a job manager recovering after a
 // failover uses the answer of ClaimEpoch instead, which no older epoch can
 // publish behind. The read is linearizable: it reflects every finalization
-// that was Published before the call.
+// that was Published before the call. A read that closed without an
+// answer (terminated, say) is an *EndedError matching ErrEnded.
 func (c *Client) LatestCheckpoint(ctx context.Context, job stores.JobID) (contract.RestorePoint, error) {
 	if err := job.Validate(); err != nil {
 		return contract.RestorePoint{}, invalidRequest("latest checkpoint", err)
@@ -39,7 +40,7 @@ func (c *Client) LatestCheckpoint(ctx context.Context, job stores.JobID) (contra
 	}
 	var rp contract.RestorePoint
 	if err := run.Get(ctx, &rp); err != nil {
-		return contract.RestorePoint{}, fmt.Errorf("latest checkpoint: %w", rejection(id, err))
+		return contract.RestorePoint{}, fmt.Errorf("latest checkpoint: %w", waitError(id, err))
 	}
 	return rp, nil
 }

@@ -17,7 +17,8 @@ import (
 // checkpoints' state is retained for the operator unless
 // req.DiscardCheckpoints. Only the job's current epoch may retire it
 // (ErrStaleEpoch otherwise); retiring a retired job succeeds, and the first
-// retirement's choice stands.
+// retirement's choice stands. A retirement that closed without an answer
+// (terminated, say) is an *EndedError matching ErrEnded.
 func (c *Client) Retire(ctx context.Context, req contract.RetireRequest) error {
 	if err := (stores.JobID{Cluster: req.Cluster, Job: req.Job}).Validate(); err != nil {
 		return invalidRequest("retire", err)
@@ -39,7 +40,7 @@ func (c *Client) Retire(ctx context.Context, req contract.RetireRequest) error {
 		return fmt.Errorf("retire: start %s: %w", id, err)
 	}
 	if err := run.Get(ctx, nil); err != nil {
-		return fmt.Errorf("retire: %w", rejection(id, err))
+		return fmt.Errorf("retire: %w", waitError(id, err))
 	}
 	return nil
 }

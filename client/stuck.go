@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -39,10 +40,32 @@ func VerifyingQuery(cutoff time.Time) string {
 		contract.AttrPhaseSince.GetName(), cutoff.UTC().Format(time.RFC3339))
 }
 
+// StuckRetirementQuery is the visibility filter of retirements (RetireJob)
+// running since before cutoff: a retirement takes seconds unless its store
+// or, for one that discards, its bucket fails. It has no phase attribute:
+// its start is the bound.
+func StuckRetirementQuery(cutoff time.Time) string {
+	return fmt.Sprintf(`WorkflowType = "%s" AND StartTime < "%s" AND ExecutionStatus = "Running"`,
+		contract.RetireWorkflow, cutoff.UTC().Format(time.RFC3339))
+}
+
+// Kinds of stuck execution.
+const (
+	KindFinalization = "finalization"
+	KindRetirement   = "retirement"
+)
+
+// Retiring is the phase ListStuckRetirements gives a retirement waiting for
+// its store; one discarding the retired state is Discarding.
+const Retiring contract.Phase = "Retiring"
+
 // Stuck is one execution that has stayed in a running phase: Verifying (its
 // store did not answer whether the reference landed; nothing is discarded
-// until it does), Persisting (the bucket fails), and so on.
+// until it does), Persisting (the bucket fails), and so on; or a retirement
+// that outlasted the bound (Checkpoint 0).
 type Stuck struct {
+	// Kind is KindFinalization or KindRetirement.
+	Kind       string         `json:"kind"`
 	WorkflowID string         `json:"workflowId"`
 	RunID      string         `json:"runId"`
 	Cluster    string         `json:"cluster"`
@@ -54,25 +77,56 @@ type Stuck struct {
 	StartTime  time.Time      `json:"startTime"`
 	StoreKind  string         `json:"storeKind,omitempty"`
 	Summary    string         `json:"summary,omitempty"`
+	// LastError is the pending activity's last failure, as
+	// DescribeWorkflowExecution reports it: empty while none failed, or
+	// between a Verifying finalization's verifies.
+	LastError string `json:"lastError,omitempty"`
 }
 
 // ListStuck lists the executions that have stayed in one running phase for
-// longer than olderThan, oldest first as visibility orders them. Visibility lags
-// the workflows by a moment: a finalization that just changed phase may
-// show its former one.
+// longer than olderThan, oldest first as visibility orders them, each with
+// its last error. Visibility lags the workflows by a moment: a finalization
+// that just changed phase may show its former one.
 func (c *Client) ListStuck(ctx context.Context, olderThan time.Duration) ([]Stuck, error) {
-	query := StuckQuery(time.Now().Add(-olderThan))
+	out, err := c.list(ctx, "stuck finalizations", StuckQuery(time.Now().Add(-olderThan)), c.stuckOf)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		c.addLastError(ctx, &out[i])
+	}
+	return out, nil
+}
+
+// ListStuckRetirements lists the retirements running for longer than
+// olderThan (StuckRetirementQuery), oldest first, each with its last
+// error: Retiring while the store does not answer, Discarding while the
+// retired state's deletes fail or wait for a finalization. They read no
+// operator signal.
+func (c *Client) ListStuckRetirements(ctx context.Context, olderThan time.Duration) ([]Stuck, error) {
+	out, err := c.list(ctx, "stuck retirements", StuckRetirementQuery(time.Now().Add(-olderThan)), retirementOf)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		c.addLastError(ctx, &out[i])
+	}
+	return out, nil
+}
+
+// list reads every page of a visibility query.
+func (c *Client) list(ctx context.Context, what, query string, of func(*workflowpb.WorkflowExecutionInfo) (Stuck, error)) ([]Stuck, error) {
 	var out []Stuck
 	var token []byte
 	for {
 		resp, err := c.tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
 		if err != nil {
-			return nil, fmt.Errorf("list stuck finalizations (%s): %w", query, err)
+			return nil, fmt.Errorf("list %s (%s): %w", what, query, err)
 		}
 		for _, info := range resp.GetExecutions() {
-			s, err := c.stuckOf(info)
+			s, err := of(info)
 			if err != nil {
-				return nil, fmt.Errorf("list stuck finalizations: %w", err)
+				return nil, fmt.Errorf("list %s: %w", what, err)
 			}
 			out = append(out, s)
 		}
@@ -82,8 +136,54 @@ func (c *Client) ListStuck(ctx context.Context, olderThan time.Duration) ([]Stuc
 	}
 }
 
+// addLastError describes the execution for its pending activity's last
+// failure, and a retirement's phase. A courtesy: one that ended since it
+// was listed, or a describe that fails, leaves the entry as listed.
+func (c *Client) addLastError(ctx context.Context, s *Stuck) {
+	pending, err := c.PendingActivities(ctx, s.WorkflowID)
+	if err != nil {
+		if !errors.Is(err, ErrNotFound) && ctx.Err() == nil {
+			c.log.Warn("stuck execution not described: no last error", "workflowId", s.WorkflowID, "error", err)
+		}
+		return
+	}
+	s.LastError = lastFailure(pending)
+	if s.Kind == KindRetirement && len(pending) > 0 && pending[0].Type == discardRetiredActivity {
+		s.Phase = contract.Discarding
+	}
+}
+
+// discardRetiredActivity is the activity a discarding retirement waits in
+// once the store retired the job (activities.DiscardRetired).
+const discardRetiredActivity = "DiscardRetired"
+
+// retirementOf reads a listed retirement: its identity from its workflow
+// ID (contract.RetireRequest.WorkflowID), which names no checkpoint.
+func retirementOf(info *workflowpb.WorkflowExecutionInfo) (Stuck, error) {
+	s := Stuck{
+		Kind:       KindRetirement,
+		WorkflowID: info.GetExecution().GetWorkflowId(),
+		RunID:      info.GetExecution().GetRunId(),
+		StartTime:  info.GetStartTime().AsTime(),
+		PhaseSince: info.GetStartTime().AsTime(),
+		Phase:      Retiring,
+	}
+	// Another starter's ID (not ours) is listed all the same, without
+	// its identity: it is stuck as much.
+	parts := strings.Split(s.WorkflowID, "/")
+	if len(parts) != 4 || parts[0] != "retire" {
+		return s, nil
+	}
+	if epoch, err := strconv.ParseUint(parts[3], 10, 64); err == nil {
+		s.Cluster, s.Job, s.Epoch = parts[1], parts[2], epoch
+		s.Summary = fmt.Sprintf("retirement of %s/%s (epoch %d)", s.Cluster, s.Job, s.Epoch)
+	}
+	return s, nil
+}
+
 func (c *Client) stuckOf(info *workflowpb.WorkflowExecutionInfo) (Stuck, error) {
 	s := Stuck{
+		Kind:       KindFinalization,
 		WorkflowID: info.GetExecution().GetWorkflowId(),
 		RunID:      info.GetExecution().GetRunId(),
 		StartTime:  info.GetStartTime().AsTime(),

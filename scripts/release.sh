@@ -3,23 +3,25 @@
 # engine, into dist/<tag>/:
 #
 #   finalizer-<tag>-<os>-<arch>.tar.gz          finalizer-worker and finalizer (static)
-#   finalizer-worker-image-<tag>-<os>-<arch>.oci.tar   the image (OCI archive, tools/ociimage)
+#   finalizer-worker-image-<tag>.oci.tar         the image, every platform under one OCI image
+#                                                index (OCI archive, tools/ociimage)
+#   finalizer-<tag>.cdx.json                     the binaries' SBOM (CycloneDX 1.5: every module
+#                                                each binary links, as `go version -m` reads it)
 #   finalizer-<version>.tgz                      the Helm chart (deploy/helm/finalizer)
 #   finalizer-flink-<version>.jar                the Flink plugin (shaded), when flink/pom.xml exists
 #   SHA256SUMS                                   sha256 of every file above
 #
 #   bash scripts/release.sh v1.2.0
 #
-# The binaries say the tag (`--version`); the image's tag and its
+# The binaries say the tag and the commit (`--version`); the image's tag and its
 # org.opencontainers.image.version label, and the chart's version and
 # appVersion, are the tag without its "v" (Helm versions are SemVer), so the
 # chart names exactly this release's image. Timestamps come from the
 # commit (SOURCE_DATE_EPOCH): building the same commit again gives the same
 # image digest and the same checksums.
 #
-# Load the image where there is an engine, or push it without one:
-#   docker load -i finalizer-worker-image-v1.2.0-linux-amd64.oci.tar
-#   skopeo copy oci-archive:finalizer-worker-image-v1.2.0-linux-amd64.oci.tar:1.2.0 \
+# Push the image, every platform under one tag, without an engine:
+#   skopeo copy --all oci-archive:finalizer-worker-image-v1.2.0.oci.tar:1.2.0 \
 #     docker://registry.example.com/checkpoint-finalizer/worker:1.2.0
 #
 # Environment:
@@ -78,7 +80,11 @@ reproducible_tgz() {
     -C "$dir" -cf - . | gzip -n -9 > "$dest"
 }
 
-LDFLAGS="-s -w -X github.com/checkpoint-finalizer/finalizer/internal/version.version=$TAG"
+# The commit too: the go command stamps none where GOFLAGS says
+# -buildvcs=false, and a build of a dirty tree says so.
+STAMP="$REVISION"
+if [[ -n "$(git status --porcelain)" ]]; then STAMP="$REVISION-dirty"; fi
+LDFLAGS="-s -w -X github.com/checkpoint-finalizer/finalizer/internal/version.version=$TAG -X github.com/checkpoint-finalizer/finalizer/internal/version.revision=$STAMP"
 for platform in $PLATFORMS; do
   os="${platform%/*}" arch="${platform#*/}"
   bin="$WORK/bin/$os-$arch"
@@ -92,14 +98,14 @@ for platform in $PLATFORMS; do
   done
   cp LICENSE "$bin/"
   reproducible_tgz "$OUT/finalizer-$TAG-$os-$arch.tar.gz" "$bin"
-
-  log "image for $os/$arch"
-  (cd tools/ociimage && GOFLAGS= go run ./cmd/finalizer-image \
-    -worker "$bin/finalizer-worker" -cli "$bin/finalizer" \
-    -version "$VERSION" -revision "$REVISION" -tag "$VERSION" -platform "$os/$arch" \
-    -o "$OUT/finalizer-worker-image-$TAG-$os-$arch.oci.tar") > "$WORK/digest-$os-$arch"
-  log "image digest $(cat "$WORK/digest-$os-$arch")"
 done
+
+log "image for $PLATFORMS, and the SBOM"
+(cd tools/ociimage && GOFLAGS= go run ./cmd/finalizer-image \
+  -bin "$WORK/bin" -platforms "$PLATFORMS" \
+  -version "$VERSION" -revision "$REVISION" -tag "$VERSION" -sbom-version "$TAG" \
+  -o "$OUT/finalizer-worker-image-$TAG.oci.tar" -sbom "$OUT/finalizer-$TAG.cdx.json") > "$WORK/digest"
+log "image index digest $(cat "$WORK/digest")"
 
 log "chart"
 (cd deploy/helm/chart-test && GOFLAGS= go run ./cmd/package-chart -chart ../finalizer -version "$TAG" -o "$OUT") >/dev/null

@@ -96,6 +96,7 @@ func exportedSeries() map[string]seriesLabels {
 		activities.MetricDiscards + "_total":                    sdk(seriesLabels{}),
 		MetricVerifying:                                         {"older_than": ages, LabelTemporalNamespace: nil},
 		MetricStuck:                                             {"older_than": ages, LabelTemporalNamespace: nil},
+		MetricRetirementsStuck:                                  {"older_than": ages, LabelTemporalNamespace: nil},
 		MetricBuildInfo:                                         {"version": nil, "revision": nil, "go": nil, LabelTemporalNamespace: nil},
 		MetricStoreUp:                                           {"store": kinds, LabelTemporalNamespace: nil},
 		MetricZooKeeperSession:                                  {"store": {string(StoreZooKeeper)}, "state": zookeeper.SessionStates(), LabelTemporalNamespace: nil},

@@ -26,6 +26,9 @@ var metricHelp = map[string]string{
 	MetricStuck: "Finalizations and subsumptions of the namespace in one running phase (Persisting, Publishing, Verifying, " +
 		"Discarding, Subsuming) for longer than older_than, read from Temporal visibility; every worker of a namespace " +
 		"reports the same numbers.",
+	MetricRetirementsStuck: "Retirements of the namespace running for longer than older_than (their store, or the " +
+		"bucket of one that discards, keeps failing), read from Temporal visibility; every worker of a namespace " +
+		"reports the same numbers.",
 	reconcile.MetricFindings: "Reconciler findings by kind: dangling, orphan, orphan_kept, in_flight, tombstone, foreign, " +
 		"error (an item a run could not settle).",
 	reconcile.MetricActions: "What reconciler runs with --apply changed, by action: quarantined, discarded, tombstones_collected.",

@@ -58,6 +58,21 @@ func TestRunRefusesBadConfigurationBeforeConnecting(t *testing.T) {
 	assert.Zero(t, connections.Load())
 }
 
+// A bucket its driver refuses to open fails the start with one message
+// naming the bucket once, its credentials hidden.
+func TestRunBucketErrorNamesTheBucketOnce(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Temporal.Address = "127.0.0.1:1" // never reached: the bucket fails first
+	cfg.Store.Embedded.Path = filepath.Join(t.TempDir(), "refs.db")
+	cfg.StateBucket = "file://" + filepath.ToSlash(t.TempDir()) + "?bogus=SeCrEtVaLuE"
+	cfg.MetricsAddress = ""
+	err := Run(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	require.Error(t, err)
+	assert.Equal(t, 1, strings.Count(err.Error(), "open bucket"), "%v", err)
+	assert.Contains(t, err.Error(), "open state bucket: open bucket file://")
+	assert.NotContains(t, err.Error(), "SeCrEtVaLuE")
+}
+
 // devWorker is a worker configuration for one test against a real
 // Temporal dev server, on the embedded store and a file bucket.
 type devWorker struct {

@@ -23,6 +23,12 @@ const MetricVerifying = "finalizer_verifying"
 // Verifying with a silent store.
 const MetricStuck = "finalizer_stuck"
 
+// MetricRetirementsStuck is the number of the namespace's retirements
+// running for longer than older_than (client.StuckRetirementQuery): a
+// retirement takes seconds unless its store, or for one that discards the
+// retired state its bucket, keeps failing.
+const MetricRetirementsStuck = "finalizer_retirements_stuck"
+
 // phaseGauges are the gauges watchVerifying keeps, each with its
 // visibility filter.
 var phaseGauges = []struct {
@@ -31,6 +37,7 @@ var phaseGauges = []struct {
 }{
 	{MetricVerifying, finalizerclient.VerifyingQuery},
 	{MetricStuck, finalizerclient.StuckQuery},
+	{MetricRetirementsStuck, finalizerclient.StuckRetirementQuery},
 }
 
 // verifyingAges are the older_than buckets of MetricVerifying.
@@ -52,7 +59,8 @@ func ageLabel(d time.Duration) string {
 // query per bucket).
 const verifyingEvery = 30 * time.Second
 
-// watchVerifying updates MetricVerifying and MetricStuck now and every
+// watchVerifying updates MetricVerifying, MetricStuck and
+// MetricRetirementsStuck now and every
 // verifyingEvery until ctx ends. A count that fails leaves the gauge as it
 // was and is logged: visibility lagging is no reason to stop the worker.
 func watchVerifying(ctx context.Context, c client.Client, namespace string, m client.MetricsHandler, every time.Duration, log *slog.Logger) {

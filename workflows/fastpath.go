@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
@@ -36,6 +38,23 @@ const (
 	fastPathChange             = "local-fast-path"
 	fastPathVersion            = 1
 	backgroundRetentionVersion = 2
+)
+
+// The "persist-fallback" change bounds the fast path's local persist: a
+// local activity that keeps retrying holds its workflow task open, and the
+// status query waits behind it (as long as the bucket fails, the first
+// minutes at least), while its attempts and last failure show nowhere but
+// the worker's log. From version 1 on, a local persist that has not
+// succeeded or failed for good within persistLocalFor continues as a
+// regular activity: the task completes, the query answers with the last
+// error, and DescribeWorkflowExecution and the Web UI show the pending
+// activity. The version is asked only then, so an uneventful finalization
+// records no marker; an execution recorded before the change never
+// recorded a local persist that ended otherwise (it retried for ever).
+const (
+	persistFallbackChange  = "persist-fallback"
+	persistFallbackVersion = 1
+	persistLocalFor        = 5 * time.Second
 )
 
 // pathVersion records (or replays) which version this execution runs.

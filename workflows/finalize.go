@@ -28,8 +28,8 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 	}
 
 	f.setPhase(contract.Persisting)
-	var persisted activities.PersistResult
-	if err := persistCall.execute(ctx, f.local, a.PersistHandle, activities.HandleOf(req)).Get(ctx, &persisted); err != nil {
+	persisted, err := f.persist(ctx)
+	if err != nil {
 		// Only definite failures (invalid, data missing) end the retries.
 		if isDataMissing(err) && f.asksWhenDataMissing(ctx) && f.publishedBefore(ctx) {
 			return f.end(contract.Published, contract.PublishedBeforeReason), nil
@@ -102,6 +102,37 @@ func (f *finalization) endAbandoned(ctx workflow.Context, reason string) contrac
 		}
 	}
 	return f.end(contract.Abandoned, reason)
+}
+
+// persist writes the handle. On the fast path it runs locally for at most
+// persistLocalFor, then, unless it failed for good, as a regular activity
+// retrying for ever (see persistFallbackChange).
+func (f *finalization) persist(ctx workflow.Context) (activities.PersistResult, error) {
+	var persisted activities.PersistResult
+	h := activities.HandleOf(f.req)
+	if !f.local {
+		err := persistCall.execute(ctx, false, a.PersistHandle, h).Get(ctx, &persisted)
+		return persisted, err
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: persistLocalFor, RetryPolicy: persistCall.retry,
+	})
+	err := workflow.ExecuteLocalActivity(lctx, a.PersistHandle, h).Get(ctx, &persisted)
+	if err == nil || definite(err) ||
+		workflow.GetVersion(ctx, persistFallbackChange, workflow.DefaultVersion, persistFallbackVersion) == workflow.DefaultVersion {
+		return persisted, err
+	}
+	f.status.LastError = contract.FailureMessage(err)
+	f.showDetails()
+	err = persistCall.execute(ctx, false, a.PersistHandle, h).Get(ctx, &persisted)
+	return persisted, err
+}
+
+// definite: an activity's failure that no retry changes (a non-retryable
+// type, the workflow's cancellation).
+func definite(err error) bool {
+	var app *temporal.ApplicationError
+	return temporal.IsCanceledError(err) || errors.As(err, &app) && app.NonRetryable()
 }
 
 // publishedBefore asks the store whether this finalization's token was

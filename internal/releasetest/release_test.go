@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -32,20 +33,7 @@ func TestRelease(t *testing.T) {
 	// The release builds the Flink plugin: Maven from Debian if missing,
 	// as the Flink tests install it.
 	require.NoError(t, debian.Ensure(debian.Command("mvn"), "maven"))
-	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
-	require.NoError(t, err)
-	clone := filepath.Join(t.TempDir(), "repo")
-	run(t, "", nil, "git", "clone", "-q", strings.TrimSpace(string(top)), clone)
-	// What the tree changed since HEAD, so that the script and the build
-	// under test are the tree's (a release refuses a dirty tree unless told).
-	dirty := "ALLOW_DIRTY="
-	if diff, err := exec.Command("git", "-C", strings.TrimSpace(string(top)), "diff", "HEAD", "--binary").Output(); err == nil && len(diff) > 0 {
-		apply := exec.Command("git", "-C", clone, "apply", "--whitespace=nowarn")
-		apply.Stdin = strings.NewReader(string(diff))
-		out, err := apply.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		dirty = "ALLOW_DIRTY=1"
-	}
+	clone, dirty := cloneTree(t)
 
 	first, second := filepath.Join(t.TempDir(), "dist"), filepath.Join(t.TempDir(), "dist")
 	for _, dist := range []string{first, second} {
@@ -55,7 +43,8 @@ func TestRelease(t *testing.T) {
 	want := []string{
 		"SHA256SUMS",
 		"finalizer-" + tag + "-linux-amd64.tar.gz",
-		"finalizer-worker-image-" + tag + "-linux-amd64.oci.tar",
+		"finalizer-worker-image-" + tag + ".oci.tar",
+		"finalizer-" + tag + ".cdx.json",
 		"finalizer-" + version + ".tgz",
 		"finalizer-flink-" + version + ".jar",
 	}
@@ -82,6 +71,27 @@ func TestRelease(t *testing.T) {
 	chart := string(readTGZ(t, filepath.Join(out, "finalizer-"+version+".tgz"), "finalizer/Chart.yaml"))
 	assert.Contains(t, chart, "version: "+version)
 	assert.Contains(t, chart, "appVersion: "+version)
+}
+
+// cloneTree clones the repository with the tree's changes since HEAD
+// applied, so that the script and the build under test are the tree's; dirty
+// is the ALLOW_DIRTY setting a release of the clone needs (a release refuses
+// a dirty tree unless told).
+func cloneTree(t *testing.T) (clone, dirty string) {
+	t.Helper()
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	require.NoError(t, err)
+	clone = filepath.Join(t.TempDir(), "repo")
+	run(t, "", nil, "git", "clone", "-q", strings.TrimSpace(string(top)), clone)
+	dirty = "ALLOW_DIRTY="
+	if diff, err := exec.Command("git", "-C", strings.TrimSpace(string(top)), "diff", "HEAD", "--binary").Output(); err == nil && len(diff) > 0 {
+		apply := exec.Command("git", "-C", clone, "apply", "--whitespace=nowarn")
+		apply.Stdin = strings.NewReader(string(diff))
+		out, err := apply.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		dirty = "ALLOW_DIRTY=1"
+	}
+	return clone, dirty
 }
 
 // run runs a command in dir with env added to the test's environment, and
@@ -145,6 +155,116 @@ func readTGZ(t *testing.T, archive, name string) []byte {
 			b, err := io.ReadAll(tr)
 			require.NoError(t, err)
 			return b
+		}
+	}
+}
+
+// A release's binaries name the commit they were built from in --version,
+// as the image's revision label does, even where the go command stamps no
+// version control information (these machines set -buildvcs=false); its
+// image is one archive of an index over both platforms, and its SBOM lists
+// every binary. Built from a clone without the Flink plugin, so that no
+// Maven build runs.
+func TestReleaseBinariesNameTheirCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a release's binaries and image: not in the quick tier")
+	}
+	clone, _ := cloneTree(t)
+	// Committed, tree changes and all, so that the clone is clean.
+	run(t, clone, nil, "git", "rm", "-q", "flink/pom.xml")
+	run(t, clone, nil, "git", "add", "-A")
+	run(t, clone, nil, "git", "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "no plugin")
+	head, err := exec.Command("git", "-C", clone, "rev-parse", "HEAD").Output()
+	require.NoError(t, err)
+
+	dist := filepath.Join(t.TempDir(), "dist")
+	run(t, clone, []string{"PLATFORMS=linux/amd64 linux/arm64", "DIST=" + dist}, "bash", "scripts/release.sh", tag)
+	out := filepath.Join(dist, tag)
+	archive := filepath.Join(out, "finalizer-"+tag+"-linux-amd64.tar.gz")
+	for name, args := range map[string][]string{"finalizer": {"--version"}, "finalizer-worker": {"version"}} {
+		v, err := exec.Command(extract(t, archive, name), args...).CombinedOutput()
+		require.NoError(t, err, "%s", v)
+		assert.Regexp(t, `^`+name+` `+tag+` \(`+strings.TrimSpace(string(head))+`, go1\.\d+`, strings.TrimSpace(string(v)))
+	}
+
+	// One image archive for both platforms: its one entry, tagged, an
+	// OCI image index naming each platform.
+	image := readTar(t, filepath.Join(out, "finalizer-worker-image-"+tag+".oci.tar"))
+	var top ociIndex
+	require.NoError(t, json.Unmarshal(image["index.json"], &top))
+	require.Len(t, top.Manifests, 1, "one entry: the index")
+	assert.Equal(t, "application/vnd.oci.image.index.v1+json", top.Manifests[0].MediaType)
+	assert.Equal(t, version, top.Manifests[0].Annotations["org.opencontainers.image.ref.name"])
+	var idx ociIndex
+	require.NoError(t, json.Unmarshal(image["blobs/"+strings.Replace(top.Manifests[0].Digest, ":", "/", 1)], &idx))
+	var platforms []string
+	for _, m := range idx.Manifests {
+		platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
+	}
+	assert.Equal(t, []string{"linux/amd64", "linux/arm64"}, platforms)
+
+	// The SBOM beside it, in the checksums, naming the release and
+	// every binary of both platforms.
+	sums := checksums(t, filepath.Join(out, "SHA256SUMS"))
+	assert.Contains(t, sums, "finalizer-"+tag+".cdx.json")
+	b, err := os.ReadFile(filepath.Join(out, "finalizer-"+tag+".cdx.json"))
+	require.NoError(t, err)
+	var bom struct {
+		BOMFormat string `json:"bomFormat"`
+		Metadata  struct {
+			Component struct {
+				Version string `json:"version"`
+			} `json:"component"`
+		} `json:"metadata"`
+		Dependencies []struct {
+			Ref string `json:"ref"`
+		} `json:"dependencies"`
+	}
+	require.NoError(t, json.Unmarshal(b, &bom))
+	assert.Equal(t, "CycloneDX", bom.BOMFormat)
+	assert.Equal(t, tag, bom.Metadata.Component.Version)
+	var refs []string
+	for _, d := range bom.Dependencies {
+		refs = append(refs, d.Ref)
+	}
+	for _, p := range []string{"linux/amd64", "linux/arm64"} {
+		assert.Contains(t, refs, "binary:finalizer-worker@"+p)
+		assert.Contains(t, refs, "binary:finalizer@"+p)
+	}
+}
+
+// ociIndex is the part of an OCI index (index.json, an image index) the
+// test reads.
+type ociIndex struct {
+	Manifests []struct {
+		MediaType   string            `json:"mediaType"`
+		Digest      string            `json:"digest"`
+		Annotations map[string]string `json:"annotations"`
+		Platform    struct {
+			OS           string `json:"os"`
+			Architecture string `json:"architecture"`
+		} `json:"platform"`
+	} `json:"manifests"`
+}
+
+// readTar is a tar file's regular files by name.
+func readTar(t *testing.T, archive string) map[string][]byte {
+	t.Helper()
+	f, err := os.Open(archive)
+	require.NoError(t, err)
+	defer f.Close()
+	files := map[string][]byte{}
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		require.NoError(t, err)
+		if h.Typeflag == tar.TypeReg {
+			b, err := io.ReadAll(tr)
+			require.NoError(t, err)
+			files[h.Name] = b
 		}
 	}
 }

@@ -2,11 +2,12 @@
 // version, the commit it was built from and the Go release, read from the
 // build information the go command embeds in every binary.
 //
-// A release build names its version explicitly, because a binary built from
-// a clone at a tag, or from a source tarball (no .git), cannot always read
-// the tag back:
+// A release build names its version and commit explicitly, because a binary
+// built from a clone at a tag, or from a source tarball (no .git), or where
+// GOFLAGS says -buildvcs=false, cannot always read them back:
 //
-//	go build -ldflags "-X github.com/checkpoint-finalizer/finalizer/internal/version.version=v1.2.0" ./...
+//	go build -ldflags "-X github.com/checkpoint-finalizer/finalizer/internal/version.version=v1.2.0
+//	  -X github.com/checkpoint-finalizer/finalizer/internal/version.revision=$(git rev-parse HEAD)" ./...
 package version
 
 import (
@@ -16,9 +17,10 @@ import (
 	"runtime/debug"
 )
 
-// version overrides the module version when set at link time (-ldflags
-// -X, see the package documentation); empty otherwise.
-var version string
+// version and revision override the module version and the commit when
+// set at link time (-ldflags -X, see the package documentation); empty
+// otherwise.
+var version, revision string
 
 // Info is one binary's build.
 type Info struct {
@@ -27,8 +29,9 @@ type Info struct {
 	// the commit, or "(devel)" when built without version control
 	// information.
 	Version string `json:"version"`
-	// Revision is the commit, with "-dirty" when the tree had changes;
-	// "unknown" when built without version control information.
+	// Revision is the commit the release build set (-ldflags -X), else the
+	// one the go command recorded, with "-dirty" when the tree had changes;
+	// "unknown" when built without either.
 	Revision  string `json:"revision"`
 	GoVersion string `json:"goVersion"`
 }
@@ -38,6 +41,9 @@ func Read() Info {
 	info := readBuildInfo()
 	if version != "" {
 		info.Version = version
+	}
+	if revision != "" {
+		info.Revision = revision
 	}
 	return info
 }

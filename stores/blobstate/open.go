@@ -63,7 +63,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	scrub := scrubber.scrub
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {
-		return nil, fmt.Errorf("open bucket %s: %w", redact(u), scrub(err))
+		return nil, openError(redact(u), scrub(err))
 	}
 	s := &Store{bucket: b, root: root, base: objectBase(u, root), listPageSize: defaultListPageSize, scrubber: scrubber}
 	ok, err := b.IsAccessible(ctx)
@@ -88,6 +88,23 @@ func (s *Store) Close() error {
 		return fmt.Errorf("close bucket: %w", err)
 	}
 	return nil
+}
+
+// openError is a driver's failure to open the bucket named redacted. The
+// drivers start their message with "open bucket URL: ", which scrubbing
+// turns into this prefix: it is dropped, so that the bucket is named once.
+func openError(redacted string, err error) error {
+	prefix := "open bucket " + redacted + ": "
+	if msg, ok := strings.CutPrefix(err.Error(), prefix); ok {
+		cause := err
+		if s, ok := errors.AsType[*scrubbedError](err); ok {
+			cause = s.err
+		}
+		// A scrubbedError, so that the cause's own message, which may
+		// quote the URL whole, is never printed link by link.
+		err = &scrubbedError{msg: msg, err: cause}
+	}
+	return fmt.Errorf("%s%w", prefix, err)
 }
 
 func closeOnError(b *blob.Bucket, err error) error {

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -111,5 +112,23 @@ func TestObjectURL(t *testing.T) {
 		u, root, err := parseBucketURL(raw)
 		require.NoError(t, err, raw)
 		assert.Equal(t, want, objectBase(u, root)+"c1/k", raw)
+	}
+}
+
+// The drivers name the bucket in their own errors ("open bucket URL: ..."),
+// which scrubbing turns into Open's own prefix: the message says it once.
+func TestOpenErrorNamesTheBucketOnce(t *testing.T) {
+	dir := filepath.ToSlash(t.TempDir())
+	for name, u := range map[string]string{
+		"file, unknown option": "file://" + dir + "?bogus=1",
+		"s3, unknown option":   "s3://bkt?endpoint=https://KEYKEY:SECRETSECRET@127.0.0.1:1&regionn=x",
+		"file, no directory":   "file://" + dir + "/absent",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Open(context.Background(), u)
+			require.Error(t, err)
+			assert.Equal(t, 1, strings.Count(err.Error(), "open bucket"), "%v", err)
+			assert.NotContains(t, err.Error(), "SECRETSECRET")
+		})
 	}
 }

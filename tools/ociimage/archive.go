@@ -13,6 +13,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // RefNameAnnotation names the image inside an OCI layout: the tag that
@@ -23,6 +24,24 @@ const RefNameAnnotation = "org.opencontainers.image.ref.name"
 // file at dest (entries sorted, timestamps mtime: the same image gives the
 // same file).
 func WriteArchive(img v1.Image, tag, dest string, mtime time.Time) error {
+	return writeLayout(dest, mtime, func(p layout.Path) error {
+		return p.AppendImage(img, layout.WithAnnotations(map[string]string{RefNameAnnotation: tag}))
+	})
+}
+
+// WriteIndexArchive writes a multi-architecture image (BuildIndex) as an
+// OCI image layout whose one entry, tagged tag, is the image index: a
+// registry push (`skopeo copy --all`, `crane push --index`) carries every
+// platform under the tag, and a pull picks the puller's.
+func WriteIndexArchive(idx v1.ImageIndex, tag, dest string, mtime time.Time) error {
+	return writeLayout(dest, mtime, func(p layout.Path) error {
+		return p.AppendIndex(idx, layout.WithAnnotations(map[string]string{RefNameAnnotation: tag}))
+	})
+}
+
+// writeLayout writes an OCI image layout, what add puts in it, as a tar
+// file at dest.
+func writeLayout(dest string, mtime time.Time, add func(layout.Path) error) error {
 	dir, err := os.MkdirTemp("", "ociimage-")
 	if err != nil {
 		return err
@@ -32,7 +51,7 @@ func WriteArchive(img v1.Image, tag, dest string, mtime time.Time) error {
 	if err != nil {
 		return fmt.Errorf("ociimage: layout: %w", err)
 	}
-	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{RefNameAnnotation: tag})); err != nil {
+	if err := add(p); err != nil {
 		return fmt.Errorf("ociimage: layout: %w", err)
 	}
 	out, err := os.Create(dest)
@@ -79,23 +98,70 @@ func tarDir(dir string, w io.Writer, mtime time.Time) error {
 // ReadArchive opens an archive WriteArchive wrote (unpacked under dir):
 // the one image in it and its tag.
 func ReadArchive(archive, dir string) (v1.Image, string, error) {
-	f, err := os.Open(archive)
+	top, d, err := readLayout(archive, dir)
 	if err != nil {
 		return nil, "", err
+	}
+	if d.MediaType != types.OCIManifestSchema1 {
+		return nil, "", fmt.Errorf("ociimage: %s holds a %s, not one image", archive, d.MediaType)
+	}
+	img, err := top.Image(d.Digest)
+	return img, d.Annotations[RefNameAnnotation], err
+}
+
+// ReadIndexArchive opens an archive WriteIndexArchive wrote (unpacked
+// under dir): the image index in it and its tag.
+func ReadIndexArchive(archive, dir string) (v1.ImageIndex, string, error) {
+	top, d, err := readLayout(archive, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if d.MediaType != types.OCIImageIndex {
+		return nil, "", fmt.Errorf("ociimage: %s holds a %s, not an image index", archive, d.MediaType)
+	}
+	idx, err := top.ImageIndex(d.Digest)
+	return idx, d.Annotations[RefNameAnnotation], err
+}
+
+// readLayout unpacks an OCI layout archive under dir: its index.json and
+// the one entry it must hold.
+func readLayout(archive, dir string) (v1.ImageIndex, v1.Descriptor, error) {
+	var none v1.Descriptor
+	if err := unpack(archive, dir); err != nil {
+		return nil, none, err
+	}
+	top, err := layout.ImageIndexFromPath(dir)
+	if err != nil {
+		return nil, none, err
+	}
+	m, err := top.IndexManifest()
+	if err != nil {
+		return nil, none, err
+	}
+	if len(m.Manifests) != 1 {
+		return nil, none, fmt.Errorf("ociimage: %s holds %d entries, not one", archive, len(m.Manifests))
+	}
+	return top, m.Manifests[0], nil
+}
+
+func unpack(archive, dir string) error {
+	f, err := os.Open(archive)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	tr := tar.NewReader(f)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, "", err
+			return err
 		}
 		name := filepath.Join(dir, filepath.FromSlash(h.Name))
 		if !strings.HasPrefix(name, filepath.Clean(dir)+string(filepath.Separator)) {
-			return nil, "", fmt.Errorf("ociimage: %s: entry %q outside the archive", archive, h.Name)
+			return fmt.Errorf("ociimage: %s: entry %q outside the archive", archive, h.Name)
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
@@ -109,20 +175,7 @@ func ReadArchive(archive, dir string) (v1.Image, string, error) {
 			err = fmt.Errorf("ociimage: %s: unexpected entry %q", archive, h.Name)
 		}
 		if err != nil {
-			return nil, "", err
+			return err
 		}
 	}
-	idx, err := layout.ImageIndexFromPath(dir)
-	if err != nil {
-		return nil, "", err
-	}
-	m, err := idx.IndexManifest()
-	if err != nil {
-		return nil, "", err
-	}
-	if len(m.Manifests) != 1 {
-		return nil, "", fmt.Errorf("ociimage: %s holds %d manifests, not one image", archive, len(m.Manifests))
-	}
-	img, err := idx.Image(m.Manifests[0].Digest)
-	return img, m.Manifests[0].Annotations[RefNameAnnotation], err
 }

@@ -1,9 +1,10 @@
 // Package ociimage builds the finalizer's container image without a
 // container engine: the static worker and CLI binaries, a CA bundle and a
 // non-root user in one layer on an empty base (what distroless/static
-// holds, minus what a static Go binary never reads), written as an OCI
-// image layout in a tar file (an "oci-archive": `docker load`, `podman
-// load`, `skopeo copy oci-archive:...` and `crane push` take it).
+// holds, minus what a static Go binary never reads), one per platform
+// under an OCI image index, written as an OCI image layout in a tar file
+// (an "oci-archive": `skopeo copy --all oci-archive:...` and `crane push
+// --index` take it); and a CycloneDX SBOM of the binaries' modules.
 //
 // The Dockerfile builds the same image with an engine; the package's test
 // checks that both set the same user, entrypoint and environment.

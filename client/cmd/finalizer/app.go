@@ -91,7 +91,7 @@ on stderr; -o wide adds columns to tables; --json is -o json.
 
 Exit codes: 0 ok (finalize --wait: Published), 1 error (repeat; retry-now/abandon --stuck:
 some signal not sent), 2 usage or invalid request, 3 ended but not Published (also terminated,
-cancelled, timed out), 4 refused (stale epoch, retired, different content, a cluster the worker
+cancelled, timed out; claim, retire, latest: ended without an answer), 4 refused (stale epoch, retired, different content, a cluster the worker
 does not serve; retry-now/abandon: not Verifying, nothing sent), 5 not found (status,
 retry-now, abandon: no finalization of that identity)`,
 		// Without a command the tool has nothing to do; cobra would

@@ -160,7 +160,7 @@ func TestListStuck(t *testing.T) {
 
 	o = runTool(t, env, "list", "--stuck")
 	require.Equal(t, exitOK, o.code)
-	assert.Contains(t, o.stdout, "no finalization in one phase for longer than 5m0s")
+	assert.Contains(t, o.stdout, "no finalization in one phase, nor retirement, for longer than 5m0s")
 }
 
 func TestStatusNotFound(t *testing.T) {

@@ -18,11 +18,11 @@ func listCommand() command {
 		olderThan time.Duration
 	)
 	return command{
-		summary: "list finalizations stuck in any phase (--stuck [--older-than 5m])",
+		summary: "list finalizations stuck in any phase, and retirements, with their last error (--stuck [--older-than 5m])",
 		example: "finalizer list --stuck --older-than 10m --json",
 		flags: func(fs *pflag.FlagSet) func() error {
-			fs.BoolVar(&stuck, "stuck", false, "list finalizations that stayed in one phase (Persisting, Verifying, ...) too long (required: the only listing so far)")
-			fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in one phase counts as stuck")
+			fs.BoolVar(&stuck, "stuck", false, "list finalizations that stayed in one phase (Persisting, Verifying, ...) too long, and retirements running too long (required: the only listing so far)")
+			fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in one phase (a retirement: since its start) counts as stuck")
 			return func() error {
 				if !stuck {
 					return usagef("list: --stuck is required (the only listing so far)")
@@ -38,19 +38,23 @@ func listCommand() command {
 			if err != nil {
 				return err
 			}
-			if list == nil {
-				list = []client.Stuck{} // JSON: [] rather than null
+			retirements, err := c.ListStuckRetirements(ctx, olderThan)
+			if err != nil {
+				return err
 			}
+			// JSON: [] rather than null
+			list = append(append([]client.Stuck{}, list...), retirements...)
 			return out.result(list, stuckTable(list, olderThan, out.wide()))
 		},
 	}
 }
 
 // stuckTable is list's text output; wide adds the identity's columns and
-// the start time.
+// the start time. The last error comes last: the longest, and it reads
+// whole there.
 func stuckTable(list []client.Stuck, olderThan time.Duration, wide bool) string {
 	if len(list) == 0 {
-		return fmt.Sprintf("no finalization in one phase for longer than %s", olderThan)
+		return fmt.Sprintf("no finalization in one phase, nor retirement, for longer than %s", olderThan)
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
@@ -58,15 +62,19 @@ func stuckTable(list []client.Stuck, olderThan time.Duration, wide bool) string 
 	if wide {
 		header += "\tCLUSTER\tJOB\tEPOCH\tCHECKPOINT\tSTARTED"
 	}
-	fmt.Fprintln(tw, header)
+	fmt.Fprintln(tw, header+"\tLAST ERROR")
 	now := time.Now()
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", s.WorkflowID, s.RunID, s.Phase, now.Sub(s.PhaseSince).Round(time.Second), s.StoreKind, s.Summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", s.WorkflowID, s.RunID, s.Phase, now.Sub(s.PhaseSince).Round(time.Second), s.StoreKind, oneLine(s.Summary))
 		if wide {
 			fmt.Fprintf(tw, "\t%s\t%s\t%d\t%d\t%s", s.Cluster, s.Job, s.Epoch, s.Checkpoint, s.StartTime.UTC().Format(time.RFC3339))
 		}
-		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "\t%s\n", oneLine(s.LastError))
 	}
 	_ = tw.Flush() // a strings.Builder does not fail
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// oneLine keeps a table row on its line: an error's message may span
+// several.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -56,7 +56,8 @@
 // 2 usage or an invalid request (nothing was sent); 3 the finalization ended
 // but not Published (Discarded, Abandoned, Failed, or closed without a
 // result: terminated, cancelled, timed out; do not acknowledge the
-// checkpoint, and repeating answers the same); 4 refused (stale epoch,
+// checkpoint, and repeating answers the same), or a claim, retirement or
+// latest read closed without an answer (terminated, say); 4 refused (stale epoch,
 // retired job, different content for the same identity, a cluster the
 // worker's tenant gate does not serve; retry-now and abandon of a
 // finalization not in Verifying, the only phase that reads their signals:

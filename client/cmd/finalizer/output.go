@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
@@ -39,7 +40,8 @@ func (p *printer) status(id string, st contract.Status) {
 }
 
 // statusText is the status command's text output.
-func statusText(id string, st contract.Status) string {
+func statusText(id string, o statusOutput) string {
+	st := o.Status
 	s := fmt.Sprintf("%s\n  phase:         %s since %s\n  started:       %s\n  attempts:      %d\n  verifications: %d\n  fences:        %d",
 		id, st.Phase, st.PhaseSince.UTC().Format(time.RFC3339), st.StartedAt.UTC().Format(time.RFC3339),
 		st.Attempts, st.Verifications, st.Fences)
@@ -51,6 +53,31 @@ func statusText(id string, st contract.Status) string {
 	}
 	if st.LastError != "" {
 		s += "\n  last error:    " + st.LastError
+	}
+	return s + pendingText(o.PendingActivities)
+}
+
+// describedText is status's text output from the server alone.
+func describedText(d client.Described) string {
+	s := fmt.Sprintf("%s (from the server: the workflow did not answer)\n  phase:         %s since %s\n  started:       %s\n  execution:     %s",
+		d.WorkflowID, d.Phase, d.PhaseSince.UTC().Format(time.RFC3339), d.StartTime.UTC().Format(time.RFC3339), d.ExecutionStatus)
+	if d.StoreKind != "" {
+		s += "\n  store:         " + d.StoreKind
+	}
+	if d.LastError != "" {
+		s += "\n  last error:    " + d.LastError
+	}
+	return s + pendingText(d.PendingActivities)
+}
+
+// pendingText is the pending activities' lines of status's text output.
+func pendingText(pending []client.PendingActivity) string {
+	var s string
+	for _, p := range pending {
+		s += fmt.Sprintf("\n  pending:       %s, attempt %d, %s", p.Type, p.Attempt, p.State)
+		if p.NextAttempt != nil && time.Until(*p.NextAttempt) >= time.Second {
+			s += fmt.Sprintf(", next attempt in %s", time.Until(*p.NextAttempt).Round(time.Second))
+		}
 	}
 	return s
 }

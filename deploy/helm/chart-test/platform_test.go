@@ -65,6 +65,14 @@ func TestOpenShiftContextNamesNoUser(t *testing.T) {
 			checkSecurity(t, pod, c)
 			assert.Nil(t, c.SecurityContext.RunAsUser)
 			assert.Equal(t, int32(0o444), secretMode(t, pod, "temporal-tls"))
+
+			d, _ := uiParts(t, mustRender(t, parseValues(t, values+"ui: {enabled: true}\n")))
+			ui := d.Spec.Template.Spec
+			assert.Equal(t, pod.SecurityContext, ui.SecurityContext, "the Web UI's pod names no user either")
+			require.Len(t, ui.Containers, 1)
+			checkSecurity(t, ui, ui.Containers[0])
+			assert.Nil(t, ui.Containers[0].SecurityContext.RunAsUser)
+			assert.Equal(t, int32(0o444), secretMode(t, ui, "temporal-tls"))
 		})
 	}
 }

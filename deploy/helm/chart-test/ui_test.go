@@ -64,9 +64,12 @@ func TestChartWebUI(t *testing.T) {
 				assert.Equal(t, "/healthz", p.HTTPGet.Path)
 				assert.Equal(t, c.Ports[0].Name, p.HTTPGet.Port.String())
 			}
-			require.NotNil(t, pod.SecurityContext.RunAsNonRoot)
-			assert.True(t, *pod.SecurityContext.RunAsNonRoot)
-			assert.Equal(t, int64(1000), *pod.SecurityContext.RunAsUser, "the image's temporal user")
+			// The chart's security values, as the workers': the image's
+			// files are everyone's to read and it writes none, so it runs
+			// as any user (OpenShift's restricted-v2 assigns one).
+			checkSecurity(t, pod, c)
+			assert.Equal(t, workers.SecurityContext, pod.SecurityContext, "the workers' pod security context")
+			assert.Equal(t, workerContainer(t, workers).SecurityContext, c.SecurityContext, "the workers' container security context")
 
 			require.Len(t, pod.Volumes, 1)
 			require.Len(t, c.VolumeMounts, 1)

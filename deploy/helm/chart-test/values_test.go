@@ -75,12 +75,13 @@ temporal:
 ui: {enabled: true}
 `},
 		// OpenShift's restricted-v2: the platform assigns the uid, group
-		// and fsGroup, so the pod names none of them.
-		{name: "openshift", store: worker.StoreKubernetes,
+		// and fsGroup, so no pod names any of them, the Web UI's neither.
+		{name: "openshift+ui", store: worker.StoreKubernetes,
 			kinds: []string{"Role", "RoleBinding", "PodDisruptionBudget"}, yaml: bucket + openshiftValues + `
 store: {kind: kubernetes}
 temporal:
   tls: {secretName: temporal-tls, serverName: temporal.internal}
+ui: {enabled: true}
 `},
 		// Every secret the chart takes, each from a Secret: the worker's
 		// as mounted files, the bucket's as the SDK's variables and key file.

@@ -1,6 +1,6 @@
 {{/*
-The pod's and the worker container's security contexts: the operator's
-values over a floor no value can lower. The floor carries no user, group
+The pods' and their containers' security contexts (the workers' and the
+Web UI's alike): the operator's values over a floor no value can lower. The floor carries no user, group
 or fsGroup: OpenShift's restricted-v2 assigns those from the namespace's
 range and refuses a pod that names its own, so leaving them unset
 (podSecurityContext: null, or each set to null) must still render a

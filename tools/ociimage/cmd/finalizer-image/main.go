@@ -1,18 +1,23 @@
 // Command finalizer-image builds the finalizer's image from static binaries
-// without a container engine and writes it as an OCI archive:
+// without a container engine, one image per platform under one OCI image
+// index, and writes it as one OCI archive, with a CycloneDX SBOM of the
+// binaries beside it:
 //
-//	finalizer-image -worker bin/finalizer-worker -cli bin/finalizer \
+//	finalizer-image -bin bin -platforms "linux/amd64 linux/arm64" \
 //	    -version 1.2.0 -revision $(git rev-parse HEAD) -tag 1.2.0 \
-//	    -platform linux/amd64 -o finalizer-worker-1.2.0.oci.tar
+//	    -o finalizer-worker-image-v1.2.0.oci.tar -sbom finalizer-v1.2.0.cdx.json
 //
-// Timestamps come from SOURCE_DATE_EPOCH (the release commit's time), so a
-// rebuild from the same binaries has the same digest. Prints the digest.
+// The binaries of each platform are bin/<os>-<arch>/finalizer-worker and
+// bin/<os>-<arch>/finalizer. Timestamps come from SOURCE_DATE_EPOCH (the
+// release commit's time), so a rebuild from the same binaries has the same
+// digest. Prints the index's digest.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -21,44 +26,66 @@ import (
 )
 
 func main() {
-	var s ociimage.Spec
-	var tag, out, platform string
-	flag.StringVar(&s.Worker, "worker", "", "static finalizer-worker binary")
-	flag.StringVar(&s.CLI, "cli", "", "static finalizer binary")
-	flag.StringVar(&s.CACerts, "ca-certs", ociimage.CACertPath, "PEM CA bundle to ship")
-	flag.StringVar(&s.Version, "version", "", "release version (label org.opencontainers.image.version)")
-	flag.StringVar(&s.Revision, "revision", "", "commit (label org.opencontainers.image.revision)")
-	flag.StringVar(&s.Source, "source", "https://github.com/checkpoint-finalizer/finalizer", "source repository (label)")
+	var base ociimage.Spec
+	var bin, platforms, tag, out, sbom, sbomVersion string
+	flag.StringVar(&bin, "bin", "", "folder of the binaries, one <os>-<arch> folder per platform")
+	flag.StringVar(&platforms, "platforms", "linux/amd64", "GOOS/GOARCH list, space- or comma-separated")
+	flag.StringVar(&base.CACerts, "ca-certs", ociimage.CACertPath, "PEM CA bundle to ship")
+	flag.StringVar(&base.Version, "version", "", "release version (label org.opencontainers.image.version)")
+	flag.StringVar(&base.Revision, "revision", "", "commit (label org.opencontainers.image.revision)")
+	flag.StringVar(&base.Source, "source", "https://github.com/checkpoint-finalizer/finalizer", "source repository (label)")
 	flag.StringVar(&tag, "tag", "", "tag the archive names the image by (default: -version)")
-	flag.StringVar(&platform, "platform", "linux/amd64", "GOOS/GOARCH the binaries were built for")
 	flag.StringVar(&out, "o", "", "output OCI archive")
+	flag.StringVar(&sbom, "sbom", "", "output CycloneDX JSON SBOM of the binaries (default: none)")
+	flag.StringVar(&sbomVersion, "sbom-version", "", "the release's version the SBOM names (default: -version)")
 	flag.Parse()
-	if s.Worker == "" || s.CLI == "" || out == "" {
-		fail(fmt.Errorf("-worker, -cli and -o are required"))
-	}
-	var ok bool
-	if s.OS, s.Architecture, ok = strings.Cut(platform, "/"); !ok {
-		fail(fmt.Errorf("-platform %q is not GOOS/GOARCH", platform))
+	if bin == "" || out == "" {
+		fail(fmt.Errorf("-bin and -o are required"))
 	}
 	if tag == "" {
-		tag = s.Version
+		tag = base.Version
 	}
-	s.Created = time.Unix(0, 0).UTC()
+	if sbomVersion == "" {
+		sbomVersion = base.Version
+	}
+	base.Created = time.Unix(0, 0).UTC()
 	if e := os.Getenv("SOURCE_DATE_EPOCH"); e != "" {
 		sec, err := strconv.ParseInt(e, 10, 64)
 		if err != nil {
 			fail(fmt.Errorf("SOURCE_DATE_EPOCH %q: %w", e, err))
 		}
-		s.Created = time.Unix(sec, 0).UTC()
+		base.Created = time.Unix(sec, 0).UTC()
 	}
-	img, err := ociimage.Build(s)
+	var specs []ociimage.Spec
+	var binaries []string
+	for _, p := range strings.FieldsFunc(platforms, func(r rune) bool { return r == ' ' || r == ',' }) {
+		s := base
+		var ok bool
+		if s.OS, s.Architecture, ok = strings.Cut(p, "/"); !ok {
+			fail(fmt.Errorf("-platforms: %q is not GOOS/GOARCH", p))
+		}
+		dir := filepath.Join(bin, s.OS+"-"+s.Architecture)
+		s.Worker, s.CLI = filepath.Join(dir, "finalizer-worker"), filepath.Join(dir, "finalizer")
+		specs = append(specs, s)
+		binaries = append(binaries, s.Worker, s.CLI)
+	}
+	idx, err := ociimage.BuildIndex(specs)
 	if err != nil {
 		fail(err)
 	}
-	if err := ociimage.WriteArchive(img, tag, out, s.Created); err != nil {
+	if err := ociimage.WriteIndexArchive(idx, tag, out, base.Created); err != nil {
 		fail(err)
 	}
-	d, err := img.Digest()
+	if sbom != "" {
+		doc, err := ociimage.SBOM(ociimage.SBOMSpec{Binaries: binaries, Name: "checkpoint-finalizer", Version: sbomVersion, Created: base.Created})
+		if err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(sbom, doc, 0o644); err != nil {
+			fail(err)
+		}
+	}
+	d, err := idx.Digest()
 	if err != nil {
 		fail(err)
 	}
