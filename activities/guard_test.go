@@ -2,6 +2,8 @@ package activities_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -35,8 +37,8 @@ func (d *discardCounter) Mark(_ context.Context, key string) (blobstate.KeepMark
 
 func (d *discardCounter) ListJobHandles(_ context.Context, job stores.JobID) (blobstate.Listing, error) {
 	var l blobstate.Listing
-	for key, h := range d.handles {
-		if h.JobID == job {
+	for _, key := range slices.Sorted(maps.Keys(d.handles)) {
+		if h := d.handles[key]; h.JobID == job {
 			l.Handles = append(l.Handles, blobstate.HandleInfo{Key: key, CheckpointID: h.CheckpointID, Epoch: h.Epoch})
 		}
 	}
@@ -130,6 +132,7 @@ func TestGuardKeepsWhatAnOperatorOrASavepointKeeps(t *testing.T) {
 		{"another epoch's abandoned checkpoint inside", []blobstate.Handle{other(1, false, dir+"_metadata")}, []string{blobstate.Key(id, 1)}, false, "kept by an operator"},
 		{"another epoch's savepoint inside", []blobstate.Handle{other(1, true, dir+"_metadata")}, nil, false, "declares the savepoint"},
 		{"another epoch's checkpoint inside", []blobstate.Handle{other(1, false, dir+"_metadata")}, nil, true, ""},
+		{"a savepoint inside after another epoch's checkpoint", []blobstate.Handle{other(1, false, dir+"_metadata"), other(3, true, dir+"_metadata")}, nil, false, "declares the savepoint"},
 		{"another epoch's savepoint elsewhere", []blobstate.Handle{other(1, true, "flink/c1/savepoints/j1/sp-1/_metadata")}, nil, true, ""},
 		{"another checkpoint's savepoint", []blobstate.Handle{{CheckpointID: stores.CheckpointID{JobID: id.JobID, Checkpoint: 4}, Epoch: 1,
 			MetadataKey: "flink/c1/checkpoints/j1/chk-4/_metadata", ExclusivePrefix: "flink/c1/checkpoints/j1/chk-4/", Savepoint: true}}, nil, true, ""},
