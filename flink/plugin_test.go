@@ -50,10 +50,32 @@ func TestMain(m *testing.M) {
 }
 
 // TestPluginOnMiniClusters runs every Java test of the plugin (mvn verify:
-// its unit tests, the scenarios on MiniClusters, the shaded jar) against
-// one worker on ZooKeeper, the worker's state bucket being the directory
-// the MiniClusters write their checkpoints to.
+// its unit tests, the scenarios on MiniClusters, the shaded jar) on Flink
+// 1.20 against one worker on ZooKeeper, the worker's state bucket being the
+// directory the MiniClusters write their checkpoints to.
 func TestPluginOnMiniClusters(t *testing.T) {
+	onMiniClusters(t, flink1)
+}
+
+// TestPluginOnFlink2MiniClusters runs the same tests and builds the jar on
+// Flink 2.x (the flink2 profile: RecoveryClaimMode, the execution plan
+// store, the legacy source and sink API).
+func TestPluginOnFlink2MiniClusters(t *testing.T) {
+	onMiniClusters(t, flink2)
+}
+
+// flinkLine is a Flink release line the plugin builds for: its Maven
+// profile, build directory and jar.
+type flinkLine struct {
+	profile, dir, jar string
+}
+
+var (
+	flink1 = flinkLine{dir: "target", jar: "finalizer-flink-*.jar"}
+	flink2 = flinkLine{profile: "flink2", dir: "target-flink2", jar: "finalizer-flink-*-flink2.jar"}
+)
+
+func onMiniClusters(t *testing.T, line flinkLine) {
 	realserver.Require(t, "Temporal dev server, ZooKeeper and Flink MiniClusters")
 	suffix := randomHex(t)
 	bucket := t.TempDir()
@@ -69,6 +91,9 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	require.NoError(t, err)
 	defer log.Close()
 	args := append(mvn[1:], "clean", "verify")
+	if line.profile != "" {
+		args = append(args, "-P", line.profile)
+	}
 	if *javaTests != "" {
 		args = append(args, "-Dtest="+*javaTests, "-Dsurefire.failIfNoSpecifiedTests=false")
 	}
@@ -90,7 +115,7 @@ func TestPluginOnMiniClusters(t *testing.T) {
 	summary := surefire(t, out)
 	t.Logf("mvn verify: %s\n%s", time.Since(start).Round(time.Second), summary)
 	if err != nil {
-		reports, _ := filepath.Glob("target/surefire-reports/*-output.txt")
+		reports, _ := filepath.Glob(filepath.Join(line.dir, "surefire-reports", "*-output.txt"))
 		for _, r := range reports {
 			b, _ := os.ReadFile(r)
 			t.Logf("%s (last 8 KiB):\n%s", r, tail(b, 8<<10))
@@ -99,12 +124,12 @@ func TestPluginOnMiniClusters(t *testing.T) {
 		t.Fatalf("mvn verify failed: %v\n%s", err, tail(b, 16<<10))
 	}
 	for file, title := range map[string]string{
-		"target/side-by-side.md":       "scenario 4, ambiguous writes side by side",
-		"target/completion-latency.md": "a checkpoint's completion, sink snapshot to notification",
-		"target/incremental.md":        "scenario 6, incremental RocksDB shared files after a recovery",
-		"target/outage.md":             "our outage: the worker or Temporal away",
+		"side-by-side.md":       "scenario 4, ambiguous writes side by side",
+		"completion-latency.md": "a checkpoint's completion, sink snapshot to notification",
+		"incremental.md":        "scenario 6, incremental RocksDB shared files after a recovery",
+		"outage.md":             "our outage: the worker or Temporal away",
 	} {
-		if table, err := os.ReadFile(file); err == nil {
+		if table, err := os.ReadFile(filepath.Join(line.dir, file)); err == nil {
 			t.Logf("%s:\n%s", title, table)
 		}
 	}
@@ -117,31 +142,9 @@ func TestPluginOnMiniClusters(t *testing.T) {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
 	}
-	jar, err := filepath.Glob("target/finalizer-flink-*.jar")
+	jars, err := filepath.Glob(filepath.Join(line.dir, line.jar))
 	require.NoError(t, err)
-	require.NotEmpty(t, jar, "the shaded jar for Flink's lib/")
-	list, err := exec.Command("jar", "tf", jar[0]).Output()
-	require.NoError(t, err)
-	require.Contains(t, string(list), operatorEntryPoint, "the operator entry point")
-}
-
-// operatorEntryPoint is the class of the plugin's entry point for the Flink
-// Kubernetes Operator (docs/flink.md), in both jars.
-const operatorEntryPoint = "org/apache/flink/kubernetes/highavailability/KubernetesHAServicesFactory.class"
-
-// TestPluginBuildsForFlink2 builds the plugin against Flink 2.x (the
-// flink2 profile: RecoveryClaimMode, the execution plan store): a jar for
-// Flink 2's lib/, compiled, not run (the MiniCluster scenarios are written
-// for 1.20's APIs).
-func TestPluginBuildsForFlink2(t *testing.T) {
-	realserver.Require(t, "Maven Central's Flink 2.x artifacts")
-	mvn := maven(t)
-	cmd := exec.Command(mvn[0], append(mvn[1:], "-q", "-P", "flink2", "clean", "package")...)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "mvn -P flink2 package:\n%s", tail(out, 16<<10))
-	jars, err := filepath.Glob("target-flink2/finalizer-flink-*-flink2.jar")
-	require.NoError(t, err)
-	require.Len(t, jars, 1, "the Flink 2 jar")
+	require.Len(t, jars, 1, "the shaded jar for Flink's lib/")
 	list, err := exec.Command("jar", "tf", jars[0]).Output()
 	require.NoError(t, err)
 	for _, class := range []string{
@@ -153,6 +156,10 @@ func TestPluginBuildsForFlink2(t *testing.T) {
 		require.Contains(t, string(list), class)
 	}
 }
+
+// operatorEntryPoint is the class of the plugin's entry point for the Flink
+// Kubernetes Operator (docs/flink.md), in both jars.
+const operatorEntryPoint = "org/apache/flink/kubernetes/highavailability/KubernetesHAServicesFactory.class"
 
 // kubeCluster is the cluster a worker on the Kubernetes store serves, for
 // the Java tests that run Flink's Kubernetes HA services as the delegate.

@@ -15,8 +15,6 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
-import org.apache.flink.streaming.api.functions.source.RichSourceFunction;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,7 +124,7 @@ final class CheckingJob {
     }
 
     /** Emits 0..elements-1 as (n mod KEYS, n), its offset in operator state. */
-    static final class CountingSource extends RichSourceFunction<Tuple2<Integer, Long>> implements CheckpointedFunction {
+    static final class CountingSource extends FlinkApis.Source<Tuple2<Integer, Long>> implements CheckpointedFunction {
         private static final long serialVersionUID = 1L;
         private final String run;
         private volatile boolean running = true;
@@ -207,7 +205,7 @@ final class CheckingJob {
      * checkpoint is notified complete, or when a restore brings them back (they belong to the
      * restored checkpoint, which completed).
      */
-    static final class CommittingSink extends RichSinkFunction<Tuple2<Integer, Long>>
+    static final class CommittingSink extends FlinkApis.Sink<Tuple2<Integer, Long>>
             implements CheckpointedFunction, CheckpointListener {
         private static final long serialVersionUID = 1L;
         private final String run;

@@ -167,7 +167,7 @@ class FinalizerPluginITCase extends ItBase {
             await("3 checkpoints published", Duration.ofMinutes(2), () -> r.published.get() >= 3);
             first.cancelJob(jobId).get(1, TimeUnit.MINUTES);
             JobResult canceled = first.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
-            assertEquals(org.apache.flink.api.common.JobStatus.CANCELED, canceled.getApplicationStatus().deriveJobStatus());
+            assertEquals(org.apache.flink.api.common.JobStatus.CANCELED, FlinkApis.jobStatus(canceled));
         }
         assertFalse(r.emitted.get() >= r.elements, "the job was canceled mid-run");
         assertTrue(retired(jobId), "the canceled job was retired");
@@ -232,7 +232,7 @@ class FinalizerPluginITCase extends ItBase {
                     () -> latestQuietly(jobId).epoch() > before && r.restores.get() >= 1);
             second.cancelJob(jobId).get(1, TimeUnit.MINUTES);
             JobResult canceled = second.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
-            assertEquals(org.apache.flink.api.common.JobStatus.CANCELED, canceled.getApplicationStatus().deriveJobStatus());
+            assertEquals(org.apache.flink.api.common.JobStatus.CANCELED, FlinkApis.jobStatus(canceled));
         }
         List<String> retirements = retireInputs(jobId);
         assertFalse(retirements.isEmpty(), "the canceled job was retired");

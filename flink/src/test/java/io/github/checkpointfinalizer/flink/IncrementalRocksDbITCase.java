@@ -8,13 +8,11 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBOptionsFactory;
-import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
@@ -73,7 +71,7 @@ class IncrementalRocksDbITCase extends ItBase {
                 job -> harness.references(FaultWorld.MAIN_STORE, job));
         String table = "| world | references | shared files they use | of those missing | shared files | unreferenced, written before the crash | unreferenced for good, written after | output |\n"
                 + "|---|---|---|---|---|---|---|---|\n" + ours.row() + "\n";
-        Files.writeString(Path.of("target", "incremental.md"), table);
+        Files.writeString(reportFile("incremental.md"), table);
         System.out.println(table);
 
         assertTrue(ours.used() > 0, "the referenced checkpoints use shared files");
@@ -118,8 +116,7 @@ class IncrementalRocksDbITCase extends ItBase {
 
         JobID second = new JobID();
         JobGraph legacy = CheckingJob.graph(run, second, INTERVAL, state);
-        legacy.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(retainedDir.toUri().toString(), false,
-                RestoreMode.LEGACY));
+        legacy.setSavepointRestoreSettings(FlinkApis.legacyRestore(retainedDir.toUri().toString()));
         int before = r.published.get();
         MiniCluster cluster = start(conf);
         try {

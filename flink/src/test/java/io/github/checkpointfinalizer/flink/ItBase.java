@@ -12,19 +12,18 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
 import org.apache.flink.runtime.highavailability.HighAvailabilityServices;
 import org.apache.flink.runtime.highavailability.HighAvailabilityServicesUtils;
-import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,6 +129,11 @@ abstract class ItBase {
         return temporal.listExecutions(query).collect(Collectors.toList());
     }
 
+    /** A report's file in the build directory of the Flink line the tests run on. */
+    static Path reportFile(String name) {
+        return Path.of(System.getProperty("finalizer.it.reports", "target"), name);
+    }
+
     /** Whether the condition held within the timeout. */
     static boolean within(Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -153,8 +157,7 @@ abstract class ItBase {
         ExecutorService io = Executors.newSingleThreadExecutor();
         HighAvailabilityServices ha = HighAvailabilityServicesUtils.createAvailableOrEmbeddedServices(conf, io, e -> { });
         try {
-            CompletedCheckpointStore store = ha.getCheckpointRecoveryFactory().createRecoveredCompletedCheckpointStore(
-                    jobId, 100, SharedStateRegistry.DEFAULT_FACTORY, io, RestoreMode.NO_CLAIM);
+            CompletedCheckpointStore store = FlinkApis.recoveredStore(ha.getCheckpointRecoveryFactory(), jobId, 100, io);
             List<Long> ids = new ArrayList<>();
             for (CompletedCheckpoint c : store.getAllCheckpoints()) {
                 ids.add(c.getCheckpointID());

@@ -4,7 +4,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.configuration.KubernetesConfigOptions;
 import org.apache.flink.kubernetes.kubeclient.FlinkKubeClient;
 import org.apache.flink.kubernetes.kubeclient.FlinkKubeClientFactory;
-import org.apache.flink.kubernetes.utils.Constants;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,7 +67,7 @@ class KubernetesDelegateITCase extends FinalizerPluginITCase {
         String configMap = conf.get(KubernetesConfigOptions.CLUSTER_ID) + "-cluster-config-map";
         try (FlinkKubeClient kube = FlinkKubeClientFactory.getInstance().fromConfiguration(conf, "test")) {
             await("no job graph left in " + configMap, Duration.ofMinutes(1), () -> kube.getConfigMap(configMap)
-                    .map(cm -> cm.getData().keySet().stream().noneMatch(k -> k.startsWith(Constants.JOB_GRAPH_STORE_KEY_PREFIX)))
+                    .map(cm -> cm.getData().keySet().stream().noneMatch(k -> k.startsWith(KubernetesHaLayout.JOB_KEY_PREFIX)))
                     .orElse(true));
         }
     }

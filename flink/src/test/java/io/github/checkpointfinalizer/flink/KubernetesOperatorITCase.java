@@ -18,7 +18,6 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -97,16 +96,14 @@ class KubernetesOperatorITCase extends ItBase {
             // ConfigMap under the cluster's labels, so HA metadata is available; no checkpoint key.
             KubernetesConfigMap job = kube.getConfigMap(jobConfigMap).orElseThrow(
                     () -> new AssertionError("the job's HA ConfigMap " + jobConfigMap + " is left"));
-            assertEquals(Map.of(Constants.LABEL_APP_KEY, clusterId, Constants.LABEL_TYPE_KEY, Constants.LABEL_TYPE_NATIVE_TYPE,
-                            Constants.LABEL_CONFIGMAP_TYPE_KEY, Constants.LABEL_CONFIGMAP_TYPE_HIGH_AVAILABILITY),
-                    job.getLabels(), "the labels the operator selects by");
+            assertEquals(KubernetesHaLayout.haConfigMapLabels(clusterId), job.getLabels(), "the labels the operator selects by");
             assertTrue(job.getData().containsKey(Constants.CHECKPOINT_COUNTER_KEY), "the checkpoint ID counter: " + job.getData());
             assertTrue(job.getData().keySet().stream().noneMatch(k -> k.startsWith(Constants.CHECKPOINT_ID_KEY_PREFIX)),
                     "no completed checkpoint in Flink's ConfigMap: " + job.getData().keySet());
             // The operator's submitApplicationCluster: the job graph goes, the rest stays.
             AtomicReference<Boolean> hadJobGraph = new AtomicReference<>(false);
             assertTrue(kube.checkAndUpdateConfigMap(clusterConfigMap, cm -> {
-                hadJobGraph.set(cm.getData().keySet().removeIf(k -> k.startsWith(Constants.JOB_GRAPH_STORE_KEY_PREFIX)));
+                hadJobGraph.set(cm.getData().keySet().removeIf(k -> k.startsWith(KubernetesHaLayout.JOB_KEY_PREFIX)));
                 return Optional.of(cm);
             }).get(1, TimeUnit.MINUTES), "the job graph deleted from " + clusterConfigMap);
             assertTrue(hadJobGraph.get(), "the job's graph was in " + clusterConfigMap);

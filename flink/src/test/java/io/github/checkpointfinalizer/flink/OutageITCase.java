@@ -12,7 +12,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +45,7 @@ class OutageITCase extends ItBase {
     static void report() throws Exception {
         String table = "| scenario | job status answers (slowest) | restarts | checkpoints before / after | output |\n"
                 + "|---|---|---|---|---|\n" + String.join("\n", REPORT) + "\n";
-        Files.writeString(Path.of("target", "outage.md"), table);
+        Files.writeString(reportFile("outage.md"), table);
         System.out.println(table);
     }
 

@@ -9,7 +9,6 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +62,7 @@ class SideBySideITCase extends ItBase {
 
         String table = "| world | failovers | checkpoints completed | output | retention settled after catching up | references | dangling | leaked | stuck | manual steps |\n"
                 + "|---|---|---|---|---|---|---|---|---|---|\n" + ours.row() + "\n" + theirs.row() + "\n";
-        Files.writeString(Path.of("target", "side-by-side.md"), table);
+        Files.writeString(reportFile("side-by-side.md"), table);
         System.out.println(table);
 
         assertEquals("exact", ours.output(), "the plugin's output");
@@ -102,7 +101,7 @@ class SideBySideITCase extends ItBase {
                     .append(" | ").append(ms.get((int) Math.ceil(ms.size() * 0.99) - 1)).append(" | ")
                     .append(ms.get(ms.size() - 1)).append(" |\n");
         }
-        Files.writeString(Path.of("target", "completion-latency.md"), report);
+        Files.writeString(reportFile("completion-latency.md"), report);
         System.out.println(report);
     }
 
