@@ -3,8 +3,8 @@ package blobstate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -68,19 +68,12 @@ func (s *Store) Mark(ctx context.Context, handleKey string) (m KeepMark, ok bool
 	if err != nil {
 		return KeepMark{}, false, fmt.Errorf("read the keep mark of %s: %w", handleKey, err)
 	}
-	r, err := s.bucket.NewReader(ctx, key, nil)
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	b, err := s.readSmall(ctx, key, maxMarkSize)
+	switch {
+	case errors.Is(err, ErrNotFound):
 		return KeepMark{}, false, nil
-	}
-	if err != nil {
-		return KeepMark{}, false, fmt.Errorf("read the keep mark of %s: %w", handleKey, s.scrub(err))
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxMarkSize+1))
-	if cerr := r.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return KeepMark{}, false, fmt.Errorf("read the keep mark of %s: %w", handleKey, s.scrub(err))
+	case err != nil:
+		return KeepMark{}, false, fmt.Errorf("read the keep mark of %s: %w", handleKey, err)
 	}
 	if len(b) > maxMarkSize || json.Unmarshal(b, &m) != nil || m.HandleKey != handleKey {
 		return KeepMark{HandleKey: handleKey, Reason: "a keep mark that cannot be read (" + key + ")"}, true, nil

@@ -1,6 +1,9 @@
 package blobstate_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,7 +17,8 @@ import (
 // A keep mark stands beside its handle until it is released; the first
 // reason stays; a mark that cannot be read still stands.
 func TestKeepMarkStandsUntilReleased(t *testing.T) {
-	s, err := blobstate.Open(t.Context(), "file://"+t.TempDir())
+	dir := t.TempDir()
+	s, err := blobstate.Open(t.Context(), "file://"+dir)
 	require.NoError(t, err)
 	id := stores.CheckpointID{JobID: stores.JobID{Cluster: "c1", Job: "j1"}, Checkpoint: 5}
 	key := blobstate.Key(id, 1)
@@ -36,6 +40,15 @@ func TestKeepMarkStandsUntilReleased(t *testing.T) {
 	removed, err = s.Unkeep(t.Context(), key)
 	require.NoError(t, err)
 	assert.False(t, removed, "nothing left to release")
+
+	// A mark that cannot be decoded still keeps the state.
+	markFile := filepath.Join(dir, "kept", "c1", "j1", fmt.Sprintf("%020d", 1), fmt.Sprintf("%020d.json", 5))
+	require.NoError(t, os.MkdirAll(filepath.Dir(markFile), 0o755))
+	require.NoError(t, os.WriteFile(markFile, []byte("not json"), 0o644))
+	m, ok, err = s.Mark(t.Context(), key)
+	require.NoError(t, err)
+	assert.True(t, ok, "an unreadable mark stands")
+	assert.Contains(t, m.Reason, "cannot be read")
 
 	_, _, err = s.Mark(t.Context(), "kept/c1/j1/x.json")
 	assert.ErrorIs(t, err, stores.ErrInvalid, "only a handle key has a mark")

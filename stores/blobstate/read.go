@@ -36,21 +36,9 @@ func (s *Store) ReadKey(ctx context.Context, key string) (Handle, error) {
 
 // read returns the handle at key and its stored bytes.
 func (s *Store) read(ctx context.Context, key string) (Handle, []byte, error) {
-	r, err := s.bucket.NewReader(ctx, key, nil)
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return Handle{}, nil, fmt.Errorf("%s: %w", key, ErrNotFound)
-	}
+	b, err := s.readSmall(ctx, key, MaxEnvelopeSize)
 	if err != nil {
-		return Handle{}, nil, fmt.Errorf("open %s: %w", key, s.scrub(err))
-	}
-	// Read one byte past the limit so an oversized blob is recognised
-	// without reading it whole.
-	b, err := io.ReadAll(io.LimitReader(r, MaxEnvelopeSize+1))
-	if cerr := r.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return Handle{}, nil, fmt.Errorf("read %s: %w", key, s.scrub(err))
+		return Handle{}, nil, err
 	}
 	h, err := DecodeEnvelope(b)
 	if err != nil {
@@ -62,4 +50,25 @@ func (s *Store) read(ctx context.Context, key string) (Handle, []byte, error) {
 		return Handle{}, nil, fmt.Errorf("%s holds the handle of %s: %w", key, got, ErrCorrupt)
 	}
 	return h, b, nil
+}
+
+// readSmall reads the blob at key, at most limit bytes and one past it, so
+// that an oversized blob is recognised without reading it whole (the
+// caller refuses it). A missing blob is ErrNotFound.
+func (s *Store) readSmall(ctx context.Context, key string, limit int64) ([]byte, error) {
+	r, err := s.bucket.NewReader(ctx, key, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", key, s.scrub(err))
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if cerr := r.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, s.scrub(err))
+	}
+	return b, nil
 }
