@@ -20,8 +20,14 @@
 //     only once Verify answers Absent, which it does only after a tombstone
 //     fence stands that no attempt up to the one verified can ever cross.
 //
-// The semantics live once, in the pure functions of decide.go; backends only
-// read the current state, apply the decision with one compare-and-set and
-// translate their client's errors. The conformance suite in stores/storetest
-// holds every backend to them.
+// The semantics live once, in the pure functions of decide.go, and the
+// Engine applies them the same way over every backend: it validates the
+// input, loads the job, decides, and commits the change with one
+// compare-and-set, reading and deciding again when the compare-and-set
+// lost. A backend is a Driver (load a job at one moment, commit a change
+// conditional on that load, settle a decision that wrote nothing) that
+// translates its client's errors, plus what only it can do (list a
+// cluster's jobs, probe). Adding a store operation touches the Engine and
+// no backend. The conformance suite in stores/storetest holds every backend
+// to the semantics, and the linearizability checks hold each to decide.go.
 package stores

@@ -1,8 +1,10 @@
 // Package embedded is the single-machine reference store, the default when
 // no ZooKeeper or Kubernetes is configured (the role Flink's standalone mode
-// plays). It keeps jobs and references in one bbolt file: every call is one
-// read-write transaction, so compare-and-set is real, and a transaction is
-// reported written only after bbolt has fsynced it.
+// plays). It keeps jobs and references in one bbolt file and is the
+// stores.Engine over a driver whose load is one read transaction and whose
+// commit is one read-write transaction that first checks every byte the
+// load read, so compare-and-set is real; a commit is reported written only
+// after bbolt has fsynced it.
 //
 // The file is locked to one process: a second Open fails with ErrLocked
 // after LockTimeout instead of sharing it. Within the process the store is

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -67,46 +66,4 @@ func ownKey(bucket, k []byte, job stores.JobID) error {
 		return fmt.Errorf("%s key %q is not a job's (want %q): %w", bucket, k, prefix, stores.ErrCorruptState)
 	}
 	return nil
-}
-
-// ListEntries implements stores.Inventory.
-func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
-	if err := job.Validate(); err != nil {
-		return nil, err
-	}
-	var all []stores.Entry
-	err := s.view(ctx, fmt.Sprintf("list keys of %s", job), func(tx *bolt.Tx) (err error) {
-		all, err = entries(tx, job)
-		return err
-	})
-	return all, err
-}
-
-// Quarantine implements stores.Inventory.
-func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
-	return s.retombstone(ctx, fmt.Sprintf("quarantine checkpoint %s", id), id, token, stores.DecideQuarantine)
-}
-
-// Release implements stores.ReferenceStore.
-func (s *Store) Release(ctx context.Context, id stores.CheckpointID, token string) error {
-	return s.retombstone(ctx, fmt.Sprintf("release checkpoint %s", id), id, token, stores.DecideRelease)
-}
-
-// retombstone rewrites a key of token as decide says, on the key alone.
-func (s *Store) retombstone(ctx context.Context, op string, id stores.CheckpointID, token string,
-	decide func(stores.Entry, string, time.Time) (*stores.Entry, error)) error {
-	if err := stores.ValidateTokenKey(id, token); err != nil {
-		return err
-	}
-	return s.update(ctx, op, func(tx *bolt.Tx) error {
-		cur, err := readEntry(tx, id)
-		if err != nil {
-			return err
-		}
-		next, err := decide(cur, token, s.now())
-		if err != nil || next == nil {
-			return err
-		}
-		return writeEntry(tx, id.JobID, *next)
-	})
 }

@@ -3,7 +3,6 @@ package embedded
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,10 +30,11 @@ var (
 	refsBucket = []byte("references")
 )
 
-// Store is the embedded reference store.
+// Store is the embedded reference store: the stores.Engine over one bbolt
+// file.
 type Store struct {
-	db  *bolt.DB
-	now func() time.Time
+	*stores.Engine
+	db *bolt.DB
 }
 
 var _ stores.ReferenceStore = (*Store)(nil)
@@ -62,7 +62,9 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("initialise embedded store %s: %w", path, err), db.Close())
 	}
-	return &Store{db: db, now: time.Now}, nil
+	s := &Store{db: db}
+	s.Engine = stores.NewEngine(driver{s}, 0, nil)
+	return s, nil
 }
 
 // Close releases the file and its lock.
@@ -72,19 +74,6 @@ func jobKey(job stores.JobID) []byte { return []byte(job.Cluster + "/" + job.Job
 
 func refKey(id stores.CheckpointID) []byte {
 	return fmt.Appendf(jobKey(id.JobID), "%019d", id.Checkpoint)
-}
-
-// update runs fn in one transaction. A definite rejection returned by fn is
-// passed through; anything else that fails the transaction is Unknown.
-func (s *Store) update(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	err := s.db.Update(fn)
-	if err == nil || stores.OutcomeOf(err) == stores.Rejected {
-		return err
-	}
-	return stores.Unknownf(err, "%s", op)
 }
 
 // readJob reads the job's state: the zero state when there is none (never

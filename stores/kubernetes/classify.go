@@ -75,17 +75,17 @@ func retryAfter(err error, fallback time.Duration) time.Duration {
 	return fallback
 }
 
-// failRead turns the error of a read (GET) inside a mutating call into its
+// failRead turns the error of a read (GET) inside a call into its
 // outcome: a refusal is definite, since nothing was written; the rest is
 // Unknown, conservatively.
-func failRead(op string, err error) error {
+func failRead(err error) error {
 	if errors.Is(err, stores.ErrInvalid) {
-		return fmt.Errorf("%s: %w", op, err)
+		return err
 	}
 	if classify(err, false) == classRefused {
-		return fmt.Errorf("%s: read: %w: %w", op, refusal(err), err)
+		return fmt.Errorf("read: %w: %w", refusal(err), err)
 	}
-	return stores.Unknownf(err, "%s: read", op)
+	return stores.Unknownf(err, "read")
 }
 
 // refusal is the sentinel of a definite refusal: access control (401, 403)

@@ -59,7 +59,7 @@ func TestErrRefusedIsRejected(t *testing.T) {
 }
 
 func TestFailReadIsUnknownUnlessRefused(t *testing.T) {
-	assert.Equal(t, stores.Unknown, stores.OutcomeOf(failRead("op", apierrors.NewInternalError(errors.New("x")))))
-	assert.Equal(t, stores.Unknown, stores.OutcomeOf(failRead("op", &url.Error{Op: "Get", Err: io.EOF})))
-	assert.Equal(t, stores.Rejected, stores.OutcomeOf(failRead("op", apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "n", errors.New("no")))))
+	assert.Equal(t, stores.Unknown, stores.OutcomeOf(failRead(apierrors.NewInternalError(errors.New("x")))))
+	assert.Equal(t, stores.Unknown, stores.OutcomeOf(failRead(&url.Error{Op: "Get", Err: io.EOF})))
+	assert.Equal(t, stores.Rejected, stores.OutcomeOf(failRead(apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "n", errors.New("no")))))
 }

@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -32,7 +31,7 @@ func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, e
 	for {
 		page, err := s.list(ctx, selector, cont)
 		if err != nil {
-			return nil, failRead(op, err)
+			return nil, fmt.Errorf("%s: %w", op, failRead(err))
 		}
 		for i := range page.Items {
 			cm := &page.Items[i]
@@ -50,11 +49,11 @@ func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, e
 			}
 			snap, err := newSnapshot(job, s.namespace, name, cm)
 			if err != nil {
-				return nil, decodeFailure(op, err)
+				return nil, fmt.Errorf("%s: %w", op, err)
 			}
 			entries, err := snap.entries()
 			if err != nil {
-				return nil, decodeFailure(op, err)
+				return nil, fmt.Errorf("%s: %w", op, err)
 			}
 			if stores.JobKnown(snap.state, len(entries)) {
 				jobs = append(jobs, job)
@@ -64,52 +63,4 @@ func (s *Store) ListJobs(ctx context.Context, cluster string) ([]stores.JobID, e
 			return stores.SortJobs(jobs), nil
 		}
 	}
-}
-
-// ListEntries implements stores.Inventory: every key of one quorum read.
-func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
-	if err := job.Validate(); err != nil {
-		return nil, err
-	}
-	op := fmt.Sprintf("list keys of %s", job)
-	snap, err := s.snapshotOf(ctx, op, job)
-	if err != nil {
-		return nil, err
-	}
-	all, err := snap.entries()
-	if err != nil {
-		return nil, decodeFailure(op, err)
-	}
-	return all, nil
-}
-
-// Quarantine implements stores.Inventory: the tombstone replaces the
-// reference in one conditional Update.
-func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
-	return s.retombstone(ctx, fmt.Sprintf("quarantine %s token %q", id, token), id, token, stores.DecideQuarantine)
-}
-
-// Release implements stores.ReferenceStore: the retired tombstone replaces
-// the kept record in one conditional Update.
-func (s *Store) Release(ctx context.Context, id stores.CheckpointID, token string) error {
-	return s.retombstone(ctx, fmt.Sprintf("release %s token %q", id, token), id, token, stores.DecideRelease)
-}
-
-// retombstone rewrites a key of token as decide says.
-func (s *Store) retombstone(ctx context.Context, op string, id stores.CheckpointID, token string,
-	decide func(stores.Entry, string, time.Time) (*stores.Entry, error)) error {
-	if err := stores.ValidateTokenKey(id, token); err != nil {
-		return err
-	}
-	return s.mutate(ctx, op, id.JobID, serverFits, func(snap *snapshot) (*change, error) {
-		cur, err := snap.entry(id.Checkpoint)
-		if err != nil {
-			return nil, decodeFailure(op, err)
-		}
-		next, err := decide(cur, token, time.Now())
-		if err != nil || next == nil {
-			return nil, err
-		}
-		return &change{put: []stores.Entry{*next}}, nil
-	})
 }

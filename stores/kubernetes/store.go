@@ -23,6 +23,7 @@ var ErrClosed = errors.New("kubernetes store closed")
 // Store is a stores.ReferenceStore over ConfigMaps of one namespace. It is
 // safe for concurrent use.
 type Store struct {
+	*stores.Engine
 	cfg       Config
 	namespace string
 	host      string // the API server's URL
@@ -58,13 +59,15 @@ func New(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes store: client: %w", err)
 	}
-	return &Store{
+	s := &Store{
 		cfg:       cfg,
 		namespace: ns,
 		host:      rc.Host,
 		rc:        client.RESTClient(),
 		log:       cfg.Logger.With("store", "kubernetes", "namespace", ns),
-	}, nil
+	}
+	s.Engine = stores.NewEngine(driver{s}, cfg.MaxAttempts, nil)
+	return s, nil
 }
 
 // Namespace is the namespace holding the ConfigMaps.

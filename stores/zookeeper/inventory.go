@@ -3,7 +3,6 @@ package zookeeper
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -71,44 +70,4 @@ func (s *Store) children(ctx context.Context, path string) ([]string, error) {
 		return nil, fmt.Errorf("list %s: %w", path, readError(err))
 	}
 	return names, nil
-}
-
-// ListEntries implements stores.Inventory; it syncs first.
-func (s *Store) ListEntries(ctx context.Context, job stores.JobID) ([]stores.Entry, error) {
-	if err := job.Validate(); err != nil {
-		return nil, err
-	}
-	if err := s.sync(ctx); err != nil {
-		return nil, fmt.Errorf("list keys of %s: %w", job, err)
-	}
-	entries, _, err := s.snapshot(ctx, job)
-	return entries, err
-}
-
-// Quarantine implements stores.Inventory: one compare-and-set of the key at
-// the version read.
-func (s *Store) Quarantine(ctx context.Context, id stores.CheckpointID, token string) error {
-	return s.retombstone(ctx, fmt.Sprintf("quarantine checkpoint %s", id), id, token, stores.DecideQuarantine)
-}
-
-// Release implements stores.ReferenceStore: one compare-and-set of the key
-// at the version read.
-func (s *Store) Release(ctx context.Context, id stores.CheckpointID, token string) error {
-	return s.retombstone(ctx, fmt.Sprintf("release checkpoint %s", id), id, token, stores.DecideRelease)
-}
-
-// retombstone rewrites a key of token as decide says.
-func (s *Store) retombstone(ctx context.Context, op string, id stores.CheckpointID, token string,
-	decide func(stores.Entry, string, time.Time) (*stores.Entry, error)) error {
-	if err := stores.ValidateTokenKey(id, token); err != nil {
-		return err
-	}
-	// Decided on the key alone, read at one moment.
-	return s.writeKey(ctx, op, id, false, func(_ stores.JobState, cur stores.Entry, version int32) (any, error) {
-		next, err := decide(cur, token, s.now())
-		if err != nil || next == nil {
-			return nil, err
-		}
-		return s.putEntry(id, *next, version)
-	})
 }

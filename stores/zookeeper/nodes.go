@@ -105,62 +105,6 @@ func (s *Store) getEntries(ctx context.Context, job stores.JobID) ([]stores.Entr
 	return entries, versions, nil
 }
 
-// touchJob rewrites the job node, unchanged, at the version read (creating
-// it with the zero state if it does not exist yet). Every multi-op that
-// writes one of the job's keys includes it, so that the job node's version
-// moves with every change of the job: a Retire or a collection that read
-// the keys before a new one appeared then fails its own version check, and
-// an unchanged version proves that reads made in between saw one snapshot.
-// Creating a child alone would not change the parent's version.
-func (s *Store) touchJob(job stores.JobID, st stores.JobState, version int32) (any, error) {
-	data, err := stores.EncodeJobState(st)
-	if err != nil {
-		return nil, err
-	}
-	return s.put(s.jobPath(job), data, version), nil
-}
-
-// stable reports whether the job node is still at version: nothing of the
-// job has changed since it was read at that version, so a decision made on
-// reads in between (a rejection, a write found done) holds at one moment.
-func (s *Store) stable(ctx context.Context, job stores.JobID, version int32) (bool, error) {
-	_, now, err := s.get(ctx, s.jobPath(job))
-	return now == version, err
-}
-
-// settled ends a step that writes nothing (a rejection, or a write found
-// done) once the job node shows that the reads it decided on were one
-// snapshot; otherwise the step runs again on fresh reads.
-func (s *Store) settled(ctx context.Context, job stores.JobID, version int32, answer error) (bool, error) {
-	ok, err := s.stable(ctx, job, version)
-	switch {
-	case err != nil:
-		return false, err
-	case !ok:
-		return true, nil
-	}
-	return false, answer
-}
-
-// snapshot returns every key of the job as of one moment: the job node's
-// version, unchanged across the listing, proves nothing changed during it.
-func (s *Store) snapshot(ctx context.Context, job stores.JobID) ([]stores.Entry, map[uint64]int32, error) {
-	for range maxRaces {
-		_, version, err := s.getJob(ctx, job)
-		if err != nil {
-			return nil, nil, err
-		}
-		entries, versions, err := s.getEntries(ctx, job)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok, err := s.stable(ctx, job, version); err != nil || ok {
-			return entries, versions, err
-		}
-	}
-	return nil, nil, stores.Unknownf(errContention, "list keys of %s", job)
-}
-
 // put writes data at path if the node is still at version; a missing node
 // is created, and the create fails if it appeared meanwhile.
 func (s *Store) put(path string, data []byte, version int32) any {
@@ -168,8 +112,4 @@ func (s *Store) put(path string, data []byte, version int32) any {
 		return &zk.CreateRequest{Path: path, Data: data, Acl: s.acl}
 	}
 	return &zk.SetDataRequest{Path: path, Data: data, Version: version}
-}
-
-func (s *Store) encode(e stores.Entry) ([]byte, error) {
-	return stores.EncodeEntry(e, s.maxValue)
 }

@@ -15,12 +15,12 @@ import (
 
 // Store is the ZooKeeper reference store. It is safe for concurrent use.
 type Store struct {
+	*stores.Engine
 	conn     *zk.Conn
 	servers  []string
 	root     string
 	acl      []zk.ACL
 	maxValue int
-	now      func() time.Time
 }
 
 var _ stores.ReferenceStore = (*Store)(nil)
@@ -36,7 +36,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to zookeeper %v: %w", cfg.Servers, err)
 	}
-	s := &Store{conn: conn, servers: cfg.Servers, root: cfg.Root, acl: zk.WorldACL(zk.PermAll), maxValue: cfg.MaxValueSize, now: time.Now}
+	s := &Store{conn: conn, servers: cfg.Servers, root: cfg.Root, acl: zk.WorldACL(zk.PermAll), maxValue: cfg.MaxValueSize}
+	s.Engine = stores.NewEngine(driver{s}, 0, nil)
 	if s.maxValue == 0 {
 		s.maxValue = DefaultMaxValueSize
 	}
