@@ -15,7 +15,6 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
@@ -105,20 +104,18 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.states.Close() })
 
-	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
-	finalizations := activities.TemporalFinalizations{Client: c}
-	acts := &activities.Activities{
-		References: e.refs, Leadership: e.store, States: e.states, Handles: e.states, StoreKind: b.name,
-		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: finalizations,
-	}
-	// Cleaned up after the worker's stop (cleanups run last first).
-	t.Cleanup(finalizer.StartRetention(context.Background(), acts, nil, slog.New(slog.DiscardHandler)))
-	finalizer.Register(w, acts, &reconcileacts.Activities{
-		Inventory: e.store, References: e.refs, States: e.states, Handles: e.states, Finalizations: finalizations,
+	// The production assembly, tenant gate and interceptors included.
+	a := finalizer.Assemble(finalizer.Parts{
+		Store: e.store, References: e.refs, Bucket: e.states, StoreKind: b.name,
+		Temporal: c, TaskQueue: e.taskQueue, Retain: retain,
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.
 		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},
 	})
+	w := sdkworker.New(c, e.taskQueue, a.Options(sdkworker.Options{}))
+	// Cleaned up after the worker's stop (cleanups run last first).
+	t.Cleanup(finalizer.StartRetention(context.Background(), a.Finalizer, nil, slog.New(slog.DiscardHandler)))
+	a.Register(w)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return e

@@ -7,9 +7,10 @@ import (
 	"slices"
 )
 
-// jobStateVersion is the format of an encoded job state. The unversioned
-// JSON of b0bb845 and before is version 1: still read, exactly as that
-// encoder wrote it, and rewritten as version 2 by the next write of the job.
+// jobStateVersion is the format of an encoded job state. Version 1 is the
+// unversioned JSON written before job states carried a version: still
+// read, exactly as that encoder wrote it, and rewritten as version 2 by the
+// next write of the job.
 const jobStateVersion = 2
 
 // jobStateWire is version 2: every field always present, so that a field

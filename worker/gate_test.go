@@ -116,14 +116,14 @@ const served, unserved = "c1", "c2"
 func gateOptions(t *testing.T) sdkworker.Options {
 	layout, err := blobstate.ParseLayout(served + "=" + served)
 	require.NoError(t, err)
-	return workerOptions(Config{}, layout, nil)
+	return Assemble(Parts{Layout: layout}).Options(workerOptions(Config{}, nil))
 }
 
 func registered() *recorder {
 	r := &recorder{workflows: map[string]any{}}
 	// The fields stay nil: an activity the gate let through would panic,
 	// which the test tells apart from the gate's refusal.
-	Register(r, &activities.Activities{}, &reconcileacts.Activities{})
+	Assemble(Parts{}).Register(r)
 	return r
 }
 
@@ -137,7 +137,7 @@ func TestGateRefusesEveryWorkflowForAnUnservedCluster(t *testing.T) {
 			for _, cluster := range []string{unserved, served} {
 				env := workflowtest.Suite().NewTestWorkflowEnvironment()
 				env.SetWorkerOptions(gateOptions(t))
-				Register(env, &activities.Activities{}, &reconcileacts.Activities{})
+				Assemble(Parts{}).Register(env)
 				env.ExecuteWorkflow(name, argsFor(t, name, types, cluster)...)
 				err := env.GetWorkflowError()
 				if cluster == unserved {

@@ -88,39 +88,28 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, opts ...Option) (
 
 	fatal := make(chan error, 1)
 	sdkworker.SetStickyWorkflowCacheSize(cfg.WorkflowCache) // read when the process's first worker starts
-	w := sdkworker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg, layout, fatal))
 	var references stores.ReferenceStore = refs
 	if o.wrapReferences != nil {
 		references = o.wrapReferences(refs)
 	}
-	finalizations := activities.TemporalFinalizations{Client: c}
-	acts := &activities.Activities{
-		References:    references,
-		Leadership:    references,
-		States:        states,
-		Handles:       states,
-		Layout:        layout,
-		StoreKind:     string(cfg.Store.Kind),
-		Temporal:      c,
-		TaskQueue:     cfg.Temporal.TaskQueue,
-		Finalizations: finalizations,
-		Retain:        cfg.Retain,
-	}
+	a := Assemble(Parts{
+		Store:      refs,
+		References: references,
+		Leadership: references,
+		Bucket:     states,
+		Layout:     layout,
+		StoreKind:  string(cfg.Store.Kind),
+		Temporal:   c,
+		TaskQueue:  cfg.Temporal.TaskQueue,
+		Retain:     cfg.Retain,
+		Floors:     reconcileacts.Floors{Grace: cfg.ReconcileMinGrace, TombstoneTTL: cfg.ReconcileMinTombstoneTTL},
+	})
+	w := sdkworker.New(c, cfg.Temporal.TaskQueue, a.Options(workerOptions(cfg, fatal)))
+	a.Register(w)
 	// Deferred after the stores' closes, so it stops before them, and
 	// after the worker's stop, so nothing publishes any more.
 	retentionLog := logger.With("component", "retention")
-	defer StartRetention(activities.WithBackground(context.Background(), sdklog.NewStructuredLogger(retentionLog), m.handler), acts, HandleJobs(states, layout), retentionLog)()
-	Register(w, acts, &reconcileacts.Activities{
-		// Every backend serves the inventory (referenceStore), so the store
-		// opened above is it; the fences go where the finalizer's go.
-		Inventory:     refs,
-		References:    references,
-		States:        states,
-		Handles:       states,
-		Layout:        layout,
-		Finalizations: finalizations,
-		Floors:        reconcileacts.Floors{Grace: cfg.ReconcileMinGrace, TombstoneTTL: cfg.ReconcileMinTombstoneTTL},
-	})
+	defer StartRetention(activities.WithBackground(context.Background(), sdklog.NewStructuredLogger(retentionLog), m.handler), a.Finalizer, HandleJobs(states, layout), retentionLog)()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}

@@ -90,17 +90,16 @@ func Start(t *testing.T, opts Options) *Env {
 	if opts.WrapStates != nil {
 		states = opts.WrapStates(states)
 	}
-	e.worker = worker.New(e.Temporal, e.TaskQueue, worker.Options{})
-	finalizations := activities.TemporalFinalizations{Client: e.Temporal}
-	finalizer.Register(e.worker, &activities.Activities{
-		References: refs, Leadership: e.Store, States: states, Handles: e.States, StoreKind: "embedded",
-		Temporal: e.Temporal, TaskQueue: e.TaskQueue, Finalizations: finalizations,
-	}, &reconcileacts.Activities{
-		Inventory: e.Store, References: refs, States: e.States, Handles: e.States, Finalizations: finalizations,
+	// The production assembly, tenant gate and interceptors included.
+	a := finalizer.Assemble(finalizer.Parts{
+		Store: e.Store, References: refs, Bucket: e.States, States: states, StoreKind: "embedded",
+		Temporal: e.Temporal, TaskQueue: e.TaskQueue,
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.
 		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},
 	})
+	e.worker = worker.New(e.Temporal, e.TaskQueue, a.Options(worker.Options{}))
+	a.Register(e.worker)
 	if !opts.Deferred {
 		e.StartWorker()
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Issue 22, finding 6: a checksum mismatch names the digest the caller
-// gave, never the object's own. At b0bb845 it printed the real SHA-256 of
+// gave, never the object's own. Before, it printed the real SHA-256 of
 // any object a request named, which the request could then resubmit.
 func TestChecksumMismatchPrintsNoDigestOfTheObject(t *testing.T) {
 	s := openURL(t, "file://"+t.TempDir())

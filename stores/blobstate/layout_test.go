@@ -20,8 +20,8 @@ func layoutHandle(cluster, job string, n uint64, prefix, metadata string) blobst
 
 const sha = "0000000000000000000000000000000000000000000000000000000000000000"
 
-// Each request below was accepted by the handle's own validation at
-// e5e919a, and each one's discard deleted data it does not own (issue 10,
+// Each request below was accepted by the handle's own validation before
+// the layout existed, and each one's discard deleted data it does not own (issue 10,
 // finding 2). The layout refuses them, naming the field and the rule.
 func TestLayoutRefusesAnotherCheckpointsData(t *testing.T) {
 	every, err := blobstate.ParseLayout("*")
@@ -94,7 +94,7 @@ func TestParseLayoutRefuses(t *testing.T) {
 
 // Issue 22, finding 6: a savepoint's metadata, outside its own checkpoint
 // directory, is read only under its cluster's configured savepoints
-// directory (with "*", under "<cluster>/"). At b0bb845 a c1 savepoint
+// directory (with "*", under "<cluster>/"). Before, a c1 savepoint
 // naming c2's checkpoint was accepted by a worker serving c1 alone, whose
 // layout knew nothing of c2's directories.
 func TestLayoutKeepsSavepointsInTheirClustersDirectories(t *testing.T) {

@@ -149,7 +149,7 @@ func TestForeignConfigMapRefused(t *testing.T) {
 	requireUntouched(t, srv, ns, foreign)
 }
 
-// A ConfigMap written by b0bb845 (the five state annotations, no state
+// A ConfigMap of format version 1 (the five state annotations, no state
 // version) reads as what it says, and the next write adds the version.
 func TestLegacyAnnotationsRead(t *testing.T) {
 	srv, ns, s := standing(t, "legacy")

@@ -20,8 +20,8 @@
 //     (kubectl annotate ...-, a GitOps replace), malformed or inconsistent
 //     is stores.ErrCorruptState, never read as zero, and so is another
 //     annotation under checkpoint-finalizer.io/ or a binary key under the
-//     checkpoint key prefix. A ConfigMap without state-version is one
-//     b0bb845 wrote, read alike. Other tools' annotations and keys are
+//     checkpoint key prefix. A ConfigMap without state-version is of
+//     format version 1, read alike. Other tools' annotations and keys are
 //     left alone (and count against a publish's size budget).
 //
 // # Writes

@@ -10,10 +10,10 @@ import (
 )
 
 // stateVersion is the format of the job state annotations. A ConfigMap of
-// b0bb845 and before carries the same five annotations without
-// AnnotationStateVersion (that code wrote all five on every write, Verify's
-// first Create included): it is read alike and gets the version with its
-// next write.
+// format version 1 carries the same five annotations without
+// AnnotationStateVersion (that format's writer wrote all five on every
+// write, Verify's first Create included): it is read alike and gets the
+// version with its next write.
 const stateVersion = "2"
 
 // stateAnnotations are the job state's annotations, all required.
@@ -33,7 +33,7 @@ func jobStateOf(cm *corev1.ConfigMap) (stores.JobState, error) {
 	}
 	a := cm.Annotations
 	if v, ok := a[AnnotationStateVersion]; ok && v != stateVersion {
-		return s, fmt.Errorf("annotation %s=%q: unsupported version (want %q, or none as b0bb845 wrote): %w",
+		return s, fmt.Errorf("annotation %s=%q: unsupported version (want %q, or none as format version 1 wrote): %w",
 			AnnotationStateVersion, v, stateVersion, stores.ErrCorruptState)
 	}
 	for _, k := range stateAnnotations {

@@ -64,8 +64,8 @@ var CorruptEntries = []Tampering{
 	{"checkpoint in the value", `{"v":1,"checkpoint":9,"published":{"handle":"h","token":"t","attempt":1}}`},
 }
 
-// LegacyJobState is a job state as the unversioned encoder (b0bb845 and
-// before) wrote it, and what it must read as.
+// LegacyJobState is a job state as the unversioned encoder (format version
+// 1) wrote it, and what it must read as.
 type LegacyJobState struct {
 	Data  string
 	State stores.JobState

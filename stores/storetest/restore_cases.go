@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -72,7 +74,7 @@ func testRestorePointUnderRetention(t *testing.T, h Harness) {
 				_, err := states.Discard(ctx(t), activities.HandleOf(listed))
 				require.NoError(t, err)
 			}}
-			acts := &activities.Activities{References: s, States: racing}
+			acts := finalizer.Assemble(finalizer.Parts{References: s, Bucket: states, States: racing}).Finalizer
 			rp, err := acts.RestorePoint(ctx(t), in)
 			require.NoError(t, err)
 			assert.Equal(t, contract.RestoreResolved, rp.State, "dangling: %q", rp.Dangling)
@@ -85,7 +87,7 @@ func testRestorePointUnderRetention(t *testing.T, h Harness) {
 	// the read, is still answered so.
 	_, err = states.Discard(ctx(t), activities.HandleOf(newest))
 	require.NoError(t, err)
-	rp, err := (&activities.Activities{References: s, States: states}).RestorePoint(ctx(t), activities.RestoreInput{JobID: testJob})
+	rp, err := finalizer.Assemble(finalizer.Parts{References: s, Bucket: states}).Finalizer.RestorePoint(ctx(t), activities.RestoreInput{JobID: testJob})
 	require.NoError(t, err)
 	assert.Equal(t, contract.RestoreDangling, rp.State)
 	assert.Equal(t, contract.ProblemHandleMissing, rp.Dangling)

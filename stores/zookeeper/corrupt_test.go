@@ -86,7 +86,7 @@ func TestForeignNodesUnderRootRefused(t *testing.T) {
 	})
 }
 
-// A job node the unversioned encoder wrote (b0bb845 and before) reads as
+// A job node the unversioned encoder wrote (format version 1) reads as
 // what it said, and the next write moves it to the versioned format.
 func TestLegacyJobNodeRead(t *testing.T) {
 	for _, c := range storetest.LegacyJobStates {

@@ -14,6 +14,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 // retain is the workers' -retain: small, so that retention removes often.
@@ -50,12 +51,15 @@ func newWorker(cluster string, fins activities.Finalizations, now func() time.Ti
 	layout := layouts[cluster]
 	t, life := &tenant{cluster: cluster, objects: objects}, &lifeline{left: -1}
 	w := &worker{tenant: t, life: life, refs: &recordedStore{t: t, life: life, written: written}, states: &recordedStates{t: t, life: life, changes: changes}, handed: handed{}}
-	w.acts = &activities.Activities{References: w.refs, Leadership: w.refs, States: w.states, Handles: w.states, Layout: layout, StoreKind: "embedded", Retain: retain, Finalizations: fins, Retention: w.handed}
-	// The reconciler's floors count back from the simulated now, so that
-	// the clock steps let tombstones and handles age.
-	w.racts = &reconcileacts.Activities{Inventory: w.refs, References: w.refs, States: w.states, Handles: w.states, Layout: layout,
-		Finalizations: fins, Floors: reconcileacts.DefaultFloors(), Clock: now}
-	w.interceptor = activities.Gate{Layout: layout}.Interceptor()
+	// The production assembly: the same activities and tenant gate a
+	// worker runs. The reconciler's floors count back from the simulated
+	// now, so that the clock steps let tombstones and handles age.
+	a := finalizer.Assemble(finalizer.Parts{Store: w.refs, Bucket: w.states, Layout: layout, StoreKind: "embedded",
+		Retain: retain, Finalizations: fins, Floors: reconcileacts.DefaultFloors(), Clock: now})
+	a.Finalizer.Retention = w.handed
+	// The gate alone of its interceptors: the rejection log only changes
+	// how a routine rejection is logged, which the checker does not judge.
+	w.acts, w.racts, w.interceptor = a.Finalizer, a.Reconciler, a.Gate.Interceptor()
 	var err error
 	if w.contexts, err = activityContexts(); err != nil {
 		return nil, err
