@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
-
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -52,8 +50,7 @@ func newFixture(t *testing.T, retain int) *fixture {
 	w := workflowtest.NewWorld(t)
 	f := &fixture{t: t, refs: w.Refs, inner: w.Inner, states: w.States, dir: w.Bucket.Dir}
 	f.retention = &jobQueue{}
-	f.acts = finalizer.Assemble(finalizer.Parts{Store: f.inner, References: f.refs, Bucket: f.states, StoreKind: "embedded", Retain: retain}).Finalizer
-	f.acts.Retention = f.retention
+	f.acts = &activities.Activities{References: f.refs, Leadership: f.inner, States: f.states, Handles: f.states, StoreKind: "embedded", Retain: retain, Retention: f.retention}
 	f.newEnv()
 	return f
 }

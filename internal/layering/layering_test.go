@@ -1,6 +1,10 @@
-// Package layering checks that the import graph reads one way: the test
-// harnesses and helpers under internal/ sit below the product (worker,
-// client) and the tools (cmd/, tools/), never above them.
+// Package layering checks that the import graph reads one way. The
+// product's packages import only their own layer and those below it, in the
+// order of product_test.go (stores, contract, activities, workflows,
+// client, worker, the binaries), tests included; the harnesses and helpers
+// under internal/ never link the product's top (worker, client) or the
+// tools (cmd/, tools/); and only the worker's assembly builds the
+// activities a worker runs (assembly_test.go).
 package layering
 
 import (

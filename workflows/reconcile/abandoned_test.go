@@ -4,12 +4,11 @@ import (
 	"testing"
 	"time"
 
-	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
@@ -20,7 +19,7 @@ import (
 // an operator abandons it once it verifies: its state is kept.
 func (f *fixture) abandon(req contract.FinalizeRequest, reason string) contract.FinalizeResult {
 	f.t.Helper()
-	acts := finalizer.Assemble(finalizer.Parts{Store: f.Inner, References: f.Refs, Bucket: f.States, StoreKind: "embedded"}).Finalizer
+	acts := &activities.Activities{References: f.Refs, Leadership: f.Inner, States: f.States, Handles: f.States, StoreKind: "embedded"}
 	env := workflowtest.Suite().NewTestWorkflowEnvironment()
 	workflows.Register(env)
 	env.RegisterActivity(acts)

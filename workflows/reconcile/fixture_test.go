@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
-
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
@@ -49,10 +47,10 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{t: t, World: workflowtest.NewWorld(t), finals: &scriptedFinalizations{}, metrics: &capturedMetrics{}}
-	f.acts = finalizer.Assemble(finalizer.Parts{
-		Store: f.Inner, References: f.Refs, Bucket: f.States, Finalizations: f.finals,
+	f.acts = &reconcileacts.Activities{
+		Inventory: f.Inner, References: f.Refs, States: f.States, Handles: f.States, Finalizations: f.finals,
 		Floors: reconcileacts.DefaultFloors(),
-	}).Reconciler
+	}
 	return f
 }
 
