@@ -2,18 +2,15 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
@@ -115,49 +112,19 @@ func (sr *storeRun) workerOnly(ctx context.Context) (*WorkerOnly, error) {
 // store, configured as an operator would (FINALIZER_* variables), and
 // returns once it is ready.
 func (sr *storeRun) startWorkerProcess(ctx context.Context, bin, queue string) (*proc.Process, string, error) {
-	metrics, err := freeport.Addr()
-	if err != nil {
-		return nil, "", err
-	}
 	zc := sr.wcfg.Store.ZooKeeper
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(),
-		"FINALIZER_TEMPORAL_ADDRESS="+sr.wcfg.Temporal.Address,
-		"FINALIZER_TASK_QUEUE="+queue,
-		"FINALIZER_STORE="+string(sr.kind),
-		"FINALIZER_ZOOKEEPER_SERVERS="+strings.Join(zc.Servers, ","),
-		"FINALIZER_ZOOKEEPER_ROOT="+zc.Root,
-		"FINALIZER_EMBEDDED_PATH="+filepath.Join(sr.dir, "worker-only-references.db"),
-		"FINALIZER_STATE_BUCKET="+sr.wcfg.StateBucket,
-		"FINALIZER_RETAIN="+strconv.Itoa(sr.cfg.Retain),
-		"FINALIZER_METRICS_ADDRESS="+metrics,
-		"FINALIZER_LOG_LEVEL=warn",
-	)
-	logPath := filepath.Join(sr.dir, "worker-only.log")
-	wp, err := proc.Start(cmd, proc.Options{Log: logPath})
-	if err != nil {
-		return nil, "", err
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		resp, err := http.Get("http://" + metrics + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return wp, metrics, nil
-			}
-		}
-		select {
-		case <-wp.Done():
-			return nil, "", fmt.Errorf("worker process exited before ready (%v), see %s", wp.Wait(), logPath)
-		case <-ctx.Done():
-			_ = wp.Stop(workerStopGrace)
-			return nil, "", ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = wp.Stop(workerStopGrace)
-			return nil, "", errors.New("worker process not ready after 2m, see " + logPath)
-		}
-	}
+	return workerproc.Launch(ctx, bin, workerproc.Options{
+		Env: []string{
+			"FINALIZER_TEMPORAL_ADDRESS=" + sr.wcfg.Temporal.Address,
+			"FINALIZER_TASK_QUEUE=" + queue,
+			"FINALIZER_STORE=" + string(sr.kind),
+			"FINALIZER_ZOOKEEPER_SERVERS=" + strings.Join(zc.Servers, ","),
+			"FINALIZER_ZOOKEEPER_ROOT=" + zc.Root,
+			"FINALIZER_EMBEDDED_PATH=" + filepath.Join(sr.dir, "worker-only-references.db"),
+			"FINALIZER_STATE_BUCKET=" + sr.wcfg.StateBucket,
+			"FINALIZER_RETAIN=" + strconv.Itoa(sr.cfg.Retain),
+			"FINALIZER_LOG_LEVEL=warn",
+		},
+		Log: filepath.Join(sr.dir, "worker-only.log"),
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+
 	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
 )
 
@@ -33,7 +35,7 @@ func BuildWorkerAt(ctx context.Context, commit string) (string, error) {
 		return "", err
 	}
 	next := bin + ".next"
-	if err := build(ctx, src, workerPackage, next); err != nil {
+	if err := workerproc.BuildTo(ctx, next, src); err != nil {
 		return "", fmt.Errorf("at %s: %w", commit, err)
 	}
 	return bin, os.Rename(next, bin)

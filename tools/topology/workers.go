@@ -12,10 +12,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+
 	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
-	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 // Worker is one finalizer-worker process.
@@ -25,11 +26,8 @@ type Worker struct {
 	Process process `json:"process"`
 }
 
-// The packages of the binaries a topology runs.
-const (
-	workerPackage = "./worker/cmd/finalizer-worker"
-	cliPackage    = "./client/cmd/finalizer"
-)
+// cliPackage is the package of the finalizer CLI a topology runs.
+const cliPackage = "./client/cmd/finalizer"
 
 // BuildBinaries builds finalizer-worker and the finalizer CLI from this
 // module into dir.
@@ -37,20 +35,13 @@ func BuildBinaries(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, pkg := range []string{workerPackage, cliPackage} {
-		if err := build(ctx, moduleRoot(), pkg, filepath.Join(dir, filepath.Base(pkg))); err != nil {
-			return err
-		}
+	if err := workerproc.BuildTo(ctx, filepath.Join(dir, "finalizer-worker"), moduleRoot()); err != nil {
+		return err
 	}
-	return nil
-}
-
-// build builds pkg of the module in src into out.
-func build(ctx context.Context, src, pkg, out string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-	cmd.Dir = src
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "finalizer"), cliPackage)
+	cmd.Dir = moduleRoot()
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s in %s: %w\n%s", pkg, src, err, b)
+		return fmt.Errorf("go build %s: %w\n%s", cliPackage, err, b)
 	}
 	return nil
 }
@@ -66,7 +57,7 @@ func (tp *Topology) installWorker(ctx context.Context, from string) error {
 	bin := tp.workerBinary()
 	next := bin + ".next"
 	if from == "" {
-		if err := build(ctx, moduleRoot(), workerPackage, next); err != nil {
+		if err := workerproc.BuildTo(ctx, next, moduleRoot()); err != nil {
 			return err
 		}
 	} else if err := copyExecutable(from, next); err != nil {
@@ -181,22 +172,11 @@ func (tp *Topology) StartWorker(ctx context.Context, i int) error {
 	if err := w.Process.start(); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		hctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := worker.Healthcheck(hctx, w.Metrics)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if w.Process.pid() == 0 {
-			return fmt.Errorf("%s exited (log %s): %v\n%s", w.Name, w.Process.Log, err, proc.Tail(w.Process.Log, 10))
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s not healthy (log %s): %v", w.Name, w.Process.Log, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	exited := func() bool { return w.Process.pid() == 0 }
+	if err := workerproc.WaitReady(ctx, w.Metrics, exited, 0); err != nil {
+		return fmt.Errorf("%s (log %s): %w\n%s", w.Name, w.Process.Log, err, proc.Tail(w.Process.Log, 10))
 	}
+	return nil
 }
 
 // KillWorker kills worker i with SIGKILL; a worker that does not run is

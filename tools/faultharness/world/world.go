@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -113,7 +115,8 @@ func Start(ctx context.Context, cfg Options) (_ *World, err error) {
 	bin := cfg.WorkerBinary
 	if bin == "" {
 		w.log.Info("building the worker binary")
-		if bin, err = buildWorker(ctx, w.dir); err != nil {
+		bin = filepath.Join(w.dir, "finalizer-worker")
+		if err = workerproc.BuildTo(ctx, bin, ""); err != nil {
 			return nil, err
 		}
 	}
