@@ -81,6 +81,24 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return nil
 		},
 	}
+	root.AddCommand(&cobra.Command{
+		Use:   "temporal-cli",
+		Short: "install the Temporal CLI dev mode and the tests run (once, into the cache) and print its path",
+		Long: "Installs the Temporal CLI dev mode and the tests run into the cache folder unless it is there " +
+			"(cold: ~12-18 min on 2 cores), or takes $" + devserver.EnvCLI + " or a `temporal` on PATH that embeds " +
+			"a supported server, and prints the binary's path as its last line. Concurrent installs wait for one.",
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			path, err := devserver.EnsureCLI(ctx, stderr)
+			if err != nil {
+				fmt.Fprintln(stderr, "finalizer-dev:", err)
+				failed = true
+				return nil
+			}
+			fmt.Fprintln(stdout, path)
+			return nil
+		},
+	})
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	fs := root.Flags()

@@ -3,9 +3,10 @@
 // as a child process on free loopback ports: the Temporal of the product's
 // dev mode (cmd/finalizer-dev), and of the tests and tools through it.
 //
-// The CLI is not a module dependency: EnsureCLI installs it once with `go
-// install` into a cache folder outside the repo (~12-18 min cold on 2 cores,
-// the same logic as scripts/temporal-cli.sh) and serializes concurrent
+// The CLI is not a module dependency: EnsureCLI, the one installer (the
+// test command's scripts/temporal-cli.sh runs it through `finalizer-dev
+// temporal-cli`), installs it once with `go install` into a cache folder
+// outside the repo (~12-18 min cold on 2 cores) and serializes concurrent
 // callers, across processes, with a lock file.
 //
 // StartServer returns once the frontend answers and the requested custom

@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// lockFile takes an exclusive flock on path, the same lock
-// scripts/temporal-cli.sh takes with flock(1). It polls instead of
+// lockFile takes an exclusive flock on path, across processes (go test
+// runs the test binaries of several packages at once). It polls instead of
 // blocking so that a cancelled context stops the wait.
 func lockFile(ctx context.Context, path string, progress io.Writer) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
