@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +48,17 @@ func TestCommandLine(t *testing.T) {
 		require.Equal(t, 2, command(context.Background(), args, &out, &errOut), "%v", args)
 		require.Contains(t, errOut.String(), "finalizer-dev: ", "%v", args)
 	}
+}
+
+// `finalizer-dev temporal-cli`, the one installer behind
+// scripts/temporal-cli.sh: its last line is a Temporal CLI that runs.
+func TestTemporalCLIPrintsItsPath(t *testing.T) {
+	realserver.Require(t, "Temporal CLI")
+	var out, errOut bytes.Buffer
+	require.Zero(t, command(t.Context(), []string{"temporal-cli"}, &out, &errOut), errOut.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	path := lines[len(lines)-1]
+	version, err := exec.Command(path, "--version").CombinedOutput()
+	require.NoError(t, err, "%s --version: %s", path, version)
+	require.Contains(t, string(version), "temporal version")
 }
