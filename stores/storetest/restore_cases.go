@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	finalizer "github.com/checkpoint-finalizer/finalizer/worker"
 )
 
 // raceOnRead is the state bucket with retention racing the restore point's

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
-
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )

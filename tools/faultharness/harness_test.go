@@ -10,13 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness"
 )
 

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
-
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -22,7 +20,9 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/naive"
+	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
+	_ "github.com/checkpoint-finalizer/finalizer/stores/blobstate/cloud" // s3://, as the workers open the bucket
 )
 
 // Task queues of a run; the run has its Temporal server to itself. A run
