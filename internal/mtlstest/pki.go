@@ -37,14 +37,11 @@ type PKI struct {
 	serial int64
 }
 
-// NewPKI generates the CA and both certificates into dir.
-func NewPKI(dir string) (PKI, error) {
-	p := PKI{
-		CAFile:     filepath.Join(dir, "ca.pem"),
-		ServerCert: filepath.Join(dir, "server.pem"), ServerKey: filepath.Join(dir, "server-key.pem"),
-		ClientCert: filepath.Join(dir, "client.pem"), ClientKey: filepath.Join(dir, "client-key.pem"),
-		ServerName: "localhost",
-	}
+// NewCA generates a CA into dir (ca.pem), without certificates: the one
+// test CA every harness that needs TLS issues from (the mTLS Temporal
+// server, the kube-apiserver, the worker's TLS configuration tests).
+func NewCA(dir string) (PKI, error) {
+	p := PKI{CAFile: filepath.Join(dir, "ca.pem")}
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return PKI{}, err
@@ -67,8 +64,20 @@ func NewPKI(dir string) (PKI, error) {
 	if err := writePEM(p.CAFile, "CERTIFICATE", caDER); err != nil {
 		return PKI{}, err
 	}
-	day := now.Add(24 * time.Hour)
-	if err := p.issue(p.ServerCert, p.ServerKey, "temporal frontend", x509.ExtKeyUsageServerAuth, day,
+	return p, nil
+}
+
+// NewPKI generates the CA and both certificates into dir.
+func NewPKI(dir string) (PKI, error) {
+	p, err := NewCA(dir)
+	if err != nil {
+		return PKI{}, err
+	}
+	p.ServerCert, p.ServerKey = filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem")
+	p.ClientCert, p.ClientKey = filepath.Join(dir, "client.pem"), filepath.Join(dir, "client-key.pem")
+	p.ServerName = "localhost"
+	day := time.Now().Add(24 * time.Hour)
+	if err := p.IssueServer(p.ServerCert, p.ServerKey, "temporal frontend", day,
 		[]string{p.ServerName}, []net.IP{net.IPv4(127, 0, 0, 1)}); err != nil {
 		return PKI{}, err
 	}
@@ -76,6 +85,12 @@ func NewPKI(dir string) (PKI, error) {
 		return PKI{}, err
 	}
 	return p, nil
+}
+
+// IssueServer writes a serving certificate for the names and addresses
+// given and its key, signed by the CA and valid until notAfter.
+func (p *PKI) IssueServer(certFile, keyFile, name string, notAfter time.Time, dns []string, ips []net.IP) error {
+	return p.issue(certFile, keyFile, name, x509.ExtKeyUsageServerAuth, notAfter, dns, ips)
 }
 
 // IssueClient writes a new client certificate and its key, signed by the
