@@ -11,17 +11,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkpoint-finalizer/finalizer/internal/authproxy"
 	"github.com/checkpoint-finalizer/finalizer/internal/mtlstest"
 )
 
-// credentialWorld is what the rotation scenario needs: a Temporal server
+// credentialWorld is what the rotation scenarios need: a Temporal server
 // whose frontend requires a client certificate and sends every connection
 // away after a few seconds (so that the plugin shakes hands again, as
 // against any frontend in the long run), a worker connected to it, and a
 // temporal.toml profile for the plugin whose certificate files the Java
-// test fills through an HTTP endpoint: only Go holds the test's CA.
+// test fills through an HTTP endpoint: only Go holds the test's CA. For the
+// API key, a frontend that checks keys (internal/authproxy in front of the
+// dev server, which the plain worker serves) and a profile to reach it; the
+// Java test sets the keys it accepts through the same endpoint.
 type credentialWorld struct {
 	srv        *mtlstest.Server
+	keys       *authproxy.Proxy
 	taskQueue  string
 	configFile string
 	certFile   string
@@ -32,9 +37,13 @@ type credentialWorld struct {
 // credentialCluster is the cluster the mTLS worker serves.
 const credentialCluster = "c4"
 
-// credentialProfile is the temporal.toml profile of the rotation scenario;
-// every other scenario uses none (the default profile, absent from the file).
-const credentialProfile = "mtls"
+// credentialProfile and apiKeyProfile are the temporal.toml profiles of the
+// rotation scenarios; every other scenario uses none (the default profile,
+// absent from the file).
+const (
+	credentialProfile = "mtls"
+	apiKeyProfile     = "apikey"
+)
 
 // recycled is how long the frontend keeps a connection.
 const recycled = 5 * time.Second
@@ -44,7 +53,11 @@ func startCredentialWorld(t *testing.T, suffix, bucket string) *credentialWorld 
 	srv := mtlstest.StartWith(t, mtlstest.Options{MaxConnectionAge: recycled})
 	p := &srv.PKI
 	dir := t.TempDir()
-	w := &credentialWorld{srv: srv, taskQueue: "flink-mtls-" + suffix, configFile: filepath.Join(dir, "temporal.toml"),
+	// No key is accepted until the Java test says which.
+	keys, err := authproxy.Start(temporal.HostPort, p.ServerCert, p.ServerKey, "none yet: "+suffix)
+	require.NoError(t, err)
+	t.Cleanup(keys.Close)
+	w := &credentialWorld{srv: srv, keys: keys, taskQueue: "flink-mtls-" + suffix, configFile: filepath.Join(dir, "temporal.toml"),
 		certFile: filepath.Join(dir, "jobmanager.pem"), keyFile: filepath.Join(dir, "jobmanager-key.pem")}
 	require.NoError(t, os.WriteFile(w.configFile, []byte(fmt.Sprintf(`[profile.%s]
 address = %q
@@ -54,7 +67,14 @@ server_ca_cert_path = %[4]q
 server_name = %[5]q
 client_cert_path = %[6]q
 client_key_path = %[7]q
-`, credentialProfile, srv.Frontend, mtlstest.Namespace, p.CAFile, p.ServerName, w.certFile, w.keyFile)), 0o600))
+[profile.%[8]s]
+address = %[9]q
+namespace = %[10]q
+[profile.%[8]s.tls]
+server_ca_cert_path = %[4]q
+server_name = %[5]q
+`, credentialProfile, srv.Frontend, mtlstest.Namespace, p.CAFile, p.ServerName, w.certFile, w.keyFile,
+		apiKeyProfile, keys.Addr, temporal.Namespace)), 0o600))
 	startWorker(t, w.taskQueue, bucket, credentialCluster, zk.Addr, "/finalizer-mtls-"+suffix,
 		"-temporal-address="+srv.Frontend, "-temporal-namespace="+mtlstest.Namespace, "-temporal-tls-ca-file="+p.CAFile,
 		"-temporal-tls-server-name="+p.ServerName, "-temporal-tls-cert-file="+p.ClientCert, "-temporal-tls-key-file="+p.ClientKey)
@@ -72,6 +92,16 @@ client_key_path = %[7]q
 		if err := p.IssueClient(q.Get("cert"), q.Get("key"), "jobmanager", time.Now().Add(valid)); err != nil {
 			http.Error(rw, err.Error(), http.StatusInternalServerError)
 		}
+	})
+	// POST /accept?key=K[&key=K2]: the API keys the frontend accepts from now
+	// on, every other refused.
+	mux.HandleFunc("POST /accept", func(rw http.ResponseWriter, r *http.Request) {
+		accepted := r.URL.Query()["key"]
+		if len(accepted) == 0 {
+			http.Error(rw, "key is required", http.StatusBadRequest)
+			return
+		}
+		keys.Accept(accepted...)
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -94,5 +124,6 @@ func (w *credentialWorld) env() []string {
 		"FINALIZER_IT_MTLS_KEY=" + w.keyFile,
 		"FINALIZER_IT_MTLS_CONTROL=" + w.control,
 		"FINALIZER_IT_MTLS_RECYCLED=" + recycled.String(),
+		"FINALIZER_IT_APIKEY_PROFILE=" + apiKeyProfile,
 	}
 }
