@@ -84,6 +84,7 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 	startWorker(t, taskQueue, bucket, cluster, zk.Addr, "/finalizer-"+suffix)
 	faults := startFaultWorld(t, suffix, bucket, cluster, "/finalizer-"+suffix)
 	kube := startKubernetesWorld(t, suffix, bucket)
+	creds := startCredentialWorld(t, suffix, bucket)
 
 	mvn := maven(t)
 	out := filepath.Join(t.TempDir(), "mvn.log")
@@ -110,6 +111,7 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 	)
 	cmd.Env = append(cmd.Env, faults.env()...)
 	cmd.Env = append(cmd.Env, kube...)
+	cmd.Env = append(cmd.Env, creds.env()...)
 	start := time.Now()
 	err = cmd.Run()
 	summary := surefire(t, out)
@@ -128,6 +130,7 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 		"completion-latency.md": "a checkpoint's completion, sink snapshot to notification",
 		"incremental.md":        "scenario 6, incremental RocksDB shared files after a recovery",
 		"outage.md":             "our outage: the worker or Temporal away",
+		"rotation.md":           "the job manager's client certificate rotated",
 	} {
 		if table, err := os.ReadFile(filepath.Join(line.dir, file)); err == nil {
 			t.Logf("%s:\n%s", title, table)
@@ -138,7 +141,7 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 		return
 	}
 	for _, class := range []string{"ContentHashTest", "FinalizerPluginITCase", "KubernetesDelegateITCase", "KubernetesOperatorITCase", "SideBySideITCase",
-		"IncrementalRocksDbITCase", "OutageITCase"} {
+		"IncrementalRocksDbITCase", "OutageITCase", "CredentialRotationITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
 	}

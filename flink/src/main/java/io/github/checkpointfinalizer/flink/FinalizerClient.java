@@ -20,8 +20,6 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.SearchAttributeKey;
 import io.temporal.common.SearchAttributes;
-import io.temporal.envconfig.ClientConfigProfile;
-import io.temporal.envconfig.LoadClientConfigProfileOptions;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 
@@ -84,22 +82,13 @@ final class FinalizerClient implements AutoCloseable {
     }
 
     /**
-     * Connects as the worker does: the temporal.toml profile and TEMPORAL_* variables
-     * (temporal-envconfig), then the plugin's keys over them. The connection is lazy, so HA
-     * services come up while Temporal is away; the first call waits for it.
+     * Connects as the worker does (TemporalConnection), rotated credentials included. The
+     * connection is lazy, so HA services come up while Temporal is away; the first call waits for it.
      */
     static FinalizerClient connect(Configuration conf) throws IOException {
-        LoadClientConfigProfileOptions.Builder load = LoadClientConfigProfileOptions.newBuilder();
-        conf.getOptional(FinalizerOptions.TEMPORAL_PROFILE).ifPresent(load::setConfigFileProfile);
-        ClientConfigProfile.Builder profile = ClientConfigProfile.load(load.build()).toBuilder();
-        conf.getOptional(FinalizerOptions.TEMPORAL_ADDRESS).ifPresent(profile::setAddress);
-        conf.getOptional(FinalizerOptions.TEMPORAL_NAMESPACE).ifPresent(profile::setNamespace);
-        ClientConfigProfile p = profile.build();
-        WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(p.toWorkflowServiceStubsOptions());
-        return new FinalizerClient(
-                service,
-                WorkflowClient.newInstance(service, p.toWorkflowClientOptions()),
-                conf.get(FinalizerOptions.TASK_QUEUE));
+        TemporalConnection c = TemporalConnection.of(conf);
+        WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(c.stubs());
+        return new FinalizerClient(service, WorkflowClient.newInstance(service, c.client()), conf.get(FinalizerOptions.TASK_QUEUE));
     }
 
     /** The job's restore point, read without claiming anything (for the epoch to claim above). */

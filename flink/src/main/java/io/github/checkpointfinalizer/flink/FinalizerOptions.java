@@ -45,7 +45,21 @@ public final class FinalizerOptions {
                     .withDescription(
                             "Profile of the Temporal client configuration file (temporal.toml;"
                                     + " TEMPORAL_CONFIG_FILE names another file), for TLS and API keys."
+                                    + " Its client certificate files (client_cert_path, client_key_path) are"
+                                    + " read again at each new connection when they changed: a rotated"
+                                    + " certificate needs no restart."
                                     + " Unset: TEMPORAL_PROFILE, then \"default\".");
+
+    public static final ConfigOption<String> TEMPORAL_API_KEY_FILE =
+            ConfigOptions.key("finalizer.temporal.api-key-file")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "File holding the Temporal API key (a mounted Secret), in place of the"
+                                    + " profile's api_key. Looked at on every call and read again when"
+                                    + " it changed: a rotated key is sent from the next call on, no"
+                                    + " restart; an empty or unreadable file keeps the last good key."
+                                    + " Turns TLS on (system roots) when no TLS is configured.");
 
     public static final ConfigOption<String> TASK_QUEUE =
             ConfigOptions.key("finalizer.task-queue")
