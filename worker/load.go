@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client/connflags"
@@ -93,16 +94,8 @@ func field(name string) string {
 	return (&flagenv.Problem{Flag: name, Env: flagenv.EnvName(name), Under: connflags.Under(name)}).Setting()
 }
 
-// Usage writes every flag with its environment variable and default, and
-// the variables that have no flag.
-func Usage(w io.Writer) {
-	fs := pflag.NewFlagSet("finalizer-worker", pflag.ContinueOnError)
-	NewFlags(fs)
-	fmt.Fprintf(w, `Usage: finalizer-worker [flags]
-       finalizer-worker healthcheck [flags] | release <handle-key> [flags] | backup --to FILE [--from URL] [flags]
-       finalizer-worker help | completion bash|zsh|fish|powershell | version
-
-Runs the checkpoint finalizer's Temporal worker until SIGINT or SIGTERM, then drains.
+// Description is the worker command's help above its usage (cobra's Long).
+const Description = `Runs the checkpoint finalizer's Temporal worker until SIGINT or SIGTERM, then drains.
 healthcheck exits 0 if a local worker polls (--metrics-address).
 release lets go kept state whose handle the reconciler reports (retained by a retirement, a
 savepoint's, an abandoned finalization's): its keep mark in the bucket is removed and its record
@@ -115,17 +108,51 @@ clients only), or without --from from the file --embedded-path names, once its w
 Every flag falls back to its environment variable, then to the default; the
 Temporal connection's settings fall back to Temporal's own configuration
 (TEMPORAL_* variables, then the temporal.toml profile) before the default.
-Package flag's single-dash spelling (-retain=2) still reads as --retain=2.
+Package flag's single-dash spelling (-retain=2) still reads as --retain=2.`
+
+// UsageTemplate is the worker command's usage in cobra's template
+// language: its commands, every flag with its environment variable and
+// default, the variables that have no flag, and the exit codes. Its
+// subcommands keep cobra's own.
+var UsageTemplate = `Usage: finalizer-worker [flags]
+       finalizer-worker healthcheck [flags] | release <handle-key> [flags] | backup --to FILE [--from URL] [flags]
+       finalizer-worker help | completion bash|zsh|fish|powershell | version
 
 Flags:
-%s
+{{.LocalFlags.FlagUsages}}
 Variables without a flag (secrets: a command line shows in every process listing):
-  %s   Temporal API key; or --temporal-api-key-file
-  %s   ZooKeeper digest password; or --zookeeper-digest-password-file
+  ` + envTemporalAPIKey + `   Temporal API key; or --temporal-api-key-file
+  ` + envZKPassword + `   ZooKeeper digest password; or --zookeeper-digest-password-file
 
 Exit codes: 0 clean shutdown, 1 runtime failure, 2 bad configuration (flags, environment,
 a namespace that does not exist or one without the search attributes); release: 0 released,
 1 unknown outcome (repeat), 2 bad configuration or handle key, 4 nothing kept there to release;
 backup: 0 written, 1 not written (a worker holds the file, the copy did not verify), 2 bad usage.
-`, fs.FlagUsages(), envTemporalAPIKey, envZKPassword)
+`
+
+// NewRootCommand is the worker's cobra command with its flags, help and
+// usage, without an action: finalizer-worker gives it one and adds its
+// subcommands, and Usage prints its help, so the two never differ.
+func NewRootCommand() (*cobra.Command, *Flags) {
+	root := &cobra.Command{
+		Use:           "finalizer-worker",
+		Short:         "the checkpoint finalizer's Temporal worker",
+		Long:          Description,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	flags := NewFlags(root.PersistentFlags())
+	// Cobra's help template, less its check that the command runs: the
+	// help is the same whether or not an action is attached yet.
+	root.SetHelpTemplate("{{with .Long}}{{. | trimTrailingWhitespaces}}\n\n{{end}}{{.UsageString}}")
+	root.SetUsageTemplate(UsageTemplate)
+	return root, flags
+}
+
+// Usage writes the worker's help: what `finalizer-worker -h` prints.
+func Usage(w io.Writer) {
+	root, _ := NewRootCommand()
+	root.InitDefaultHelpFlag() // as Execute does
+	root.SetOut(w)
+	_ = root.Help()
 }

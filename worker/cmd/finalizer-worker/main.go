@@ -52,25 +52,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 0
 	}
 	code := 0
-	root := &cobra.Command{
-		Use:           "finalizer-worker",
-		Short:         "the checkpoint finalizer's Temporal worker",
-		SilenceErrors: true,
-		SilenceUsage:  true,
-	}
+	root, flags := worker.NewRootCommand()
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	flags := worker.NewFlags(root.PersistentFlags())
-	// The worker's help is worker.Usage, which docs/reference.md shows;
-	// its subcommands keep cobra's.
-	cobraHelp := root.HelpFunc()
-	root.SetHelpFunc(func(c *cobra.Command, args []string) {
-		if c == root {
-			worker.Usage(c.OutOrStdout())
-			return
-		}
-		cobraHelp(c, args)
-	})
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return worker.CommandLineError(err) })
 	root.RunE = func(*cobra.Command, []string) error {
 		cfg, problems := flags.Load(getenv)
@@ -124,6 +108,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		Args:  cobra.NoArgs,
 		RunE:  func(*cobra.Command, []string) error { return version.Print(stdout, "finalizer-worker") },
 	})
+	// The worker's usage template is the root's alone; its subcommands
+	// keep cobra's.
+	for _, c := range root.Commands() {
+		c.SetUsageTemplate((&cobra.Command{}).UsageTemplate())
+		c.SetHelpTemplate((&cobra.Command{}).HelpTemplate())
+	}
 	root.SetArgs(flagenv.LongDash(args, root.PersistentFlags().Lookup))
 	if err := root.Execute(); err != nil {
 		// A command line cobra or pflag refused: an unknown flag or
