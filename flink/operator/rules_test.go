@@ -229,7 +229,7 @@ const (
 )
 
 // lastStateUpgrade is getJobUpgrade's last-state branch (AbstractJobReconciler)
-// with the operator's default kubernetes.operator.job.upgrade.last-state.job-cancel-enabled
+// with the operator's default kubernetes.operator.job.upgrade.last-state.job-cancel.enabled
 // (false):
 //   - a changed flinkVersion: a savepoint when a savepoint directory is set,
 //     else a cancel ("Using savepoint to upgrade Flink version" / "Using
