@@ -34,6 +34,18 @@ import (
 // one scenario; the full run takes them all and checks that each ran.
 var javaTests = flag.String("flink.test", "", "run only these Java tests (surefire's -Dtest pattern)")
 
+// flinkRuntime runs the Flink 2.x line's tests on another Flink 2.x release
+// than the one the plugin is built against: the plugin's and the tests'
+// classes are compiled against the flink2 profile's Flink, then surefire
+// runs them on this release's jars (flink-runtime, flink-clients, ...) and
+// flink-kubernetes of flinkKubernetesRuntime (Maven Central lacks some
+// patch releases of it). This checks that the released flink2 jar runs on
+// that Flink as it is; docs/flink.md names the releases checked.
+var (
+	flinkRuntime           = flag.String("flink.runtime", "", "with TestPluginOnFlink2MiniClusters: run the tests on this Flink release (e.g. 2.2.1)")
+	flinkKubernetesRuntime = flag.String("flink.kubernetes.runtime", "", "with -flink.runtime: flink-kubernetes's release (default: -flink.runtime)")
+)
+
 var (
 	temporal  *devserver.Server
 	zk        *zktest.Server
@@ -91,17 +103,13 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 	log, err := os.Create(out)
 	require.NoError(t, err)
 	defer log.Close()
-	args := append(mvn[1:], "clean", "verify")
-	if line.profile != "" {
-		args = append(args, "-P", line.profile)
+	goals := [][]string{{"clean", "verify"}}
+	otherRuntime := *flinkRuntime != "" && line.profile != ""
+	if otherRuntime {
+		goals = [][]string{{"clean", "test-compile"},
+			{"surefire:test", "-Dflink.version=" + *flinkRuntime, "-Dflink.kubernetes.version=" + k8sRuntime()}}
 	}
-	if *javaTests != "" {
-		args = append(args, "-Dtest="+*javaTests, "-Dsurefire.failIfNoSpecifiedTests=false")
-	}
-	cmd := exec.Command(mvn[0], args...)
-	cmd.Dir = "."
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Env = append(os.Environ(),
+	env := append(os.Environ(),
 		"FINALIZER_IT_TEMPORAL_ADDRESS="+temporal.HostPort,
 		"FINALIZER_IT_TEMPORAL_NAMESPACE="+temporal.Namespace,
 		"FINALIZER_IT_TASK_QUEUE="+taskQueue,
@@ -109,11 +117,26 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 		"FINALIZER_IT_BUCKET="+bucket,
 		"FINALIZER_IT_CLUSTER="+cluster,
 	)
-	cmd.Env = append(cmd.Env, faults.env()...)
-	cmd.Env = append(cmd.Env, kube...)
-	cmd.Env = append(cmd.Env, creds.env()...)
+	env = append(env, faults.env()...)
+	env = append(env, kube...)
+	env = append(env, creds.env()...)
 	start := time.Now()
-	err = cmd.Run()
+	for _, g := range goals {
+		args := append(append([]string{}, mvn[1:]...), g...)
+		if line.profile != "" {
+			args = append(args, "-P", line.profile)
+		}
+		if *javaTests != "" {
+			args = append(args, "-Dtest="+*javaTests, "-Dsurefire.failIfNoSpecifiedTests=false")
+		}
+		cmd := exec.Command(mvn[0], args...)
+		cmd.Dir = "."
+		cmd.Stdout, cmd.Stderr = log, log
+		cmd.Env = env
+		if err = cmd.Run(); err != nil {
+			break
+		}
+	}
 	summary := surefire(t, out)
 	t.Logf("mvn verify: %s\n%s", time.Since(start).Round(time.Second), summary)
 	if err != nil {
@@ -137,6 +160,21 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 		}
 	}
 	require.NotRegexp(t, regexp.MustCompile(`Skipped: [1-9]`), summary, "a Java test was skipped")
+	if otherRuntime {
+		// The classes ran on that release's Flink (its jars on surefire's
+		// class path), and surefire ran tests.
+		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9]`), summary, "surefire ran tests on Flink %s", *flinkRuntime)
+		reports, err := filepath.Glob(filepath.Join(line.dir, "surefire-reports", "TEST-*.xml"))
+		require.NoError(t, err)
+		require.NotEmpty(t, reports)
+		for _, r := range reports {
+			b, err := os.ReadFile(r)
+			require.NoError(t, err)
+			for _, jar := range []string{"flink-runtime-" + *flinkRuntime + ".jar", "flink-kubernetes-" + k8sRuntime() + ".jar"} {
+				require.Contains(t, string(b), jar, "%s: the class path the tests ran on", r)
+			}
+		}
+	}
 	if *javaTests != "" {
 		return
 	}
@@ -144,6 +182,9 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 		"IncrementalRocksDbITCase", "OutageITCase", "CredentialRotationITCase"} {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
+	}
+	if otherRuntime {
+		return // no jar: the flink2 profile's build is checked without -flink.runtime
 	}
 	jars, err := filepath.Glob(filepath.Join(line.dir, line.jar))
 	require.NoError(t, err)
@@ -158,6 +199,14 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 	} {
 		require.Contains(t, string(list), class)
 	}
+}
+
+// k8sRuntime is the flink-kubernetes release of -flink.runtime.
+func k8sRuntime() string {
+	if *flinkKubernetesRuntime != "" {
+		return *flinkKubernetesRuntime
+	}
+	return *flinkRuntime
 }
 
 // operatorEntryPoint is the class of the plugin's entry point for the Flink

@@ -234,4 +234,16 @@ func TestDocumentedDeploymentPassesTheOperatorsCRD(t *testing.T) {
 		mutate(obj)
 		assert.Error(t, create(obj), "refused: %s", what)
 	}
+
+	// The newest Flink line this CRD takes, as docs/flink.md says (and so
+	// the Flink 2.2 check of the plugin's 2.x jar): v2_2 yes, v2_3 not yet.
+	for version, accepted := range map[string]bool{"v2_2": true, "v2_3": false} {
+		obj := readDocumented(t).deployment
+		require.NoError(t, unstructured.SetNestedField(obj, version, "spec", "flinkVersion"))
+		if accepted {
+			assert.NoError(t, create(obj), "flinkVersion %s accepted", version)
+		} else {
+			assert.Error(t, create(obj), "flinkVersion %s refused", version)
+		}
+	}
 }

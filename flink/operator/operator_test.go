@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -71,67 +72,84 @@ func TestOperatorTakesThePluginsHATypeForKubernetesHA(t *testing.T) {
 	assert.Contains(t, string(src), "public final class "+class+" implements HighAvailabilityServicesFactory")
 }
 
-// pluginRun writes what a JobManager running the plugin over Flink's
-// Kubernetes HA (finalizer.high-availability.delegate: kubernetes) leaves in
-// its namespace while the job runs, and what survives a JobManager that is
-// gone without cleaning up (the operator deleting its Deployment for a
-// last-state upgrade, a crash): Flink's two ConfigMaps, named and labelled
-// as flink-kubernetes 1.20's KubernetesLeaderElectionHaServices and
-// KubernetesUtils.createConfigMapIfItDoesNotExist write them. The plugin
-// replaces only the completed-checkpoint store, so the job's ConfigMap holds
-// the checkpoint ID counter (FinalizerCheckpointRecovery keeps the
-// delegate's counter) and never a "checkpointID-" key (CheckpointRecovery
-// only reads the delegate's store, to migrate a stock job). stock adds the
-// key stock Kubernetes HA writes for a completed checkpoint.
-func pluginRun(t *testing.T, c corev1client.CoreV1Interface, namespace, clusterID, jobID string, stock bool) {
+// sequence is what the operator's rules conclude and leave at each step of
+// a last-state upgrade of a running FlinkDeployment, then a stateless
+// upgrade or its deletion, for one cluster.
+type sequence struct {
+	// found is the view before the upgrade; upgrade the way it is done.
+	found   operatorView
+	upgrade upgrade
+	// kept is, after submitApplicationCluster deleted the job graph, each HA
+	// ConfigMap (by its name without the cluster ID) with its keys, but for
+	// completed checkpoints (found.atLeastOneCheckpoint shows them).
+	kept map[string][]string
+	// foundAfterUpgrade is the view the new JobManager's deployment meets.
+	foundAfterUpgrade operatorView
+	// leftAfterDeletion is the HA ConfigMaps left once the operator deleted
+	// the cluster with its HA data.
+	leftAfterDeletion []string
+}
+
+// operate runs the operator's rules through that sequence on what the API
+// server holds of clusterID, configured with haType.
+func operate(t *testing.T, c corev1client.CoreV1Interface, namespace, clusterID, haType string) sequence {
 	t.Helper()
 	ctx := t.Context()
-	haLabels := map[string]string{labelApp: clusterID, labelType: labelTypeNative, labelConfigMapType: configMapTypeHA}
-	leader := map[string]string{
-		// KubernetesLeaderElector.LEADER_ANNOTATION_KEY: the election record.
-		"control-plane.alpha.kubernetes.io/leader": `{"holderIdentity":"5f0c6a0e-1b7e-4d4e-9a51-1b1d4c1f2a3b","leaseDurationSeconds":15,"acquireTime":"2026-12-05T02:00:00Z","renewTime":"2026-12-05T02:10:00Z","leaderTransitions":0}`,
+	var s sequence
+	var err error
+	s.found, err = view(ctx, c, namespace, clusterID, haType)
+	require.NoError(t, err)
+	s.upgrade = lastStateUpgrade(kindDeployment, s.found, false, "")
+	require.NoError(t, deleteJobGraph(ctx, c, namespace, clusterID))
+	listed, err := haConfigMaps(ctx, c, namespace, clusterID)
+	require.NoError(t, err)
+	s.kept = map[string][]string{}
+	for _, cm := range listed {
+		var keys []string
+		for k := range cm.Data {
+			if !strings.HasPrefix(k, checkpointIDKeyPrefix) {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		s.kept[strings.TrimPrefix(cm.Name, clusterID)] = keys
 	}
-	leaderValue := "0b7a8c2e-4f4e-4b8e-8f1c-2d8a1f6b9e10,pekko.tcp://flink@" + clusterID + ".jm:6123/user/rpc/"
-	cluster := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: clusterID + "-cluster-config-map", Labels: haLabels, Annotations: leader},
-		Data: map[string]string{
-			// KubernetesUtils.createSingleLeaderKey of each component.
-			"org.apache.flink.k8s.leader.dispatcher":      leaderValue + "dispatcher_0",
-			"org.apache.flink.k8s.leader.resourcemanager": leaderValue + "resourcemanager_0",
-			"org.apache.flink.k8s.leader.restserver":      "0b7a8c2e-4f4e-4b8e-8f1c-2d8a1f6b9e10,http://" + clusterID + "-rest:8081",
-			"org.apache.flink.k8s.leader.job-" + jobID:    leaderValue + "jobmanager_1",
-			// Flink's job graph store: a state handle, its data in HA storage.
-			jobGraphKeyPrefix + jobID: "rO0ABXNyADtvcmcuYXBhY2hlLmZsaW5rLnJ1bnRpbWUuc3RhdGUuUmV0cmlldmFibGVTdHJlYW1TdGF0ZUhhbmRsZQ==",
-		},
-	}
-	job := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: clusterID + "-" + jobID + "-config-map", Labels: haLabels},
-		Data:       map[string]string{checkpointCounterKey: "8"},
-	}
-	if stock {
-		job.Data[checkpointIDKeyPrefix+"0000000000000000007"] = "rO0ABXNyAEBvcmcuYXBhY2hlLmZsaW5rLnJ1bnRpbWUuc3RhdGUuUmV0cmlldmFibGVTdHJlYW1TdGF0ZUhhbmRsZQ=="
-	}
-	for _, cm := range []*corev1.ConfigMap{cluster, job} {
-		_, err := c.ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{})
-		require.NoError(t, err, "create %s", cm.Name)
-	}
+	s.foundAfterUpgrade, err = view(ctx, c, namespace, clusterID, haType)
+	require.NoError(t, err)
+	require.NoError(t, deleteHAMetadata(ctx, c, namespace, clusterID))
+	listed, err = haConfigMaps(ctx, c, namespace, clusterID)
+	require.NoError(t, err)
+	s.leftAfterDeletion = names(listed)
+	return s
 }
 
 // TestOperatorFindsHAMetadataOfAPluginRun runs the operator's HA rules
-// against the API server holding what a plugin run left, beside the
-// finalizer's own records (the worker on the Kubernetes store, in the same
-// namespace) and the operator's autoscaler state, through the sequences the
-// operator drives: a last-state upgrade, then a stateless upgrade or the
-// FlinkDeployment's deletion.
+// against the API server holding what a plugin run left on each Flink line
+// (1.20 and 2.x, whose ConfigMaps differ in labels and job graph keys),
+// beside what stock Kubernetes HA of the same line leaves, the finalizer's
+// own records (the worker on the Kubernetes store, in the same namespace)
+// and the operator's autoscaler state, through the sequences the operator
+// drives: a last-state upgrade, then a stateless upgrade or the
+// FlinkDeployment's deletion. Stock is the yardstick: the plugin gets
+// every decision stock gets.
 func TestOperatorFindsHAMetadataOfAPluginRun(t *testing.T) {
+	for _, layout := range layouts {
+		t.Run("flink-"+layout.flink, func(t *testing.T) { operatorOnLayout(t, layout) })
+	}
+}
+
+func operatorOnLayout(t *testing.T, layout haLayout) {
 	srv := kubetest.Shared(t)
 	c := srv.Admin(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	ns := srv.Namespace(t, "operator")
 	const clusterID = "orders" // the FlinkDeployment's name: the operator's kubernetes.cluster-id and high-availability.cluster-id
+	const stockID = "orders-stock"
 	const jobID = "3f1e2d4c5b6a79880f1e2d3c4b5a6978"
-	pluginRun(t, c, ns, clusterID, jobID, false)
+	haRun(t, c, ns, clusterID, jobID, layout, false)
+	haRun(t, c, ns, stockID, jobID, layout, true)
+	haRun(t, c, ns, "orders-other", jobID, layout, false)
 
 	// The worker's records of the job: the real Kubernetes store, as the
 	// worker serves finalizer.cluster (the same name by default).
@@ -155,33 +173,62 @@ func TestOperatorFindsHAMetadataOfAPluginRun(t *testing.T) {
 	listed, err := haConfigMaps(ctx, c, ns, clusterID)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{clusterID + "-cluster-config-map", clusterID + "-" + jobID + "-config-map"}, names(listed),
-		"the operator's HA ConfigMaps: Flink's two, neither the finalizer's nor the autoscaler's")
-
-	v, err := view(ctx, c, ns, clusterID, pluginHAType)
-	require.NoError(t, err)
-	assert.True(t, v.haMetadataAvailable, "HA metadata available: last-state upgrades, JobManager Deployment recovery, rollback and unhealthy-job restarts proceed")
-	assert.Equal(t, lastStateUsingHaMeta, lastStateUpgrade(v), "a last-state upgrade keeps the job ID and cancels nothing")
-	// Pinned divergence from stock: Flink's ConfigMap holds no completed
-	// checkpoint, so the operator sets no dummy savepoint path for a
-	// last-state deployment; the job restores from the finalizer.
-	assert.False(t, v.atLeastOneCheckpoint, "no checkpointID- key: no KUBERNETES_OPERATOR_LAST_STATE savepoint path")
+		"the operator's HA ConfigMaps: Flink's two, neither the finalizer's nor the autoscaler's (selected by app and type, which Flink %s writes)", layout.flink)
 
 	// The same ConfigMaps under the plugin's general entry point: nothing
 	// found without looking, every last-state upgrade a cancel.
 	general, err := view(ctx, c, ns, clusterID, pluginFactory)
 	require.NoError(t, err)
 	assert.Equal(t, operatorView{}, general)
-	assert.Equal(t, lastStateUsingCancel, lastStateUpgrade(general))
+	assert.Equal(t, lastStateUsingCancel, lastStateUpgrade(kindDeployment, general, false, ""))
 
-	// Stock Kubernetes HA, for comparison: the rules see its checkpoint.
-	pluginRun(t, c, ns, "orders-stock", jobID, true)
-	stock, err := view(ctx, c, ns, "orders-stock", "kubernetes")
+	plugin := operate(t, c, ns, clusterID, pluginHAType)
+	stock := operate(t, c, ns, stockID, "kubernetes")
+
+	// Stock Kubernetes HA: found with its checkpoint; the upgrade keeps the
+	// job ID; the job graph goes, leader entries and the counter stay; the
+	// deletion leaves nothing.
+	assert.Equal(t, sequence{
+		found:   operatorView{haMetadataAvailable: true, atLeastOneCheckpoint: true},
+		upgrade: lastStateUsingHaMeta,
+		kept: map[string][]string{
+			"-cluster-config-map": {
+				"org.apache.flink.k8s.leader.dispatcher", "org.apache.flink.k8s.leader.job-" + jobID,
+				"org.apache.flink.k8s.leader.resourcemanager", "org.apache.flink.k8s.leader.restserver",
+			},
+			"-" + jobID + "-config-map": {checkpointCounterKey},
+		},
+		foundAfterUpgrade: operatorView{haMetadataAvailable: true, atLeastOneCheckpoint: true},
+		leftAfterDeletion: []string{},
+	}, stock, "stock Flink %s under operator %s", layout.flink, operatorRelease)
+
+	// The plugin gets every decision stock gets. The one difference: Flink's
+	// ConfigMap holds no completed checkpoint, so the operator sets no dummy
+	// savepoint path (KUBERNETES_OPERATOR_LAST_STATE) for a last-state
+	// deployment; the job restores from the finalizer instead.
+	want := stock
+	want.found.atLeastOneCheckpoint = false
+	want.foundAfterUpgrade.atLeastOneCheckpoint = false
+	assert.Equal(t, want, plugin, "the plugin on Flink %s under operator %s, against stock", layout.flink, operatorRelease)
+
+	// After the deletion nothing is left to restore from HA: a JobManager
+	// Deployment lost now needs a manual restore, as with stock. The
+	// finalizer's records are not the operator's to delete (the job's
+	// retirement, when Flink cancels it, settles them), nor is the
+	// autoscaler's state.
+	v, err := view(ctx, c, ns, clusterID, pluginHAType)
 	require.NoError(t, err)
-	assert.Equal(t, operatorView{haMetadataAvailable: true, atLeastOneCheckpoint: true}, stock)
+	assert.Equal(t, operatorView{}, v)
+	_, err = c.ConfigMaps(ns).Get(ctx, "autoscaler-"+clusterID, metav1.GetOptions{})
+	require.NoError(t, err, "the autoscaler's state is left alone")
+	requirePublished(t, store, finalizerJob, 7)
+	other, err := haConfigMaps(ctx, c, ns, "orders-other")
+	require.NoError(t, err)
+	assert.Len(t, other, 2, "another cluster's HA data is left alone")
 
 	// A job ConfigMap on its way out (held by a finalizer, its deletion
 	// timestamp set by the API server) is no HA metadata.
-	pluginRun(t, c, ns, "orders-deleting", jobID, false)
+	haRun(t, c, ns, "orders-deleting", jobID, layout, false)
 	going := "orders-deleting-" + jobID + "-config-map"
 	held, err := c.ConfigMaps(ns).Get(ctx, going, metav1.GetOptions{})
 	require.NoError(t, err)
@@ -198,43 +245,6 @@ func TestOperatorFindsHAMetadataOfAPluginRun(t *testing.T) {
 	held.Finalizers = nil
 	_, err = c.ConfigMaps(ns).Update(ctx, held, metav1.UpdateOptions{})
 	require.NoError(t, err)
-
-	// A last-state upgrade: the operator deletes the JobManager Deployment
-	// keeping the HA ConfigMaps, then submitApplicationCluster deletes the
-	// job graph and deploys under the same job ID. The new JobManager finds
-	// the job's counter and, through the plugin, its newest published
-	// checkpoint.
-	require.NoError(t, deleteJobGraph(ctx, c, ns, clusterID))
-	cm, err := c.ConfigMaps(ns).Get(ctx, clusterID+"-cluster-config-map", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.NotContains(t, cm.Data, jobGraphKeyPrefix+jobID, "the job graph went")
-	assert.Contains(t, cm.Data, "org.apache.flink.k8s.leader.dispatcher", "leader entries stay")
-	jobCM, err := c.ConfigMaps(ns).Get(ctx, clusterID+"-"+jobID+"-config-map", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, "8", jobCM.Data[checkpointCounterKey], "the checkpoint ID counter stays")
-	v, err = view(ctx, c, ns, clusterID, pluginHAType)
-	require.NoError(t, err)
-	assert.True(t, v.haMetadataAvailable, "still available after the job graph went")
-	requirePublished(t, store, finalizerJob, 7)
-
-	// A stateless upgrade or the FlinkDeployment's deletion: the operator
-	// deletes the HA data with the cluster. Flink's ConfigMaps go, so no job
-	// graph is left for a new deployment of the same name; the finalizer's
-	// records are not the operator's to delete (the job's retirement, when
-	// Flink cancels it, settles them).
-	require.NoError(t, deleteHAMetadata(ctx, c, ns, clusterID))
-	listed, err = haConfigMaps(ctx, c, ns, clusterID)
-	require.NoError(t, err)
-	assert.Empty(t, names(listed))
-	v, err = view(ctx, c, ns, clusterID, pluginHAType)
-	require.NoError(t, err)
-	assert.Equal(t, operatorView{}, v, "after the deletion nothing is left to restore from HA: a JobManager Deployment lost now needs a manual restore, as with stock")
-	_, err = c.ConfigMaps(ns).Get(ctx, "autoscaler-"+clusterID, metav1.GetOptions{})
-	require.NoError(t, err, "the autoscaler's state is left alone")
-	requirePublished(t, store, finalizerJob, 7)
-	stockLeft, err := haConfigMaps(ctx, c, ns, "orders-stock")
-	require.NoError(t, err)
-	assert.Len(t, stockLeft, 2, "another cluster's HA data is left alone")
 }
 
 // requirePublished checks that the worker's store still holds the job's

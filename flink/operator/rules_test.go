@@ -37,17 +37,19 @@ const operatorRelease = "1.15.0"
 //     .../operator/reconciler/deployment/
 //   - the CRD: helm/flink-kubernetes-operator/crds/flinkdeployments.flink.apache.org-v1.yml
 
-// Flink's names, as flink-kubernetes 1.20 spells them
+// Flink's names, as flink-kubernetes spells them
 // (org.apache.flink.kubernetes.utils.Constants, KubernetesUtils) and as the
-// operator reads them through the same classes.
+// operator reads them through the same classes of the flink-kubernetes it
+// bundles (1.20.1 in operator 1.15.0, for every Flink version it deploys).
+// The two lines' differences are in haLayout.
 const (
 	kubernetesHaServicesFactory = "org.apache.flink.kubernetes.highavailability.KubernetesHaServicesFactory"
 	labelApp                    = "app"
 	labelType                   = "type"
 	labelTypeNative             = "flink-native-kubernetes"
 	labelComponent              = "component"
-	labelConfigMapType          = "configmap-type"
-	configMapTypeHA             = "high-availability"
+	labelConfigMapType          = "configmap-type"    // 1.20 only
+	configMapTypeHA             = "high-availability" // 1.20 only
 	jobGraphKeyPrefix           = "jobGraph-"
 	executionPlanKeyPrefix      = "executionPlan-" // Flink 2.x's job graph store
 	checkpointIDKeyPrefix       = "checkpointID-"
@@ -203,8 +205,8 @@ func view(ctx context.Context, c corev1client.CoreV1Interface, namespace, cluste
 }
 
 // upgrade is the way AbstractJobReconciler.getJobUpgrade (AbstractJobReconciler)
-// performs a last-state upgrade of a running job whose Flink version is
-// unchanged and whose checkpoint age is not limited.
+// performs a last-state upgrade of a running, cancellable job whose
+// checkpoint age is not limited.
 type upgrade string
 
 const (
@@ -214,13 +216,36 @@ const (
 	// lastStateUsingCancel: cancel the job, restore its newest retained
 	// checkpoint under a new job ID.
 	lastStateUsingCancel upgrade = "last-state by cancel"
+	// savepointUpgrade: stop the job with a savepoint, restore it.
+	savepointUpgrade upgrade = "savepoint"
 )
 
-// lastStateUpgrade is allowLastStateCancel (AbstractJobReconciler) with the
-// operator's default kubernetes.operator.job.upgrade.last-state.job-cancel-enabled
-// (false) for a cancellable, running job.
-func lastStateUpgrade(v operatorView) upgrade {
-	if !v.haMetadataAvailable {
+// resourceKind is the operator's resource a job belongs to.
+type resourceKind string
+
+const (
+	kindDeployment resourceKind = "FlinkDeployment"
+	kindSessionJob resourceKind = "FlinkSessionJob"
+)
+
+// lastStateUpgrade is getJobUpgrade's last-state branch (AbstractJobReconciler)
+// with the operator's default kubernetes.operator.job.upgrade.last-state.job-cancel.enabled
+// (false):
+//   - a changed flinkVersion: a savepoint when a savepoint directory is set,
+//     else a cancel ("Using savepoint to upgrade Flink version" / "Using
+//     last-state upgrade with cancellation to upgrade Flink version");
+//   - otherwise allowLastStateCancel: a FlinkSessionJob always cancels
+//     (it returns true before asking for HA metadata); a FlinkDeployment
+//     cancels only without HA metadata ("HA metadata is not available,
+//     cancel will be used instead of last-state").
+func lastStateUpgrade(kind resourceKind, v operatorView, versionChanged bool, savepointDir string) upgrade {
+	if versionChanged {
+		if strings.TrimSpace(savepointDir) != "" {
+			return savepointUpgrade
+		}
+		return lastStateUsingCancel
+	}
+	if kind == kindSessionJob || !v.haMetadataAvailable {
 		return lastStateUsingCancel
 	}
 	return lastStateUsingHaMeta
@@ -229,7 +254,9 @@ func lastStateUpgrade(v operatorView) upgrade {
 // deleteJobGraph is FlinkUtils.deleteJobGraphInKubernetesHA (FlinkUtils),
 // run by AbstractFlinkService.submitApplicationCluster before every
 // application deployment, last-state ones included: the job graph keys of
-// every HA ConfigMap go, so that a changed job takes effect.
+// every HA ConfigMap go, so that a changed job takes effect. isJobGraphKey
+// takes Flink 1.x's "jobGraph-" and 2.x's "executionPlan-" (the operator
+// knows the latter since its release 1.12).
 func deleteJobGraph(ctx context.Context, c corev1client.CoreV1Interface, namespace, clusterID string) error {
 	cms, err := haConfigMaps(ctx, c, namespace, clusterID)
 	if err != nil {

@@ -1,12 +1,10 @@
 package io.github.checkpointfinalizer.flink;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
 import org.apache.flink.streaming.api.functions.source.RichSourceFunction;
@@ -37,10 +35,5 @@ final class FlinkApis {
             throws Exception {
         return factory.createRecoveredCompletedCheckpointStore(jobId, retained, SharedStateRegistry.DEFAULT_FACTORY, io,
                 RestoreMode.NO_CLAIM);
-    }
-
-    /** The status an ended job ended in (1.20 reports the application status). */
-    static JobStatus jobStatus(JobResult result) {
-        return result.getApplicationStatus().deriveJobStatus();
     }
 }

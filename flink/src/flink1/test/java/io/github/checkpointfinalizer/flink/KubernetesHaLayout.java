@@ -14,7 +14,10 @@ final class KubernetesHaLayout {
 
     private KubernetesHaLayout() {}
 
-    /** The labels of an HA ConfigMap: the cluster's and configmap-type high-availability, which the operator selects by. */
+    /**
+     * The labels of an HA ConfigMap: the cluster's (app and type, which the operator selects by) and
+     * configmap-type high-availability.
+     */
     static Map<String, String> haConfigMapLabels(String clusterId) {
         return Map.of(Constants.LABEL_APP_KEY, clusterId, Constants.LABEL_TYPE_KEY, Constants.LABEL_TYPE_NATIVE_TYPE,
                 Constants.LABEL_CONFIGMAP_TYPE_KEY, Constants.LABEL_CONFIGMAP_TYPE_HIGH_AVAILABILITY);

@@ -1,12 +1,10 @@
 package io.github.checkpointfinalizer.flink;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.RecoveryClaimMode;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStore;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.state.SharedStateRegistry;
 import org.apache.flink.streaming.api.functions.sink.legacy.RichSinkFunction;
 import org.apache.flink.streaming.api.functions.source.legacy.RichSourceFunction;
@@ -37,10 +35,5 @@ final class FlinkApis {
             throws Exception {
         return factory.createRecoveredCompletedCheckpointStore(jobId, retained, SharedStateRegistry.DEFAULT_FACTORY, io,
                 RecoveryClaimMode.NO_CLAIM);
-    }
-
-    /** The status an ended job ended in (2.x reports the job status itself). */
-    static JobStatus jobStatus(JobResult result) {
-        return result.getJobStatus().orElseThrow();
     }
 }
