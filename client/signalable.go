@@ -50,7 +50,9 @@ func (e *NotSignalableError) Error() string {
 func (e *NotSignalableError) Is(target error) bool { return target == ErrNotSignalable }
 
 // Signalable returns the handle of the running finalization workflowID
-// and its phase when that phase reads operator signals, for RetryNow or
+// and its phase when that phase reads operator signals (a running
+// retirement's too, as Retiring; one a worker started before retirements
+// read signals leaves them unread), for RetryNow or
 // Abandon: ErrNotFound without one, a *NotSignalableError otherwise. It reads the
 // execution itself (describe), not visibility, which lags, and needs no
 // worker: an operator acts when something is wrong. The phase can still
@@ -66,11 +68,19 @@ func (c *Client) Signalable(ctx context.Context, workflowID string) (*Finalizati
 		return nil, "", fmt.Errorf("describe %s: %w", workflowID, err)
 	}
 	info := desc.RawResponse.GetWorkflowExecutionInfo()
+	closed := info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if info.GetType().GetName() == contract.RetireWorkflow {
+		// A retirement has no phase attribute; running, it reads the
+		// signals whether its store or its discard holds it.
+		if closed {
+			return nil, "", &NotSignalableError{WorkflowID: workflowID, Phase: Retiring, Closed: true}
+		}
+		return &Finalization{c: c, WorkflowID: workflowID, RunID: info.GetExecution().GetRunId()}, Retiring, nil
+	}
 	var phase string
 	if err := decodeAttr(info.GetSearchAttributes().GetIndexedFields()[contract.AttrPhase.GetName()], &phase); err != nil {
 		return nil, "", fmt.Errorf("%s: search attribute %s: %w", workflowID, contract.AttrPhase.GetName(), err)
 	}
-	closed := info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
 	if closed || !contract.Phase(phase).ReadsOperatorSignals() {
 		return nil, "", &NotSignalableError{WorkflowID: workflowID, Phase: contract.Phase(phase), Closed: closed}
 	}

@@ -24,10 +24,14 @@ bucket away, the abandon ends once the bucket takes the keep mark. A finalizatio
 phase (Publishing, which ends within seconds) or ended is refused (exit 4, nothing sent), and a
 batch skips it.
 
-Name one finalization as status does (--cluster --job --epoch --checkpoint), or take the batch
-list --stuck lists (--stuck [--older-than 5m], narrowed by --cluster and --job): --dry-run shows
-it and sends nothing, --yes is required to signal it. A batch reports per workflow ID what came
-of it and exits 1 if any signal failed.`,
+A retirement (retire/<cluster>/<job>/<epoch>) reads it too: abandoned before its store answered,
+it ends failed (Unknown.Abandoned: it may have retired the job; nothing discarded); abandoned while
+it discards the retired state, it ends with the job retired and what is left where it is.
+
+Name one finalization as status does (--cluster --job --epoch --checkpoint), or any execution by
+--workflow-id, or take the batch list --stuck lists, retirements included (--stuck [--older-than
+5m], narrowed by --cluster and --job): --dry-run shows it and sends nothing, --yes is required to
+signal it. A batch reports per workflow ID what came of it and exits 1 if any signal failed.`,
 		example: "finalizer abandon --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --reason \"store decommissioned\"\n  finalizer abandon --stuck --older-than 1h --cluster prod-eu --reason \"zk-3 lost\" --yes",
 		flags: func(fs *pflag.FlagSet) func() error {
 			fs.StringVar(&reason, "reason", "", "why, recorded as the finalization's result (required)")

@@ -16,10 +16,12 @@ failed): the running try and its backoff stop and a new one starts at once, typi
 store or bucket was fixed. A finalization in another phase (Publishing, which ends within
 seconds), or ended, is refused (exit 4, nothing sent), and a batch skips it.
 
-Name one finalization as status does (--cluster --job --epoch --checkpoint), or take the batch
-list --stuck lists (--stuck [--older-than 5m], narrowed by --cluster and --job): --dry-run shows
-it and sends nothing, --yes is required to signal it. A batch reports per workflow ID what came
-of it and exits 1 if any signal failed.`,
+A running retirement (retire/<cluster>/<job>/<epoch>) reads it too.
+
+Name one finalization as status does (--cluster --job --epoch --checkpoint), or any execution by
+--workflow-id, or take the batch list --stuck lists, retirements included (--stuck [--older-than
+5m], narrowed by --cluster and --job): --dry-run shows it and sends nothing, --yes is required to
+signal it. A batch reports per workflow ID what came of it and exits 1 if any signal failed.`,
 		example: "finalizer retry-now --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42\n  finalizer retry-now --stuck --older-than 10m --cluster prod-eu --dry-run",
 		send:    func(ctx context.Context, f *client.Finalization) error { return f.RetryNow(ctx) },
 		effect:  "its persist, verify or discard starts again at once; the finalization ends on its own once the store and bucket answer",

@@ -56,7 +56,11 @@ func signalCommand(sig operatorSignal) command {
 				if err := sig.send(ctx, f); err != nil {
 					return err
 				}
-				rep.Results = []signalResult{{WorkflowID: f.WorkflowID, RunID: f.RunID, Cluster: t.id.cluster, Job: t.id.job,
+				kind := client.KindFinalization
+				if phase == client.Retiring {
+					kind = client.KindRetirement
+				}
+				rep.Results = []signalResult{{Kind: kind, WorkflowID: f.WorkflowID, RunID: f.RunID, Cluster: t.id.cluster, Job: t.id.job,
 					Epoch: t.id.epoch, Checkpoint: t.id.checkpoint, Phase: phase, Outcome: outcomeSignalled}}
 				return out.result(rep, rep.text(out.wide()))
 			}
@@ -64,6 +68,11 @@ func signalCommand(sig operatorSignal) command {
 			if err != nil {
 				return err
 			}
+			retirements, err := c.ListStuckRetirements(ctx, t.olderThan)
+			if err != nil {
+				return err
+			}
+			list = append(list, retirements...)
 			rep.OlderThan = t.olderThan.String()
 			rep.Results = []signalResult{} // JSON: [] rather than null
 			for _, s := range list {
@@ -84,10 +93,10 @@ func signalCommand(sig operatorSignal) command {
 // says what came of it; a dry run only says whether the listing shows it in
 // such a phase.
 func signalOne(ctx context.Context, c *client.Client, sig operatorSignal, s client.Stuck, dryRun bool) signalResult {
-	r := signalResult{WorkflowID: s.WorkflowID, RunID: s.RunID, Cluster: s.Cluster, Job: s.Job,
+	r := signalResult{Kind: s.Kind, WorkflowID: s.WorkflowID, RunID: s.RunID, Cluster: s.Cluster, Job: s.Job,
 		Epoch: s.Epoch, Checkpoint: s.Checkpoint, Phase: s.Phase}
 	if dryRun {
-		if s.Phase.ReadsOperatorSignals() {
+		if s.Kind == client.KindRetirement || s.Phase.ReadsOperatorSignals() {
 			r.Outcome = outcomeWouldSignal
 		} else {
 			r.Outcome, r.Detail = outcomeSkipped, notReadIn(s.Phase)

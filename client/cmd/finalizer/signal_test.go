@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"sigs.k8s.io/yaml"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
@@ -244,4 +246,47 @@ func TestSignalPersisting(t *testing.T) {
 	require.NotEmpty(t, res.HandleKey)
 	assert.True(t, e.Exists(stores.KeptPrefix+strings.TrimPrefix(res.HandleKey, stores.HandlesPrefix)), "the keep mark stands")
 	assert.True(t, e.Exists(e.Cluster+"/j1/chk-3/data-0"), "abandon keeps the state")
+}
+
+// A retirement is stuck too: here one no worker has answered yet, as a
+// store that never answers leaves it Retiring. The batch lists it, and
+// abandon by workflow ID reaches it: it ends, once a worker runs it,
+// failed Unknown.Abandoned (the store may have retired the job), nothing
+// discarded.
+func TestSignalStuckRetirement(t *testing.T) {
+	t.Parallel()
+	e := harness.Start(t, harness.Options{Deferred: true})
+	env := envFor(t, e)
+	req := contract.RetireRequest{Cluster: e.Cluster, Job: e.Job, Epoch: 1, Owner: "jm-1", DiscardCheckpoints: true}
+	run, err := e.Temporal.ExecuteWorkflow(t.Context(), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: e.TaskQueue}, contract.RetireWorkflow, req)
+	require.NoError(t, err)
+
+	var rep signalReport
+	require.Eventually(t, func() bool {
+		o := runTool(t, env, "abandon", "--reason", "r", "--stuck", "--older-than", "1s", "--cluster", e.Cluster, "--dry-run", "-o", "json")
+		require.Equal(t, exitOK, o.code, o.stderr)
+		require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep))
+		return len(rep.Results) == 1
+	}, 30*time.Second, 300*time.Millisecond, "visibility lists the retirement")
+	assert.Equal(t, req.WorkflowID(), rep.Results[0].WorkflowID)
+	assert.Equal(t, client.KindRetirement, rep.Results[0].Kind)
+	assert.Equal(t, client.Retiring, rep.Results[0].Phase)
+	assert.Equal(t, outcomeWouldSignal, rep.Results[0].Outcome)
+
+	o := runTool(t, env, "abandon", "--workflow-id", req.WorkflowID(), "--reason", "store decommissioned", "--epoch", "1")
+	assert.Equal(t, exitUsage, o.code, "--workflow-id names the execution alone")
+	o = runTool(t, env, "abandon", "--workflow-id", req.WorkflowID(), "--reason", "store decommissioned", "-o", "json")
+	require.Equal(t, exitOK, o.code, o.stderr)
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep))
+	assert.Equal(t, client.KindRetirement, rep.Results[0].Kind)
+
+	e.StartWorker()
+	err = run.Get(t.Context(), nil)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app, "the retirement ends")
+	assert.Equal(t, contract.TypeAbandoned, app.Type())
+	assert.Contains(t, app.Error(), "store decommissioned")
+
+	o = runTool(t, env, "abandon", "--workflow-id", req.WorkflowID(), "--reason", "again")
+	assert.Equal(t, exitRefused, o.code, "ended: refused")
 }
