@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
@@ -59,15 +58,10 @@ func (e *NotSignalableError) Is(target error) bool { return target == ErrNotSign
 // change between this and the signal; a signal sent then waits for the
 // next phase that reads it, if one comes.
 func (c *Client) Signalable(ctx context.Context, workflowID string) (*Finalization, contract.Phase, error) {
-	desc, err := c.tc.DescribeWorkflow(ctx, workflowID, "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return nil, "", fmt.Errorf("%s: %w", workflowID, ErrNotFound)
-	}
+	info, err := c.executionInfo(ctx, workflowID)
 	if err != nil {
-		return nil, "", fmt.Errorf("describe %s: %w", workflowID, err)
+		return nil, "", err
 	}
-	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	closed := info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
 	if info.GetType().GetName() == contract.RetireWorkflow {
 		// A retirement has no phase attribute; running, it reads the
