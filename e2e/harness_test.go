@@ -41,9 +41,11 @@ type env struct {
 	store     haStore
 	refs      *storefault.Store
 	states    *blobstate.Store
-	bucket    string
-	root      string
-	job       stores.JobID
+	// bucketAway makes the finalizations' bucket fail (awayStates).
+	bucketAway atomic.Bool
+	bucket     string
+	root       string
+	job        stores.JobID
 }
 
 var seq atomic.Int64
@@ -108,7 +110,7 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 	w := sdkworker.New(c, e.taskQueue, sdkworker.Options{})
 	finalizations := activities.TemporalFinalizations{Client: c}
 	acts := &activities.Activities{
-		References: e.refs, Leadership: e.store, States: e.states, Handles: e.states, StoreKind: b.name,
+		References: e.refs, Leadership: e.store, States: awayStates{e.states, &e.bucketAway}, Handles: e.states, StoreKind: b.name,
 		Temporal: c, TaskQueue: e.taskQueue, Retain: retain, Finalizations: finalizations,
 	}
 	// Cleaned up after the worker's stop (cleanups run last first).
