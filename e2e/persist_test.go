@@ -49,9 +49,9 @@ func (e *env) persistingRegularly(req contract.FinalizeRequest) sdkclient.Workfl
 	e.bucketAway.Store(true)
 	run := e.start(req)
 	require.Eventually(e.t, func() bool {
-		d, err := e.client.DescribeWorkflowExecution(e.ctx(), run.GetID(), "")
+		d, err := e.client.DescribeWorkflow(e.ctx(), run.GetID(), "")
 		require.NoError(e.t, err)
-		for _, p := range d.GetPendingActivities() {
+		for _, p := range d.RawResponse.GetPendingActivities() {
 			if p.GetActivityType().GetName() == "PersistHandle" {
 				return true
 			}
