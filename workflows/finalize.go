@@ -38,6 +38,9 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 		if isDataMissing(err) && f.asksWhenDataMissing(ctx) && f.publishedBefore(ctx) {
 			return f.end(contract.Published, contract.PublishedBeforeReason), nil
 		}
+		if f.abandoned != "" { // while asking whether it was published
+			return f.abandonedPersisting(ctx, persisted), nil
+		}
 		return f.end(contract.Failed, contract.FailureMessage(err)), nil
 	}
 	f.status.HandleKey, f.status.StoreKind = persisted.HandleKey, persisted.StoreKind
@@ -169,11 +172,21 @@ func definite(err error) bool {
 // published. On the fast path, a workflow task retried after its worker
 // died runs persist again; if the lost run had published and the
 // checkpoint has been subsumed since, its data is gone: Published, not
-// Failed. A store that does not answer keeps it asking.
+// Failed. A store that does not answer keeps it asking, until an operator
+// abandons it (false, f.abandoned set; operatorSignalsChange).
 func (f *finalization) publishedBefore(ctx workflow.Context) bool {
 	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1, Epoch: f.req.Epoch, Owner: f.req.Owner}
 	var published bool
-	if err := storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published); err != nil {
+	var err error
+	if operatorReachable(ctx) {
+		err = f.interruptible(ctx, storeCall, a.PublishedBefore, in, &published)
+	} else {
+		err = storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published)
+	}
+	if f.abandoned != "" {
+		return false
+	}
+	if err != nil {
 		f.status.LastError = contract.FailureMessage(err)
 		return false
 	}

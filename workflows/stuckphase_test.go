@@ -159,3 +159,35 @@ func TestAbandonWhileDiscardingKeepsWhatIsLeft(t *testing.T) {
 	assert.True(t, ok, "what is left is marked kept")
 	assert.Equal(t, "keep it for the post-mortem", m.Reason)
 }
+
+// A persist that finds its data missing asks the store whether its token
+// was published before it answers Failed; a store that does not answer
+// keeps it asking, in Persisting, where abandon reaches it too.
+func TestAbandonWhileAskingWhetherPublished(t *testing.T) {
+	f := newFixture(t, 0)
+	req := f.checkpoint(1, false)
+	req.MetadataSHA256 = "0000000000000000000000000000000000000000000000000000000000000000" // data missing
+	f.acts.References = unreadable{f.acts.References}
+	f.newEnv()
+	f.env.RegisterDelayedCallback(func() {
+		assert.Equal(t, contract.Persisting, f.status().Phase)
+		f.env.SignalWorkflow(contract.AbandonSignal, "store gone")
+	}, atOperator)
+	start := f.env.Now()
+	res := f.finalize(req)
+
+	assert.Equal(t, contract.Abandoned, res.Phase)
+	assert.Contains(t, res.Reason, "store gone")
+	assert.Less(t, f.env.Now().Sub(start), atOperator+5*time.Second, "ended at the signal")
+	m, ok, err := f.states.Mark(t.Context(), res.HandleKey)
+	require.NoError(t, err)
+	assert.True(t, ok, "marked kept")
+	assert.Equal(t, "store gone", m.Reason)
+}
+
+// unreadable is a reference store whose reads never get an answer.
+type unreadable struct{ activities.References }
+
+func (unreadable) Read(context.Context, stores.CheckpointID) (stores.Entry, error) {
+	return stores.Entry{}, fmt.Errorf("read: %w", errStoreAway)
+}
