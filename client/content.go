@@ -2,11 +2,9 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
@@ -14,15 +12,10 @@ import (
 // describe finds the execution that stands for id and the content hash its
 // memo carries ("" when it has none).
 func (c *Client) describe(ctx context.Context, id string) (*Finalization, string, error) {
-	desc, err := c.tc.DescribeWorkflow(ctx, id, "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return nil, "", fmt.Errorf("%s: %w", id, ErrNotFound)
-	}
+	info, err := c.executionInfo(ctx, id)
 	if err != nil {
-		return nil, "", fmt.Errorf("describe %s: %w", id, err)
+		return nil, "", err
 	}
-	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	f := &Finalization{c: c, WorkflowID: id, RunID: info.GetExecution().GetRunId()}
 	p, ok := info.GetMemo().GetFields()[MemoContentHash]
 	if !ok {

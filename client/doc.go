@@ -26,9 +26,10 @@
 //     ListStuckRetirements lists the retirements running that long;
 //     Describe is one finalization as the server knows it, for when no
 //     worker answers Status.
-//   - Verifying, then Finalization.RetryNow or Finalization.Abandon, for an
-//     operator: the signals only Verifying reads; ErrNotVerifying when the
-//     finalization is in another phase or ended (nothing sent).
+//   - Signalable, then Finalization.RetryNow or Finalization.Abandon, for an
+//     operator: the signals a stuck finalization reads (Persisting,
+//     Verifying, Discarding); ErrNotSignalable when it is in another phase
+//     or ended (nothing sent).
 //   - Retire, before a job's checkpoint ID space restarts.
 //
 // Connection holds the dial settings (address, namespace, TLS, API key) the

@@ -71,8 +71,9 @@ func (f *Finalization) Status(ctx context.Context) (contract.Status, error) {
 	return st, nil
 }
 
-// RetryNow ends the current verify backoff of a Verifying finalization:
-// the next verify starts at once.
+// RetryNow ends the current backoff of a stuck finalization (Persisting,
+// Verifying, Discarding): its persist, verify or discard starts again at
+// once.
 func (f *Finalization) RetryNow(ctx context.Context) error {
 	if err := f.c.tc.SignalWorkflow(ctx, f.WorkflowID, f.RunID, contract.RetryNowSignal, nil); err != nil {
 		return fmt.Errorf("retry-now %s: %w", f.WorkflowID, err)
@@ -80,9 +81,11 @@ func (f *Finalization) RetryNow(ctx context.Context) error {
 	return nil
 }
 
-// Abandon ends a Verifying finalization as Abandoned, its state kept, for
-// an operator who gave up on its store. Only Verifying reads the signal:
-// sent earlier, it waits and abandons the first verify, if one comes.
+// Abandon ends a stuck finalization (Persisting, Verifying, Discarding) as
+// Abandoned, its state kept and marked so in the bucket, for an operator
+// who gave up on its store or bucket; the result's reason says in which
+// phase. Publishing does not read the signal: sent then, it waits for the
+// next phase that does.
 func (f *Finalization) Abandon(ctx context.Context, reason string) error {
 	if err := f.c.tc.SignalWorkflow(ctx, f.WorkflowID, f.RunID, contract.AbandonSignal, reason); err != nil {
 		return fmt.Errorf("abandon %s: %w", f.WorkflowID, err)

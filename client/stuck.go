@@ -101,8 +101,8 @@ func (c *Client) ListStuck(ctx context.Context, olderThan time.Duration) ([]Stuc
 // ListStuckRetirements lists the retirements running for longer than
 // olderThan (StuckRetirementQuery), oldest first, each with its last
 // error: Retiring while the store does not answer, Discarding while the
-// retired state's deletes fail or wait for a finalization. They read no
-// operator signal.
+// retired state's deletes fail or wait for a finalization. They read the
+// operator signals (Signalable).
 func (c *Client) ListStuckRetirements(ctx context.Context, olderThan time.Duration) ([]Stuck, error) {
 	out, err := c.list(ctx, "stuck retirements", StuckRetirementQuery(time.Now().Add(-olderThan)), retirementOf)
 	if err != nil {

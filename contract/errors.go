@@ -27,6 +27,11 @@ const (
 	// retryable like every Unknown: the finalization parks, visible, until
 	// an operator repairs the store, and never reads it as a rejection.
 	TypeCorruptState = "Unknown.CorruptState"
+	// TypeAbandoned: an operator abandoned a retirement before its store
+	// answered (the abandon signal): it may have retired the job, and
+	// nothing was discarded. The retirement ended for good; retire again
+	// to learn the outcome.
+	TypeAbandoned = "Unknown.Abandoned"
 
 	// The store's refusals; see rejections.
 	TypeStaleEpoch     = "Rejected.StaleEpoch"

@@ -120,6 +120,20 @@ func RunningPhases() []Phase {
 	return []Phase{Persisting, Publishing, Verifying, Discarding, Subsuming}
 }
 
+// ReadsOperatorSignals reports whether a running finalization in this
+// phase reads the retry-now and abandon signals: every phase it can stay in
+// for as long as a store or the bucket fails (Persisting, Verifying,
+// Discarding). Publishing ends on its own within seconds; Subsuming is the
+// coordinator's. Executions a worker started before this rule read them only
+// while Verifying.
+func (p Phase) ReadsOperatorSignals() bool {
+	switch p {
+	case Persisting, Verifying, Discarding:
+		return true
+	}
+	return false
+}
+
 // Terminal reports whether a finalization in this phase has ended.
 func (p Phase) Terminal() bool {
 	switch p {

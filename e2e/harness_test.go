@@ -40,9 +40,11 @@ type env struct {
 	store     haStore
 	refs      *storefault.Store
 	states    *blobstate.Store
-	bucket    string
-	root      string
-	job       stores.JobID
+	// bucketAway makes the finalizations' bucket fail (awayStates).
+	bucketAway atomic.Bool
+	bucket     string
+	root       string
+	job        stores.JobID
 }
 
 var seq atomic.Int64
@@ -106,8 +108,8 @@ func newEnvOn(t *testing.T, b backend, retain int) *env {
 
 	// The production assembly, tenant gate and interceptors included.
 	a := finalizer.Assemble(finalizer.Parts{
-		Store: e.store, References: e.refs, Bucket: e.states, StoreKind: b.name,
-		Temporal: c, TaskQueue: e.taskQueue, Retain: retain,
+		Store: e.store, References: e.refs, Bucket: e.states, States: awayStates{e.states, &e.bucketAway},
+		StoreKind: b.name, Temporal: c, TaskQueue: e.taskQueue, Retain: retain,
 		// The tests' handles and tombstones are seconds old: no grace
 		// floor, the contract's shortest TTL.
 		Floors: reconcileacts.Floors{TombstoneTTL: contract.MinTombstoneTTL},

@@ -4,9 +4,13 @@
 #
 #   finalizer-<tag>-<os>-<arch>.tar.gz          finalizer-worker and finalizer (static)
 #   finalizer-worker-image-<tag>.oci.tar         the image, every platform under one OCI image
-#                                                index (OCI archive, tools/ociimage)
-#   finalizer-<tag>.cdx.json                     the binaries' SBOM (CycloneDX 1.5: every module
-#                                                each binary links, as `go version -m` reads it)
+#                                                index (OCI archive, tools/ociimage); its CA bundle
+#                                                and zone files come from the Debian packages
+#                                                tools/ociimage/base-packages.txt pins (fetched once
+#                                                with apt-get into $FINALIZER_CACHE/debian)
+#   finalizer-<tag>.cdx.json                     the binaries' SBOM (CycloneDX 1.5, written with
+#                                                cyclonedx-go: every module each binary links, as
+#                                                `go version -m` reads it)
 #   finalizer-<version>.tgz                      the Helm chart (deploy/helm/finalizer)
 #   finalizer-flink-<version>.jar                the Flink plugin (shaded), when flink/pom.xml exists
 #   SHA256SUMS                                   sha256 of every file above
@@ -103,6 +107,7 @@ done
 log "image for $PLATFORMS, and the SBOM"
 (cd tools/ociimage && GOFLAGS= go run ./cmd/finalizer-image \
   -bin "$WORK/bin" -platforms "$PLATFORMS" \
+  -base-packages base-packages.txt -deb-cache "$CACHE/debian" \
   -version "$VERSION" -revision "$REVISION" -tag "$VERSION" -sbom-version "$TAG" \
   -o "$OUT/finalizer-worker-image-$TAG.oci.tar" -sbom "$OUT/finalizer-$TAG.cdx.json") > "$WORK/digest"
 log "image index digest $(cat "$WORK/digest")"

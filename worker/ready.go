@@ -23,7 +23,8 @@ type probe struct {
 func live(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }
 
 // readyz answers 200 when the pollers run and every dependency answers
-// (Temporal's frontend, the HA store's session or API server), else 503;
+// (Temporal's frontend, the HA store's session or API server, which
+// retirements need too, and the state bucket), else 503;
 // the body names each check and, for a failed one, the error, so an
 // operator reading the probe's output sees which dependency is away.
 func (m *metrics) readyz(w http.ResponseWriter, r *http.Request) {

@@ -39,6 +39,12 @@ func operatorAdvice(p contract.Phase) string {
 		return "The store has not said whether the reference landed: the state is kept and the job manager must not " +
 			"acknowledge the checkpoint. Fix the store, then signal `retry-now`; or signal `abandon` with a reason " +
 			"(the state is kept). Nothing forces a discard."
+	case contract.Persisting:
+		return "The handle is not written yet (the last error says why): nothing is published and nothing discarded. " +
+			"Fix the bucket, then signal `retry-now`; or signal `abandon` with a reason (whatever was written is kept)."
+	case contract.Discarding:
+		return "The reference is proven absent and the state is being deleted (the last error says why it has not finished). " +
+			"Fix the bucket, then signal `retry-now`; or signal `abandon` with a reason (what is left is kept)."
 	case contract.Published:
 		return "Published: the job manager may acknowledge the checkpoint."
 	case contract.Discarded:

@@ -11,13 +11,10 @@ import (
 
 // finalization is the state of one FinalizeCheckpoint execution.
 type finalization struct {
-	ctx      workflow.Context
-	req      contract.FinalizeRequest
-	status   contract.Status
-	retryNow workflow.ReceiveChannel
-	abandon  workflow.ReceiveChannel
-	// abandoned is the operator's reason, once one abandoned the finalization.
-	abandoned string
+	ctx    workflow.Context
+	req    contract.FinalizeRequest
+	status contract.Status
+	operator
 	// version is the "local-fast-path" version this execution runs
 	// (pathVersion); local: the fast path, from version 1 on.
 	version workflow.Version
@@ -38,8 +35,7 @@ func newFinalization(ctx workflow.Context, req contract.FinalizeRequest) *finali
 		status: contract.Status{
 			StartedAt: now, PhaseSince: now, Timings: map[contract.Phase]time.Duration{},
 		},
-		retryNow: workflow.GetSignalChannel(ctx, contract.RetryNowSignal),
-		abandon:  workflow.GetSignalChannel(ctx, contract.AbandonSignal),
+		operator: newOperator(ctx),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
+	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )
 
 // a names activities by method; its fields are never used in a workflow.
@@ -29,10 +30,16 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 
 	f.setPhase(contract.Persisting)
 	persisted, err := f.persist(ctx)
+	if f.abandoned != "" {
+		return f.abandonedPersisting(ctx, persisted), nil
+	}
 	if err != nil {
 		// Only definite failures (invalid, data missing) end the retries.
 		if isDataMissing(err) && f.asksWhenDataMissing(ctx) && f.publishedBefore(ctx) {
 			return f.end(contract.Published, contract.PublishedBeforeReason), nil
+		}
+		if f.abandoned != "" { // while asking whether it was published
+			return f.abandonedPersisting(ctx, persisted), nil
 		}
 		return f.end(contract.Failed, contract.FailureMessage(err)), nil
 	}
@@ -70,7 +77,7 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 
 		verdict, abandoned := f.verify(ctx)
 		if abandoned != "" {
-			return f.endAbandoned(ctx, abandoned), nil
+			return f.endAbandoned(ctx, abandoned, ""), nil
 		}
 		if verdict == stores.Present {
 			return f.published(ctx, false)
@@ -91,8 +98,10 @@ func FinalizeCheckpoint(ctx workflow.Context, req contract.FinalizeRequest) (con
 const abandonMarkChange = "abandon-keeps-mark"
 
 // endAbandoned ends the finalization Abandoned once the bucket holds the mark
-// that keeps its state; a bucket that does not answer keeps it trying.
-func (f *finalization) endAbandoned(ctx workflow.Context, reason string) contract.FinalizeResult {
+// that keeps its state, for the operator's reason; the result's reason adds
+// note (where it was abandoned). A bucket that does not answer keeps it
+// trying.
+func (f *finalization) endAbandoned(ctx workflow.Context, reason, note string) contract.FinalizeResult {
 	if workflow.GetVersion(ctx, abandonMarkChange, workflow.DefaultVersion, 1) == 1 {
 		in := activities.AbandonInput{HandleKey: activities.HandleKey(f.status.HandleKey), Reason: reason}
 		if err := storeCall.execute(ctx, false, a.KeepAbandoned, in).Get(ctx, nil); err != nil {
@@ -101,7 +110,20 @@ func (f *finalization) endAbandoned(ctx workflow.Context, reason string) contrac
 			f.status.LastError = contract.FailureMessage(err)
 		}
 	}
-	return f.end(contract.Abandoned, reason)
+	return f.end(contract.Abandoned, reason+note)
+}
+
+// abandonedPersisting ends a finalization an operator abandoned while
+// Persisting. It sent no publish. Whether its stopped persist wrote the
+// handle is unknown, so the mark goes under the key the handle has or
+// would have (deterministic): whatever the persist wrote stays, and the
+// result names that key.
+func (f *finalization) abandonedPersisting(ctx workflow.Context, persisted activities.PersistResult) contract.FinalizeResult {
+	f.status.HandleKey, f.status.StoreKind = persisted.HandleKey, persisted.StoreKind
+	if f.status.HandleKey == "" {
+		f.status.HandleKey = activities.HandleOf(f.req).Key()
+	}
+	return f.endAbandoned(ctx, f.abandoned, " (abandoned while Persisting: this execution published nothing; the handle, if written, and the data are kept)")
 }
 
 // persist writes the handle. On the fast path it runs locally for at most
@@ -111,8 +133,7 @@ func (f *finalization) persist(ctx workflow.Context) (activities.PersistResult, 
 	var persisted activities.PersistResult
 	h := activities.HandleOf(f.req)
 	if !f.local {
-		err := persistCall.execute(ctx, false, a.PersistHandle, h).Get(ctx, &persisted)
-		return persisted, err
+		return f.persistRegular(ctx, h)
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		ScheduleToCloseTimeout: persistLocalFor, RetryPolicy: persistCall.retry,
@@ -124,7 +145,19 @@ func (f *finalization) persist(ctx workflow.Context) (activities.PersistResult, 
 	}
 	f.status.LastError = contract.FailureMessage(err)
 	f.showDetails()
-	err = persistCall.execute(ctx, false, a.PersistHandle, h).Get(ctx, &persisted)
+	return f.persistRegular(ctx, h)
+}
+
+// persistRegular persists as a regular activity, retrying for ever, which
+// retry-now and abandon reach (operatorSignalsChange): an abandoned one
+// returns with f.abandoned set.
+func (f *finalization) persistRegular(ctx workflow.Context, h blobstate.Handle) (activities.PersistResult, error) {
+	var persisted activities.PersistResult
+	if operatorReachable(ctx) {
+		err := f.interruptible(ctx, persistCall, a.PersistHandle, h, &persisted)
+		return persisted, err
+	}
+	err := persistCall.execute(ctx, false, a.PersistHandle, h).Get(ctx, &persisted)
 	return persisted, err
 }
 
@@ -139,11 +172,21 @@ func definite(err error) bool {
 // published. On the fast path, a workflow task retried after its worker
 // died runs persist again; if the lost run had published and the
 // checkpoint has been subsumed since, its data is gone: Published, not
-// Failed. A store that does not answer keeps it asking.
+// Failed. A store that does not answer keeps it asking, until an operator
+// abandons it (false, f.abandoned set; operatorSignalsChange).
 func (f *finalization) publishedBefore(ctx workflow.Context) bool {
 	in := activities.VerifyInput{CheckpointID: f.req.CheckpointID(), Token: f.req.Token(), Attempt: 1, Epoch: f.req.Epoch, Owner: f.req.Owner}
 	var published bool
-	if err := storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published); err != nil {
+	var err error
+	if operatorReachable(ctx) {
+		err = f.interruptible(ctx, storeCall, a.PublishedBefore, in, &published)
+	} else {
+		err = storeCall.execute(ctx, false, a.PublishedBefore, in).Get(ctx, &published)
+	}
+	if f.abandoned != "" {
+		return false
+	}
+	if err != nil {
 		f.status.LastError = contract.FailureMessage(err)
 		return false
 	}
@@ -227,8 +270,12 @@ func (f *finalization) reported(ctx workflow.Context, report workflow.Future) bo
 // rejection with no unknown before it, or after a fenced Absent.
 func (f *finalization) discard(ctx workflow.Context, reason string) (contract.FinalizeResult, error) {
 	f.setPhase(contract.Discarding)
-	var res activities.DiscardResult
-	if err := discardCall.execute(ctx, false, a.Discard, activities.HandleKey(f.status.HandleKey)).Get(ctx, &res); err != nil {
+	res, err := f.discardHandle(ctx)
+	if f.abandoned != "" && err != nil {
+		// A discard that finished before the abandon reached it stands.
+		return f.endAbandoned(ctx, f.abandoned, " (abandoned while Discarding: the discard stopped; what is left of the state is kept)"), nil
+	}
+	if err != nil {
 		// Only a handle it cannot trust stops the retries: keep what is there.
 		f.status.LastError = contract.FailureMessage(err)
 		return f.end(contract.Abandoned, "discard refused, state kept: "+contract.FailureMessage(err)), nil
@@ -242,4 +289,17 @@ func (f *finalization) discard(ctx workflow.Context, reason string) (contract.Fi
 		return f.end(contract.Discarded, reason+"; its data stays: "+res.Kept), nil
 	}
 	return f.end(contract.Discarded, reason), nil
+}
+
+// discardHandle runs the discard, which retry-now and abandon reach
+// (operatorSignalsChange).
+func (f *finalization) discardHandle(ctx workflow.Context) (activities.DiscardResult, error) {
+	var res activities.DiscardResult
+	key := activities.HandleKey(f.status.HandleKey)
+	if operatorReachable(ctx) {
+		err := f.interruptible(ctx, discardCall, a.Discard, key, &res)
+		return res, err
+	}
+	err := discardCall.execute(ctx, false, a.Discard, key).Get(ctx, &res)
+	return res, err
 }

@@ -43,8 +43,20 @@ func (c call) execute(ctx workflow.Context, local bool, activity any, args ...an
 		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: c.startToClose, RetryPolicy: c.retry})
 		return workflow.ExecuteLocalActivity(ctx, activity, args...)
 	}
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: c.startToClose, HeartbeatTimeout: c.heartbeat, RetryPolicy: c.retry})
-	return workflow.ExecuteActivity(ctx, activity, args...)
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, c.options()), activity, args...)
+}
+
+// stoppable runs activity as a regular activity whose cancellation the
+// workflow waits out: the future resolves once the activity has stopped
+// (see finalization.interruptible).
+func (c call) stoppable(ctx workflow.Context, activity any, args ...any) workflow.Future {
+	o := c.options()
+	o.WaitForCancellation = true
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), activity, args...)
+}
+
+func (c call) options() workflow.ActivityOptions {
+	return workflow.ActivityOptions{StartToCloseTimeout: c.startToClose, HeartbeatTimeout: c.heartbeat, RetryPolicy: c.retry}
 }
 
 var (

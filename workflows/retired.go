@@ -22,13 +22,21 @@ const discardRetiredVersion = "discard-retired"
 // that is not retried does not undo the retirement, which stands: it is
 // logged, and the reconciler is the backstop for what is left, as it is
 // for whatever the store does not prove garbage.
-func discardRetired(ctx workflow.Context, req contract.RetireRequest) error {
+//
+// Abandoned (op), it stops: the job stays retired and what is left of its
+// state stays where it is, to the reconciler as after a failure.
+func discardRetired(ctx workflow.Context, req contract.RetireRequest, op *operator) error {
 	if workflow.GetVersion(ctx, discardRetiredVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	in := activities.RetiredInput{JobID: stores.JobID{Cluster: req.Cluster, Job: req.Job}, Epoch: req.Epoch}
 	var res activities.RetiredResult
-	if err := discardCall.execute(ctx, false, a.DiscardRetired, in).Get(ctx, &res); err != nil {
+	err := op.run(ctx, discardCall, a.DiscardRetired, in, &res)
+	if op.gaveUp() && err != nil {
+		workflow.GetLogger(ctx).Warn("retired checkpoints' discard abandoned by an operator: what is left stays; the reconciler is the backstop", "job", in.JobID, "reason", op.abandoned)
+		return nil
+	}
+	if err != nil {
 		workflow.GetLogger(ctx).Warn("retired checkpoints not discarded; the reconciler discards them", "job", in.JobID, "error", err)
 		return nil
 	}

@@ -65,20 +65,6 @@ func (f *finalization) verify(ctx workflow.Context) (stores.Verdict, string) {
 	}
 }
 
-// operatorSelector waits for retry-now or abandon; a caller adds what else
-// it waits for.
-func (f *finalization) operatorSelector(ctx workflow.Context) workflow.Selector {
-	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(f.retryNow, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
-	sel.AddReceive(f.abandon, func(c workflow.ReceiveChannel, _ bool) {
-		c.Receive(ctx, &f.abandoned)
-		if f.abandoned == "" {
-			f.abandoned = "abandoned by operator"
-		}
-	})
-	return sel
-}
-
 func isInvalid(err error) bool {
 	var app *temporal.ApplicationError
 	return errors.As(err, &app) && app.Type() == contract.TypeInvalid

@@ -3,6 +3,7 @@ package releasetest
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -202,6 +203,9 @@ func TestReleaseBinariesNameTheirCommit(t *testing.T) {
 		platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
 	}
 	assert.Equal(t, []string{"linux/amd64", "linux/arm64"}, platforms)
+	for _, m := range idx.Manifests {
+		checkBase(t, clone, image, m.Digest)
+	}
 
 	// The SBOM beside it, in the checksums, naming the release and
 	// every binary of both platforms.
@@ -215,6 +219,12 @@ func TestReleaseBinariesNameTheirCommit(t *testing.T) {
 			Component struct {
 				Version string `json:"version"`
 			} `json:"component"`
+			Tools struct {
+				Components []struct {
+					Name    string `json:"name"`
+					Version string `json:"version"`
+				} `json:"components"`
+			} `json:"tools"`
 		} `json:"metadata"`
 		Dependencies []struct {
 			Ref string `json:"ref"`
@@ -223,6 +233,17 @@ func TestReleaseBinariesNameTheirCommit(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &bom))
 	assert.Equal(t, "CycloneDX", bom.BOMFormat)
 	assert.Equal(t, tag, bom.Metadata.Component.Version)
+	// Written by the CycloneDX library, at the version the release tool's
+	// go.mod requires.
+	tools := map[string]string{}
+	for _, c := range bom.Metadata.Tools.Components {
+		tools[c.Name] = c.Version
+	}
+	lib := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/CycloneDX/cyclonedx-go")
+	lib.Dir = filepath.Join(clone, "tools", "ociimage")
+	v, err := lib.Output()
+	require.NoError(t, err)
+	assert.Equal(t, strings.TrimSpace(string(v)), tools["cyclonedx-go"])
 	var refs []string
 	for _, d := range bom.Dependencies {
 		refs = append(refs, d.Ref)
@@ -267,4 +288,53 @@ func readTar(t *testing.T, archive string) map[string][]byte {
 			files[h.Name] = b
 		}
 	}
+}
+
+// checkBase reads the layer of the image manifest digest (in the archive's
+// files): its CA bundle and zone files, and a status entry, name and
+// version, for each Debian package tools/ociimage/base-packages.txt pins.
+func checkBase(t *testing.T, clone string, archive map[string][]byte, digest string) {
+	t.Helper()
+	var manifest struct {
+		Layers []struct {
+			Digest string `json:"digest"`
+		} `json:"layers"`
+	}
+	require.NoError(t, json.Unmarshal(archive[blob(digest)], &manifest))
+	require.Len(t, manifest.Layers, 1)
+	gz, err := gzip.NewReader(bytes.NewReader(archive[blob(manifest.Layers[0].Digest)]))
+	require.NoError(t, err)
+	layer := map[string]string{}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		b, err := io.ReadAll(tr)
+		require.NoError(t, err)
+		layer[h.Name] = string(b)
+	}
+	assert.Greater(t, strings.Count(layer["etc/ssl/certs/ca-certificates.crt"], "BEGIN CERTIFICATE"), 100, "%s: the CA bundle", digest)
+	assert.True(t, strings.HasPrefix(layer["usr/share/zoneinfo/Europe/Berlin"], "TZif"), "%s: the zone files", digest)
+	pins, err := os.ReadFile(filepath.Join(clone, "tools", "ociimage", "base-packages.txt"))
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(string(pins), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		n++
+		status := layer["var/lib/dpkg/status.d/"+f[0]]
+		assert.Contains(t, status, "Package: "+f[0]+"\n", "%s: %s recorded for scanners", digest, f[0])
+		assert.Contains(t, status, "Version: "+f[1]+"\n", "%s: %s recorded for scanners", digest, f[0])
+	}
+	assert.Equal(t, 2, n, "ca-certificates and tzdata are pinned")
+}
+
+// blob is the archive's path of a blob.
+func blob(digest string) string {
+	return "blobs/" + strings.Replace(digest, ":", "/", 1)
 }

@@ -1,6 +1,7 @@
 // Package ociimage builds the finalizer's container image without a
-// container engine: the static worker and CLI binaries, a CA bundle and a
-// non-root user in one layer on an empty base (what distroless/static
+// container engine: the static worker and CLI binaries, a CA bundle and
+// time zones from pinned Debian packages (recorded where scanners read
+// them) and a non-root user in one layer on an empty base (what distroless/static
 // holds, minus what a static Go binary never reads), one per platform
 // under an OCI image index, written as an OCI image layout in a tar file
 // (an "oci-archive": `skopeo copy --all oci-archive:...` and `crane push
@@ -46,8 +47,13 @@ const (
 type Spec struct {
 	// Worker and CLI are the paths of the static binaries (CGO_ENABLED=0).
 	Worker, CLI string
+	// Debs are the base's Debian packages (.deb files, pinned in
+	// base-packages.txt): the CA bundle is built from ca-certificates, the
+	// zone files come from tzdata, and each is recorded under StatusDir.
+	Debs []string
 	// CACerts is a PEM bundle for TLS towards Temporal Cloud and object
-	// stores; default the build machine's /etc/ssl/certs/ca-certificates.crt.
+	// stores, for an image without ca-certificates among Debs; default the
+	// build machine's /etc/ssl/certs/ca-certificates.crt.
 	CACerts string
 	// Version and Revision become the org.opencontainers.image.version
 	// and .revision labels; Source the .source label.
@@ -97,7 +103,7 @@ func Build(s Spec) (v1.Image, error) {
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
 	img, err = mutate.Append(img, mutate.Addendum{Layer: layer, MediaType: types.OCILayer,
-		History: v1.History{Created: v1.Time{Time: s.Created}, CreatedBy: "finalizer-image: static binaries, CA bundle, user 65532"}})
+		History: v1.History{Created: v1.Time{Time: s.Created}, CreatedBy: "finalizer-image: static binaries, CA bundle and zone files (Debian packages), user 65532"}})
 	if err != nil {
 		return nil, fmt.Errorf("ociimage: %w", err)
 	}
@@ -142,6 +148,8 @@ type file struct {
 	mode int64
 	uid  int
 	dir  bool
+	// link is a symbolic link's target.
+	link string
 	body []byte
 }
 
@@ -161,11 +169,17 @@ func (s Spec) files() ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	ca, err := read(s.CACerts)
+	b, err := readBase(s.Debs)
 	if err != nil {
 		return nil, err
 	}
-	out := []file{
+	ca := b.caBundle
+	if ca == nil {
+		if ca, err = read(s.CACerts); err != nil {
+			return nil, err
+		}
+	}
+	out := append(b.files, []file{
 		// Names for the user and group ids (ps, id, a shell-less exec).
 		{name: "etc/passwd", mode: 0o644, body: []byte("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")},
 		{name: "etc/group", mode: 0o644, body: []byte("root:x:0:\nnonroot:x:65532:\n")},
@@ -178,7 +192,7 @@ func (s Spec) files() ([]file, error) {
 		{name: strings.TrimPrefix(StateDir, "/"), mode: 0o755, uid: UID, dir: true},
 		{name: strings.TrimPrefix(StateDir, "/") + "/state", mode: 0o755, uid: UID, dir: true},
 		{name: "tmp", mode: 0o1777, dir: true},
-	}
+	}...)
 	return withParents(out), nil
 }
 
@@ -204,9 +218,12 @@ func tarFiles(files []file, mtime time.Time) ([]byte, error) {
 	tw := tar.NewWriter(&buf)
 	for _, f := range files {
 		h := &tar.Header{Name: f.name, Mode: f.mode, Uid: f.uid, Gid: f.uid, ModTime: mtime, Format: tar.FormatPAX}
-		if f.dir {
+		switch {
+		case f.dir:
 			h.Typeflag, h.Name = tar.TypeDir, f.name+"/"
-		} else {
+		case f.link != "":
+			h.Typeflag, h.Linkname = tar.TypeSymlink, f.link
+		default:
 			h.Typeflag, h.Size = tar.TypeReg, int64(len(f.body))
 		}
 		if err := tw.WriteHeader(h); err != nil {

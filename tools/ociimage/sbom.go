@@ -1,16 +1,19 @@
 package ociimage
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	cdx "github.com/CycloneDX/cyclonedx-go"
 )
 
 // SBOMSpec is what the software bill of materials describes: the release's
@@ -23,66 +26,33 @@ type SBOMSpec struct {
 	// Created is the document's timestamp (SOURCE_DATE_EPOCH): the same
 	// binaries give the same bytes.
 	Created time.Time
+	// LibraryVersion is the version of the CycloneDX library (cdxModule)
+	// that writes it, named among the document's tools: LinkedLibrary for
+	// a program's own.
+	LibraryVersion string
 }
 
-// CycloneDX 1.5 JSON, the parts the SBOM uses.
-type (
-	cdxBOM struct {
-		BOMFormat    string          `json:"bomFormat"`
-		SpecVersion  string          `json:"specVersion"`
-		SerialNumber string          `json:"serialNumber,omitempty"`
-		Version      int             `json:"version"`
-		Metadata     cdxMetadata     `json:"metadata"`
-		Components   []cdxComponent  `json:"components"`
-		Dependencies []cdxDependency `json:"dependencies"`
-	}
-	cdxMetadata struct {
-		Timestamp string       `json:"timestamp"`
-		Tools     cdxTools     `json:"tools"`
-		Component cdxComponent `json:"component"`
-	}
-	cdxTools struct {
-		Components []cdxComponent `json:"components"`
-	}
-	cdxComponent struct {
-		BOMRef     string        `json:"bom-ref,omitempty"`
-		Type       string        `json:"type"`
-		Name       string        `json:"name"`
-		Version    string        `json:"version,omitempty"`
-		PURL       string        `json:"purl,omitempty"`
-		Properties []cdxProperty `json:"properties,omitempty"`
-	}
-	cdxProperty struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
-	cdxDependency struct {
-		Ref       string   `json:"ref"`
-		DependsOn []string `json:"dependsOn"`
-	}
-)
+// cdxModule is the CycloneDX library that writes the document; the SBOM
+// names it, at the version linked, among its tools.
+const cdxModule = "github.com/CycloneDX/cyclonedx-go"
 
 // SBOM returns a CycloneDX 1.5 JSON document of the binaries' module graph
 // as the go command recorded it in each (what `go version -m` prints): a
 // component per binary and platform, one per module it links (the
 // replacement, where go.mod replaces one) and one for the Go standard
 // library, and each binary's dependencies on them. Read from the binaries
-// themselves, so it lists what shipped, not what a go.mod allows.
+// themselves, so it lists what shipped, not what a go.mod allows. The
+// CycloneDX library (cdxModule) models and encodes it.
 func SBOM(s SBOMSpec) ([]byte, error) {
 	if len(s.Binaries) == 0 {
 		return nil, fmt.Errorf("ociimage: sbom: no binary")
 	}
-	bom := cdxBOM{
-		BOMFormat: "CycloneDX", SpecVersion: "1.5", Version: 1,
-		Metadata: cdxMetadata{
-			Timestamp: s.Created.UTC().Format(time.RFC3339),
-			Tools:     cdxTools{Components: []cdxComponent{{Type: "application", Name: "finalizer-image"}}},
-			Component: cdxComponent{BOMRef: "release", Type: "application", Name: s.Name, Version: s.Version},
-		},
-		Dependencies: []cdxDependency{},
-	}
-	modules := map[string]cdxComponent{}
-	var release []string
+	modules := map[string]cdx.Component{}
+	var (
+		release    []string
+		components []cdx.Component
+		deps       []cdx.Dependency
+	)
 	for _, path := range s.Binaries {
 		bi, err := buildinfo.ReadFile(path)
 		if err != nil {
@@ -99,35 +69,26 @@ func SBOM(s SBOMSpec) ([]byte, error) {
 			return nil, fmt.Errorf("ociimage: sbom: %s for %s given twice", name, platform)
 		}
 		release = append(release, ref)
-		bom.Components = append(bom.Components, cdxComponent{
-			BOMRef: ref, Type: "application", Name: name, Version: s.Version,
-			PURL: purl(bi.Main.Path, s.Version),
-			Properties: []cdxProperty{
+		components = append(components, cdx.Component{
+			BOMRef: ref, Type: cdx.ComponentTypeApplication, Name: name, Version: s.Version,
+			PackageURL: purl(bi.Main.Path, s.Version),
+			Properties: &[]cdx.Property{
 				{Name: "golang:main", Value: bi.Main.Path},
 				{Name: "golang:platform", Value: platform},
 				{Name: "golang:version", Value: bi.GoVersion},
 			},
 		})
 		std := "pkg:golang/stdlib@" + bi.GoVersion
-		modules[std] = cdxComponent{BOMRef: std, Type: "library", Name: "stdlib", Version: bi.GoVersion, PURL: std}
-		deps := []string{std}
+		modules[std] = cdx.Component{BOMRef: std, Type: cdx.ComponentTypeLibrary, Name: "stdlib", Version: bi.GoVersion, PackageURL: std}
+		on := []string{std}
 		for _, m := range bi.Deps {
-			c := cdxComponent{Type: "library", Name: m.Path, Version: m.Version}
-			sum := m.Sum
-			if r := m.Replace; r != nil {
-				c.Name, c.Version, sum = r.Path, r.Version, r.Sum
-				c.Properties = append(c.Properties, cdxProperty{Name: "golang:replaces", Value: m.Path + "@" + m.Version})
-			}
-			if sum != "" {
-				c.Properties = append(c.Properties, cdxProperty{Name: "golang:sum", Value: sum})
-			}
-			c.PURL = purl(c.Name, c.Version)
-			c.BOMRef = c.PURL
+			c := moduleComponent(m)
 			modules[c.BOMRef] = c
-			deps = append(deps, c.BOMRef)
+			on = append(on, c.BOMRef)
 		}
-		sort.Strings(deps)
-		bom.Dependencies = append(bom.Dependencies, cdxDependency{Ref: ref, DependsOn: slices.Compact(deps)})
+		sort.Strings(on)
+		on = slices.Compact(on)
+		deps = append(deps, cdx.Dependency{Ref: ref, Dependencies: &on})
 	}
 	refs := make([]string, 0, len(modules))
 	for r := range modules {
@@ -135,21 +96,71 @@ func SBOM(s SBOMSpec) ([]byte, error) {
 	}
 	sort.Strings(refs)
 	for _, r := range refs {
-		bom.Components = append(bom.Components, modules[r])
+		components = append(components, modules[r])
 	}
-	bom.Dependencies = append(bom.Dependencies, cdxDependency{Ref: "release", DependsOn: release})
+	deps = append(deps, cdx.Dependency{Ref: "release", Dependencies: &release})
+
+	bom := cdx.NewBOM()
+	bom.Metadata = &cdx.Metadata{
+		Timestamp: s.Created.UTC().Format(time.RFC3339),
+		Tools: &cdx.ToolsChoice{Components: &[]cdx.Component{{Type: cdx.ComponentTypeApplication, Name: "finalizer-image"}, {
+			Type: cdx.ComponentTypeLibrary, Name: "cyclonedx-go", Version: s.LibraryVersion, PackageURL: purl(cdxModule, s.LibraryVersion),
+		}}},
+		Component: &cdx.Component{BOMRef: "release", Type: cdx.ComponentTypeApplication, Name: s.Name, Version: s.Version},
+	}
+	bom.Components, bom.Dependencies = &components, &deps
 	// A serial number of the content, so that the same binaries give the
 	// same document.
-	body, err := json.Marshal(bom)
+	body, err := encode(bom)
 	if err != nil {
 		return nil, err
 	}
 	bom.SerialNumber = "urn:uuid:" + uuidOf(body)
-	out, err := json.MarshalIndent(bom, "", "  ")
-	if err != nil {
-		return nil, err
+	return encode(bom)
+}
+
+// moduleComponent is the component of a module a binary links: the
+// replacement where go.mod replaces it, with its checksum.
+func moduleComponent(m *debug.Module) cdx.Component {
+	c := cdx.Component{Type: cdx.ComponentTypeLibrary, Name: m.Path, Version: m.Version}
+	var props []cdx.Property
+	sum := m.Sum
+	if r := m.Replace; r != nil {
+		c.Name, c.Version, sum = r.Path, r.Version, r.Sum
+		props = append(props, cdx.Property{Name: "golang:replaces", Value: m.Path + "@" + m.Version})
 	}
-	return append(out, '\n'), nil
+	if sum != "" {
+		props = append(props, cdx.Property{Name: "golang:sum", Value: sum})
+	}
+	if len(props) > 0 {
+		c.Properties = &props
+	}
+	c.PackageURL = purl(c.Name, c.Version)
+	c.BOMRef = c.PackageURL
+	return c
+}
+
+// LinkedLibrary is the version of the CycloneDX library this program
+// links, as its build info records it ("" where the build recorded no
+// dependencies, as in a test binary).
+func LinkedLibrary() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == cdxModule {
+				return m.Version
+			}
+		}
+	}
+	return ""
+}
+
+// encode writes bom as CycloneDX 1.5 JSON, indented, ending in a newline.
+func encode(bom *cdx.BOM) ([]byte, error) {
+	var b bytes.Buffer
+	if err := cdx.NewBOMEncoder(&b, cdx.BOMFileFormatJSON).SetPretty(true).EncodeVersion(bom, cdx.SpecVersion1_5); err != nil {
+		return nil, fmt.Errorf("ociimage: sbom: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
 // purl is a Go module's package URL; a version the go command could not

@@ -81,7 +81,7 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) (*cobra.Comma
 		Use:   "finalizer",
 		Short: "the checkpoint finalizer's command-line client",
 		Long: `finalizer claims a job's epoch, triggers or watches a checkpoint's finalization, lists stuck
-ones, retries or abandons Verifying ones, retires a job and reconciles a cluster's HA store
+ones, retries or abandons them, retires a job and reconciles a cluster's HA store
 with its state bucket.
 
 Global flags are also accepted after the command. Each Temporal setting is taken from,

@@ -104,7 +104,7 @@ func exitCode(err error) int {
 	case errors.Is(err, errNotPublished), errors.Is(err, client.ErrEnded):
 		return exitNotPublished
 	case errors.Is(err, client.ErrRejected), errors.Is(err, client.ErrContentMismatch),
-		errors.Is(err, client.ErrNotVerifying):
+		errors.Is(err, client.ErrNotSignalable):
 		return exitRefused
 	case errors.Is(err, client.ErrNotFound):
 		return exitNotFound

@@ -49,21 +49,30 @@ func signalCommand(sig operatorSignal) command {
 		run: func(ctx context.Context, c *client.Client, out *printer) error {
 			rep := signalReport{Signal: sig.name, Reason: sig.reason(), DryRun: t.dryRun, Effect: sig.effect}
 			if !t.stuck {
-				f, err := c.Verifying(ctx, t.workflowID())
+				f, phase, err := c.Signalable(ctx, t.workflowID())
 				if err != nil {
 					return err
 				}
 				if err := sig.send(ctx, f); err != nil {
 					return err
 				}
-				rep.Results = []signalResult{{WorkflowID: f.WorkflowID, RunID: f.RunID, Cluster: t.id.cluster, Job: t.id.job,
-					Epoch: t.id.epoch, Checkpoint: t.id.checkpoint, Phase: contract.Verifying, Outcome: outcomeSignalled}}
+				kind := client.KindFinalization
+				if phase == client.Retiring {
+					kind = client.KindRetirement
+				}
+				rep.Results = []signalResult{{Kind: kind, WorkflowID: f.WorkflowID, RunID: f.RunID, Cluster: t.id.cluster, Job: t.id.job,
+					Epoch: t.id.epoch, Checkpoint: t.id.checkpoint, Phase: phase, Outcome: outcomeSignalled}}
 				return out.result(rep, rep.text(out.wide()))
 			}
 			list, err := c.ListStuck(ctx, t.olderThan)
 			if err != nil {
 				return err
 			}
+			retirements, err := c.ListStuckRetirements(ctx, t.olderThan)
+			if err != nil {
+				return err
+			}
+			list = append(list, retirements...)
 			rep.OlderThan = t.olderThan.String()
 			rep.Results = []signalResult{} // JSON: [] rather than null
 			for _, s := range list {
@@ -79,22 +88,23 @@ func signalCommand(sig operatorSignal) command {
 	}
 }
 
-// signalOne signals one listed finalization if it is Verifying now (the
-// listing lags; the execution itself is read again), and says what came of
-// it; a dry run only says whether the listing shows it Verifying.
+// signalOne signals one listed finalization if its phase reads operator
+// signals now (the listing lags; the execution itself is read again), and
+// says what came of it; a dry run only says whether the listing shows it in
+// such a phase.
 func signalOne(ctx context.Context, c *client.Client, sig operatorSignal, s client.Stuck, dryRun bool) signalResult {
-	r := signalResult{WorkflowID: s.WorkflowID, RunID: s.RunID, Cluster: s.Cluster, Job: s.Job,
+	r := signalResult{Kind: s.Kind, WorkflowID: s.WorkflowID, RunID: s.RunID, Cluster: s.Cluster, Job: s.Job,
 		Epoch: s.Epoch, Checkpoint: s.Checkpoint, Phase: s.Phase}
 	if dryRun {
-		if s.Phase == contract.Verifying {
+		if s.Kind == client.KindRetirement || s.Phase.ReadsOperatorSignals() {
 			r.Outcome = outcomeWouldSignal
 		} else {
 			r.Outcome, r.Detail = outcomeSkipped, notReadIn(s.Phase)
 		}
 		return r
 	}
-	f, err := c.Verifying(ctx, s.WorkflowID)
-	if nv, ok := errors.AsType[*client.NotVerifyingError](err); ok {
+	f, phase, err := c.Signalable(ctx, s.WorkflowID)
+	if nv, ok := errors.AsType[*client.NotSignalableError](err); ok {
 		r.Phase, r.Outcome, r.Detail = nv.Phase, outcomeSkipped, notReadIn(nv.Phase)
 		if nv.Closed {
 			r.Detail = "ended since it was listed"
@@ -102,7 +112,7 @@ func signalOne(ctx context.Context, c *client.Client, sig operatorSignal, s clie
 		return r
 	}
 	if err == nil {
-		r.RunID, r.Phase = f.RunID, contract.Verifying
+		r.RunID, r.Phase = f.RunID, phase
 		err = sig.send(ctx, f)
 	}
 	if err != nil {
@@ -114,5 +124,5 @@ func signalOne(ctx context.Context, c *client.Client, sig operatorSignal, s clie
 }
 
 func notReadIn(p contract.Phase) string {
-	return fmt.Sprintf("%s does not read operator signals (only Verifying does)", p)
+	return fmt.Sprintf("%s does not read operator signals (Persisting, Verifying and Discarding do)", p)
 }

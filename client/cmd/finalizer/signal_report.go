@@ -30,6 +30,8 @@ type signalReport struct {
 }
 
 type signalResult struct {
+	// Kind is client.KindFinalization or client.KindRetirement.
+	Kind       string         `json:"kind,omitempty"`
 	WorkflowID string         `json:"workflowId"`
 	RunID      string         `json:"runId"`
 	Cluster    string         `json:"cluster"`

@@ -3,18 +3,22 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"sigs.k8s.io/yaml"
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
+	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
 // parked starts an environment whose store never answers and parks a
@@ -104,7 +108,7 @@ func TestRetryNowAndAbandonOne(t *testing.T) {
 	var eo errorOutput
 	require.NoError(t, json.Unmarshal([]byte(o.stderr), &eo), "stderr holds one JSON object")
 	assert.Equal(t, errorOutput{Error: eo.Error, Kind: "refused", ExitCode: exitRefused}, eo)
-	assert.Contains(t, eo.Error, client.ErrNotVerifying.Error())
+	assert.Contains(t, eo.Error, client.ErrNotSignalable.Error())
 	assert.Equal(t, 1, signalled(t, e, wid, contract.RetryNowSignal))
 
 	o = runTool(t, env, append([]string{"abandon", "--reason", "again"}, one(e, 5)...)...)
@@ -197,36 +201,92 @@ func find(list []client.Stuck, workflowID string) *client.Stuck {
 	return nil
 }
 
-// A finalization stuck in another phase (Persisting: the bucket is away)
-// does not read the signals: one is refused with exit 4, a batch skips it
-// and says why; nothing is sent either way.
-func TestSignalOtherPhaseRefused(t *testing.T) {
+// Stuck means any phase: a finalization stuck in Persisting (its bucket
+// is away) reads the signals as a Verifying one does. A batch signals it,
+// and abandoned by name it ends Abandoned, nothing published, its state
+// marked kept under its handle's key, the result saying where.
+func TestSignalPersisting(t *testing.T) {
 	t.Parallel()
 	e := harness.Start(t, harness.Options{WrapStates: func(s activities.States) activities.States {
-		return harness.BucketDown{States: s}
+		return harness.BucketDown{States: s} // reads and writes of handles fail; the keep mark is written
 	}})
 	env := envFor(t, e)
 	require.Equal(t, exitOK, runTool(t, env, "claim", "--cluster", e.Cluster, "--job", e.Job, "--epoch", "1", "--owner", "jm-1").code)
 	require.Equal(t, exitOK, runTool(t, env, finalizeArgs(e.Checkpoint(1, 3))...).code)
 	wid := e.Checkpoint(1, 3).WorkflowID()
 
-	var o outcome
-	require.Eventually(t, func() bool {
-		o = runTool(t, env, append([]string{"abandon", "--reason", "r"}, one(e, 3)...)...)
-		return o.code == exitRefused
-	}, 30*time.Second, 200*time.Millisecond, "refused once Persisting shows")
-	assert.Contains(t, o.stderr, wid+" is Persisting, which does not read operator signals")
-
-	var rep signalReport
+	var (
+		o   outcome
+		rep signalReport
+	)
 	require.Eventually(t, func() bool {
 		o = runTool(t, env, "retry-now", "--stuck", "--older-than", "1s", "--cluster", e.Cluster, "--yes", "-o", "json")
-		require.Equal(t, exitOK, o.code, "a skipped finalization is no failure")
+		require.Equal(t, exitOK, o.code, o.stderr)
 		require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep))
 		return len(rep.Results) == 1
 	}, 30*time.Second, 300*time.Millisecond, "visibility lists it")
-	assert.Equal(t, outcomeSkipped, rep.Results[0].Outcome)
 	assert.Equal(t, contract.Persisting, rep.Results[0].Phase)
-	assert.Contains(t, rep.Results[0].Detail, "only Verifying does")
-	assert.Zero(t, signalled(t, e, wid, contract.RetryNowSignal))
-	assert.Zero(t, signalled(t, e, wid, contract.AbandonSignal))
+	assert.Equal(t, outcomeSignalled, rep.Results[0].Outcome, rep.Results[0].Detail)
+	// The server writes a signal to the history once the workflow task in
+	// flight (the fast path's persist, 5 s) has ended.
+	require.Eventually(t, func() bool { return signalled(t, e, wid, contract.RetryNowSignal) == 1 },
+		30*time.Second, 200*time.Millisecond, "retry-now sent")
+
+	o = runTool(t, env, append([]string{"abandon", "--reason", "bucket gone"}, one(e, 3)...)...)
+	require.Equal(t, exitOK, o.code, o.stderr)
+	assert.Contains(t, o.stdout, "abandon sent to "+wid)
+	c := client.New(e.Temporal, client.Options{TaskQueue: e.TaskQueue})
+	f, err := c.Attach(t.Context(), e.Cluster, e.Job, 1, 3)
+	require.NoError(t, err)
+	res, err := f.Wait(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, contract.Abandoned, res.Phase)
+	assert.Contains(t, res.Reason, "bucket gone")
+	assert.Contains(t, res.Reason, "Persisting")
+	require.NotEmpty(t, res.HandleKey)
+	assert.True(t, e.Exists(stores.KeptPrefix+strings.TrimPrefix(res.HandleKey, stores.HandlesPrefix)), "the keep mark stands")
+	assert.True(t, e.Exists(e.Cluster+"/j1/chk-3/data-0"), "abandon keeps the state")
+}
+
+// A retirement is stuck too: here one no worker has answered yet, as a
+// store that never answers leaves it Retiring. The batch lists it, and
+// abandon by workflow ID reaches it: it ends, once a worker runs it,
+// failed Unknown.Abandoned (the store may have retired the job), nothing
+// discarded.
+func TestSignalStuckRetirement(t *testing.T) {
+	t.Parallel()
+	e := harness.Start(t, harness.Options{Deferred: true})
+	env := envFor(t, e)
+	req := contract.RetireRequest{Cluster: e.Cluster, Job: e.Job, Epoch: 1, Owner: "jm-1", DiscardCheckpoints: true}
+	run, err := e.Temporal.ExecuteWorkflow(t.Context(), sdkclient.StartWorkflowOptions{ID: req.WorkflowID(), TaskQueue: e.TaskQueue}, contract.RetireWorkflow, req)
+	require.NoError(t, err)
+
+	var rep signalReport
+	require.Eventually(t, func() bool {
+		o := runTool(t, env, "abandon", "--reason", "r", "--stuck", "--older-than", "1s", "--cluster", e.Cluster, "--dry-run", "-o", "json")
+		require.Equal(t, exitOK, o.code, o.stderr)
+		require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep))
+		return len(rep.Results) == 1
+	}, 30*time.Second, 300*time.Millisecond, "visibility lists the retirement")
+	assert.Equal(t, req.WorkflowID(), rep.Results[0].WorkflowID)
+	assert.Equal(t, client.KindRetirement, rep.Results[0].Kind)
+	assert.Equal(t, client.Retiring, rep.Results[0].Phase)
+	assert.Equal(t, outcomeWouldSignal, rep.Results[0].Outcome)
+
+	o := runTool(t, env, "abandon", "--workflow-id", req.WorkflowID(), "--reason", "store decommissioned", "--epoch", "1")
+	assert.Equal(t, exitUsage, o.code, "--workflow-id names the execution alone")
+	o = runTool(t, env, "abandon", "--workflow-id", req.WorkflowID(), "--reason", "store decommissioned", "-o", "json")
+	require.Equal(t, exitOK, o.code, o.stderr)
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &rep))
+	assert.Equal(t, client.KindRetirement, rep.Results[0].Kind)
+
+	e.StartWorker()
+	err = run.Get(t.Context(), nil)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app, "the retirement ends")
+	assert.Equal(t, contract.TypeAbandoned, app.Type())
+	assert.Contains(t, app.Error(), "store decommissioned")
+
+	o = runTool(t, env, "abandon", "--workflow-id", req.WorkflowID(), "--reason", "again")
+	assert.Equal(t, exitRefused, o.code, "ended: refused")
 }

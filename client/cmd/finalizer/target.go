@@ -12,7 +12,10 @@ import (
 // status names it, or the batch list --stuck lists (narrowed by --cluster
 // and --job), which acts only with --yes and shows itself with --dry-run.
 type target struct {
-	id        identity
+	id identity
+	// wid names one execution by its workflow ID instead (a retirement's
+	// retire/<cluster>/<job>/<epoch> too).
+	wid       string
 	stuck     bool
 	olderThan time.Duration
 	dryRun    bool
@@ -21,7 +24,8 @@ type target struct {
 
 func (t *target) register(fs *pflag.FlagSet) {
 	t.id.register(fs, true)
-	fs.BoolVar(&t.stuck, "stuck", false, "act on every finalization list --stuck lists (only --cluster and --job narrow it) instead of one")
+	fs.StringVar(&t.wid, "workflow-id", "", "name one execution by its workflow ID instead of --cluster --job --epoch --checkpoint (finalize/..., or a retirement's retire/<cluster>/<job>/<epoch>)")
+	fs.BoolVar(&t.stuck, "stuck", false, "act on every finalization and retirement list --stuck lists (only --cluster and --job narrow it) instead of one")
 	fs.DurationVar(&t.olderThan, "older-than", 5*time.Minute, "with --stuck: how long in one phase counts as stuck")
 	fs.BoolVar(&t.dryRun, "dry-run", false, "with --stuck: list what would be signalled, send nothing")
 	fs.BoolVar(&t.yes, "yes", false, "with --stuck: confirm signalling the whole batch (required to act on one)")
@@ -36,14 +40,22 @@ func (t *target) check(name string, fs *pflag.FlagSet) error {
 				return usagef("%s: --%s goes with --stuck", name, f)
 			}
 		}
+		if t.wid != "" {
+			for _, f := range []string{"cluster", "job", "epoch", "checkpoint"} {
+				if fs.Changed(f) {
+					return usagef("%s: --workflow-id names the execution, --%s does not go with it", name, f)
+				}
+			}
+			return nil
+		}
 		if err := requireFlags(name, fs, "cluster", "job", "epoch", "checkpoint"); err != nil {
 			return usagef("%s (or --stuck for a batch)", err)
 		}
 		return t.id.validateCheckpoint()
 	}
-	for _, f := range []string{"epoch", "checkpoint"} {
+	for _, f := range []string{"epoch", "checkpoint", "workflow-id"} {
 		if fs.Changed(f) {
-			return usagef("%s: --%s names one finalization, --stuck a batch (narrowed by --cluster and --job only)", name, f)
+			return usagef("%s: --%s names one execution, --stuck a batch (narrowed by --cluster and --job only)", name, f)
 		}
 	}
 	if t.olderThan < 0 {
@@ -55,8 +67,11 @@ func (t *target) check(name string, fs *pflag.FlagSet) error {
 	return nil
 }
 
-// workflowID is the one finalization's workflow ID.
+// workflowID is the one execution's workflow ID.
 func (t *target) workflowID() string {
+	if t.wid != "" {
+		return t.wid
+	}
 	return contract.FinalizeRequest{Cluster: t.id.cluster, Job: t.id.job, Epoch: t.id.epoch, Checkpoint: t.id.checkpoint}.WorkflowID()
 }
 

@@ -30,7 +30,10 @@ func main() {
 	var bin, platforms, tag, out, sbom, sbomVersion string
 	flag.StringVar(&bin, "bin", "", "folder of the binaries, one <os>-<arch> folder per platform")
 	flag.StringVar(&platforms, "platforms", "linux/amd64", "GOOS/GOARCH list, space- or comma-separated")
-	flag.StringVar(&base.CACerts, "ca-certs", ociimage.CACertPath, "PEM CA bundle to ship")
+	flag.StringVar(&base.CACerts, "ca-certs", ociimage.CACertPath, "PEM CA bundle to ship when -base-packages names no ca-certificates")
+	var pins, debCache string
+	flag.StringVar(&pins, "base-packages", "", "pin file of the base's Debian packages (base-packages.txt; default: none, the -ca-certs bundle alone)")
+	flag.StringVar(&debCache, "deb-cache", "", "folder the pinned .deb files are kept in, fetched with apt-get when missing (required with -base-packages)")
 	flag.StringVar(&base.Version, "version", "", "release version (label org.opencontainers.image.version)")
 	flag.StringVar(&base.Revision, "revision", "", "commit (label org.opencontainers.image.revision)")
 	flag.StringVar(&base.Source, "source", "https://github.com/checkpoint-finalizer/finalizer", "source repository (label)")
@@ -47,6 +50,13 @@ func main() {
 	}
 	if sbomVersion == "" {
 		sbomVersion = base.Version
+	}
+	if pins != "" {
+		debs, err := fetchBase(pins, debCache)
+		if err != nil {
+			fail(err)
+		}
+		base.Debs = debs
 	}
 	base.Created = time.Unix(0, 0).UTC()
 	if e := os.Getenv("SOURCE_DATE_EPOCH"); e != "" {
@@ -77,7 +87,8 @@ func main() {
 		fail(err)
 	}
 	if sbom != "" {
-		doc, err := ociimage.SBOM(ociimage.SBOMSpec{Binaries: binaries, Name: "checkpoint-finalizer", Version: sbomVersion, Created: base.Created})
+		doc, err := ociimage.SBOM(ociimage.SBOMSpec{Binaries: binaries, Name: "checkpoint-finalizer", Version: sbomVersion, Created: base.Created,
+			LibraryVersion: ociimage.LinkedLibrary()})
 		if err != nil {
 			fail(err)
 		}
@@ -95,4 +106,24 @@ func main() {
 func fail(err error) {
 	fmt.Fprintf(os.Stderr, "finalizer-image: %v\n", err)
 	os.Exit(2)
+}
+
+// fetchBase returns the pinned packages' .deb files, from cache or fetched.
+func fetchBase(pins, cache string) ([]string, error) {
+	if cache == "" {
+		return nil, fmt.Errorf("-deb-cache is required with -base-packages")
+	}
+	pkgs, err := ociimage.ReadPins(pins)
+	if err != nil {
+		return nil, err
+	}
+	var debs []string
+	for _, p := range pkgs {
+		deb, err := p.Fetch(cache)
+		if err != nil {
+			return nil, err
+		}
+		debs = append(debs, deb)
+	}
+	return debs, nil
 }
