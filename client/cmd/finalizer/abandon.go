@@ -4,14 +4,16 @@ import (
 	"context"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 )
 
-func abandonCommand() command {
+func abandonCommand(a *app) *cobra.Command {
 	var reason string
-	return signalCommand(operatorSignal{
+	return signalCommand(a, operatorSignal{
 		name:    "abandon",
 		summary: "end a stuck finalization as Abandoned, its state kept (one, or --stuck --yes)",
 		long: `abandon sends the abandon signal, with --reason, to a finalization stuck in Persisting, Verifying

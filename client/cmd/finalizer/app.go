@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,33 +15,20 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 )
 
-// command is one subcommand: its flags, then what it does once connected.
-type command struct {
-	summary string
-	// long, if set, is the help's description (else the summary).
-	long string
-	// required are the flags without which the command refuses to run;
-	// its help marks them.
-	required []string
-	// example is a typical invocation, shown in the command's help.
-	example string
-	// flags registers the command's own flags and returns the check to run
-	// after parsing (ranges, combinations).
-	flags func(fs *pflag.FlagSet) func() error
-	run   func(ctx context.Context, c *client.Client, out *printer) error
+// app is what every command shares: the global flags, and whether one of
+// the tool's own commands ran (an error before that is cobra's refusal of
+// the line).
+type app struct {
+	g   *globals
+	ran *bool
 }
 
-func commands() map[string]func() command {
-	return map[string]func() command{
-		"claim":     claimCommand,
-		"finalize":  finalizeCommand,
-		"status":    statusCommand,
-		"list":      listCommand,
-		"retire":    retireCommand,
-		"reconcile": reconcileCommand,
-		"latest":    latestCommand,
-		"retry-now": retryNowCommand,
-		"abandon":   abandonCommand,
+// commands are the tool's commands, each a cobra command built in its own
+// file.
+func commands(a *app) []*cobra.Command {
+	return []*cobra.Command{
+		claimCommand(a), finalizeCommand(a), statusCommand(a), listCommand(a), retireCommand(a),
+		reconcileCommand(a), latestCommand(a), retryNowCommand(a), abandonCommand(a),
 	}
 }
 
@@ -113,9 +99,7 @@ retry-now, abandon: no finalization of that identity)`,
 		"Global flags: see 'finalizer --help'", 1))
 	g.register(root.PersistentFlags())
 
-	for _, name := range commandNames() {
-		root.AddCommand(newCommand(name, commands()[name](), g, ran))
-	}
+	root.AddCommand(commands(&app{g: g, ran: ran})...)
 	// cobra's completion command, told to refuse a shell it does not
 	// know rather than print its help and exit 0.
 	root.InitDefaultCompletionCmd()
@@ -139,31 +123,29 @@ retry-now, abandon: no finalization of that identity)`,
 	return root, g, ran
 }
 
-// newCommand is the cobra command of cmd: parse, resolve the flags over
-// their variables, check everything and report every problem at once,
-// then connect and run.
-func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command {
+// connected makes cc, a command of the tool named by its Use, a command
+// that connects: its required flags are marked and checked, every flag is
+// resolved over its variable, its check runs, and every problem is reported
+// at once; then it connects to Temporal and runs run.
+func (a *app) connected(cc *cobra.Command, required []string, check func() error,
+	run func(ctx context.Context, c *client.Client, out *printer) error) *cobra.Command {
+	name := cc.Use
 	use := name
-	for _, r := range cmd.required {
+	for _, r := range required {
 		use += " --" + r + " ..."
 	}
-	cc := &cobra.Command{
-		Use:               use + " [flags]",
-		Short:             cmd.summary,
-		Long:              cmd.long,
-		Example:           "  " + cmd.example,
-		Args:              noArgs(name),
-		ValidArgsFunction: cobra.NoFileCompletions,
-	}
-	check := cmd.flags(cc.Flags())
-	for _, r := range cmd.required {
+	cc.Use = use + " [flags]"
+	cc.Args = noArgs(name)
+	cc.ValidArgsFunction = cobra.NoFileCompletions
+	for _, r := range required {
 		cc.Flags().Lookup(r).Usage += " (required)"
 	}
 	flagenv.Defer(cc.Flags())
+	g, ran := a.g, a.ran
 	cc.RunE = func(cc *cobra.Command, _ []string) error {
 		*ran = true
 		problems, own := scoped(name, cc.LocalNonPersistentFlags(), flagenv.Resolve(cc.Flags(), g.getenv))
-		if err := requireFlags(name, cc.Flags(), cmd.required...); err != nil {
+		if err := requireFlags(name, cc.Flags(), required...); err != nil {
 			problems, own = append(problems, err), true
 		}
 		// The command's rules read its flags: not when one is missing or
@@ -188,7 +170,7 @@ func newCommand(name string, cmd command, g *globals, ran *bool) *cobra.Command 
 			return err
 		}
 		defer closeFn()
-		return cmd.run(ctx, c, &printer{out: cc.OutOrStdout(), progress: g.stderr, format: g.format})
+		return run(ctx, c, &printer{out: cc.OutOrStdout(), progress: g.stderr, format: g.format})
 	}
 	return cc
 }
@@ -253,13 +235,4 @@ func lookupAnywhere(root *cobra.Command) func(string) *pflag.Flag {
 		}
 		return nil
 	}
-}
-
-func commandNames() []string {
-	var names []string
-	for n := range commands() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

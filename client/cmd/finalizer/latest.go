@@ -5,37 +5,36 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 
-func latestCommand() command {
+func latestCommand(a *app) *cobra.Command {
 	var id identity
-	return command{
-		summary:  "show a job's restore point (newest published checkpoint) without claiming",
-		required: []string{"cluster", "job"},
-		example:  "finalizer latest --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --json | jq -r .latest.restorePath",
-		flags: func(fs *pflag.FlagSet) func() error {
-			fs.StringVar(&id.cluster, "cluster", "", "cluster ID (DNS-1123 label)")
-			fs.StringVar(&id.job, "job", "", "job ID (DNS-1123 label)")
-			return func() error {
-				if err := (stores.JobID{Cluster: id.cluster, Job: id.job}).Validate(); err != nil {
-					return invalid(err)
-				}
-				return nil
-			}
-		},
-		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			rp, err := c.LatestCheckpoint(ctx, stores.JobID{Cluster: id.cluster, Job: id.job})
-			if err != nil {
-				return err
-			}
-			return out.result(rp, restoreText(rp))
-		},
+	cmd := &cobra.Command{
+		Use:     "latest",
+		Short:   "show a job's restore point (newest published checkpoint) without claiming",
+		Example: "  finalizer latest --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --json | jq -r .latest.restorePath",
 	}
+	fs := cmd.Flags()
+	fs.StringVar(&id.cluster, "cluster", "", "cluster ID (DNS-1123 label)")
+	fs.StringVar(&id.job, "job", "", "job ID (DNS-1123 label)")
+	check := func() error {
+		if err := (stores.JobID{Cluster: id.cluster, Job: id.job}).Validate(); err != nil {
+			return invalid(err)
+		}
+		return nil
+	}
+	return a.connected(cmd, []string{"cluster", "job"}, check, func(ctx context.Context, c *client.Client, out *printer) error {
+		rp, err := c.LatestCheckpoint(ctx, stores.JobID{Cluster: id.cluster, Job: id.job})
+		if err != nil {
+			return err
+		}
+		return out.result(rp, restoreText(rp))
+	})
 }
 
 // restoreText is the restore point as claim and latest print it.

@@ -7,46 +7,46 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 )
 
-func listCommand() command {
+func listCommand(a *app) *cobra.Command {
 	var (
 		stuck     bool
 		olderThan time.Duration
 	)
-	return command{
-		summary: "list finalizations stuck in any phase, and retirements, with their last error (--stuck [--older-than 5m])",
-		example: "finalizer list --stuck --older-than 10m --json",
-		flags: func(fs *pflag.FlagSet) func() error {
-			fs.BoolVar(&stuck, "stuck", false, "list finalizations that stayed in one phase (Persisting, Verifying, ...) too long, and retirements running too long (required: the only listing so far)")
-			fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in one phase (a retirement: since its start) counts as stuck")
-			return func() error {
-				if !stuck {
-					return usagef("list: --stuck is required (the only listing so far)")
-				}
-				if olderThan < 0 {
-					return usagef("list: --older-than must not be negative, got %s", olderThan)
-				}
-				return nil
-			}
-		},
-		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			list, err := c.ListStuck(ctx, olderThan)
-			if err != nil {
-				return err
-			}
-			retirements, err := c.ListStuckRetirements(ctx, olderThan)
-			if err != nil {
-				return err
-			}
-			// JSON: [] rather than null
-			list = append(append([]client.Stuck{}, list...), retirements...)
-			return out.result(list, stuckTable(list, olderThan, out.wide()))
-		},
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "list finalizations stuck in any phase, and retirements, with their last error (--stuck [--older-than 5m])",
+		Example: "  finalizer list --stuck --older-than 10m --json",
 	}
+	fs := cmd.Flags()
+	fs.BoolVar(&stuck, "stuck", false, "list finalizations that stayed in one phase (Persisting, Verifying, ...) too long, and retirements running too long (required: the only listing so far)")
+	fs.DurationVar(&olderThan, "older-than", 5*time.Minute, "how long in one phase (a retirement: since its start) counts as stuck")
+	check := func() error {
+		if !stuck {
+			return usagef("list: --stuck is required (the only listing so far)")
+		}
+		if olderThan < 0 {
+			return usagef("list: --older-than must not be negative, got %s", olderThan)
+		}
+		return nil
+	}
+	return a.connected(cmd, nil, check, func(ctx context.Context, c *client.Client, out *printer) error {
+		list, err := c.ListStuck(ctx, olderThan)
+		if err != nil {
+			return err
+		}
+		retirements, err := c.ListStuckRetirements(ctx, olderThan)
+		if err != nil {
+			return err
+		}
+		// JSON: [] rather than null
+		list = append(append([]client.Stuck{}, list...), retirements...)
+		return out.result(list, stuckTable(list, olderThan, out.wide()))
+	})
 }
 
 // stuckTable is list's text output; wide adds the identity's columns and

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 
+	"github.com/spf13/cobra"
+
 	"github.com/checkpoint-finalizer/finalizer/client"
 )
 
-func retryNowCommand() command {
-	return signalCommand(operatorSignal{
+func retryNowCommand(a *app) *cobra.Command {
+	return signalCommand(a, operatorSignal{
 		name:    "retry-now",
 		summary: "end a stuck finalization's backoff: it tries again at once (one, or --stuck --yes)",
 		long: `retry-now sends the retry-now signal to a finalization stuck in Persisting (its bucket failed),

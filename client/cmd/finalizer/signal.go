@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/spf13/pflag"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
@@ -30,62 +32,62 @@ type operatorSignal struct {
 	reason func() string
 }
 
-func signalCommand(sig operatorSignal) command {
+func signalCommand(a *app, sig operatorSignal) *cobra.Command {
 	var t target
-	return command{
-		summary: sig.summary,
-		long:    sig.long,
-		example: sig.example,
-		flags: func(fs *pflag.FlagSet) func() error {
-			t.register(fs)
-			own := func() error { return nil }
-			if sig.flags != nil {
-				own = sig.flags(fs)
-			}
-			return func() error {
-				return joinProblems(t.check(sig.name, fs), own())
-			}
-		},
-		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			rep := signalReport{Signal: sig.name, Reason: sig.reason(), DryRun: t.dryRun, Effect: sig.effect}
-			if !t.stuck {
-				f, phase, err := c.Signalable(ctx, t.workflowID())
-				if err != nil {
-					return err
-				}
-				if err := sig.send(ctx, f); err != nil {
-					return err
-				}
-				kind := client.KindFinalization
-				if phase == client.Retiring {
-					kind = client.KindRetirement
-				}
-				rep.Results = []signalResult{{Kind: kind, WorkflowID: f.WorkflowID, RunID: f.RunID, Cluster: t.id.cluster, Job: t.id.job,
-					Epoch: t.id.epoch, Checkpoint: t.id.checkpoint, Phase: phase, Outcome: outcomeSignalled}}
-				return out.result(rep, rep.text(out.wide()))
-			}
-			list, err := c.ListStuck(ctx, t.olderThan)
-			if err != nil {
-				return err
-			}
-			retirements, err := c.ListStuckRetirements(ctx, t.olderThan)
-			if err != nil {
-				return err
-			}
-			list = append(list, retirements...)
-			rep.OlderThan = t.olderThan.String()
-			rep.Results = []signalResult{} // JSON: [] rather than null
-			for _, s := range list {
-				if t.selects(s.Cluster, s.Job) {
-					rep.Results = append(rep.Results, signalOne(ctx, c, sig, s, t.dryRun))
-				}
-			}
-			if err := out.result(rep, rep.text(out.wide())); err != nil {
-				return err
-			}
-			return rep.err()
-		},
+	cmd := &cobra.Command{
+		Use:     sig.name,
+		Short:   sig.summary,
+		Long:    sig.long,
+		Example: "  " + sig.example,
 	}
+	fs := cmd.Flags()
+	t.register(fs)
+	own := func() error { return nil }
+	if sig.flags != nil {
+		own = sig.flags(fs)
+	}
+	check := func() error {
+		return joinProblems(t.check(sig.name, fs), own())
+	}
+	return a.connected(cmd, nil, check, func(ctx context.Context, c *client.Client, out *printer) error {
+		rep := signalReport{Signal: sig.name, Reason: sig.reason(), DryRun: t.dryRun, Effect: sig.effect}
+		if !t.stuck {
+			f, phase, err := c.Signalable(ctx, t.workflowID())
+			if err != nil {
+				return err
+			}
+			if err := sig.send(ctx, f); err != nil {
+				return err
+			}
+			kind := client.KindFinalization
+			if phase == client.Retiring {
+				kind = client.KindRetirement
+			}
+			rep.Results = []signalResult{{Kind: kind, WorkflowID: f.WorkflowID, RunID: f.RunID, Cluster: t.id.cluster, Job: t.id.job,
+				Epoch: t.id.epoch, Checkpoint: t.id.checkpoint, Phase: phase, Outcome: outcomeSignalled}}
+			return out.result(rep, rep.text(out.wide()))
+		}
+		list, err := c.ListStuck(ctx, t.olderThan)
+		if err != nil {
+			return err
+		}
+		retirements, err := c.ListStuckRetirements(ctx, t.olderThan)
+		if err != nil {
+			return err
+		}
+		list = append(list, retirements...)
+		rep.OlderThan = t.olderThan.String()
+		rep.Results = []signalResult{} // JSON: [] rather than null
+		for _, s := range list {
+			if t.selects(s.Cluster, s.Job) {
+				rep.Results = append(rep.Results, signalOne(ctx, c, sig, s, t.dryRun))
+			}
+		}
+		if err := out.result(rep, rep.text(out.wide())); err != nil {
+			return err
+		}
+		return rep.err()
+	})
 }
 
 // signalOne signals one listed finalization if its phase reads operator

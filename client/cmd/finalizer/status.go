@@ -6,47 +6,46 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 )
 
-func statusCommand() command {
+func statusCommand(a *app) *cobra.Command {
 	var id identity
-	return command{
-		summary:  "show a finalization's phase, attempts, verifications, last error and pending activity",
-		required: []string{"cluster", "job", "epoch", "checkpoint"},
-		example:  "finalizer status --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --json",
-		flags: func(fs *pflag.FlagSet) func() error {
-			id.register(fs, true)
-			return func() error {
-				return id.validateCheckpoint()
-			}
-		},
-		run: func(ctx context.Context, c *client.Client, out *printer) error {
-			wid := contract.FinalizeRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Checkpoint: id.checkpoint}.WorkflowID()
-			qctx, cancel := context.WithTimeout(ctx, statusQueryTimeout)
-			st, err := c.Status(qctx, id.cluster, id.job, id.epoch, id.checkpoint)
-			cancel()
-			if err != nil {
-				if errors.Is(err, client.ErrNotFound) || ctx.Err() != nil {
-					return err
-				}
-				return describedStatus(ctx, c, out, wid, err)
-			}
-			var pending []client.PendingActivity
-			if !st.Phase.Terminal() {
-				// The status answered: a describe that fails only leaves
-				// out what it would add.
-				if pending, err = c.PendingActivities(ctx, wid); err != nil {
-					fmt.Fprintf(out.progress, "finalizer: no pending activities shown: %v\n", err)
-				}
-			}
-			o := statusJSON(st, pending)
-			return out.result(o, statusText(wid, o))
-		},
+	cmd := &cobra.Command{
+		Use:     "status",
+		Short:   "show a finalization's phase, attempts, verifications, last error and pending activity",
+		Example: "  finalizer status --cluster prod-eu --job 0a1b2c3d4e5f60718293a4b5c6d7e8f9 --epoch 4 --checkpoint 42 --json",
 	}
+	fs := cmd.Flags()
+	id.register(fs, true)
+	check := func() error {
+		return id.validateCheckpoint()
+	}
+	return a.connected(cmd, []string{"cluster", "job", "epoch", "checkpoint"}, check, func(ctx context.Context, c *client.Client, out *printer) error {
+		wid := contract.FinalizeRequest{Cluster: id.cluster, Job: id.job, Epoch: id.epoch, Checkpoint: id.checkpoint}.WorkflowID()
+		qctx, cancel := context.WithTimeout(ctx, statusQueryTimeout)
+		st, err := c.Status(qctx, id.cluster, id.job, id.epoch, id.checkpoint)
+		cancel()
+		if err != nil {
+			if errors.Is(err, client.ErrNotFound) || ctx.Err() != nil {
+				return err
+			}
+			return describedStatus(ctx, c, out, wid, err)
+		}
+		var pending []client.PendingActivity
+		if !st.Phase.Terminal() {
+			// The status answered: a describe that fails only leaves
+			// out what it would add.
+			if pending, err = c.PendingActivities(ctx, wid); err != nil {
+				fmt.Fprintf(out.progress, "finalizer: no pending activities shown: %v\n", err)
+			}
+		}
+		o := statusJSON(st, pending)
+		return out.result(o, statusText(wid, o))
+	})
 }
 
 // statusQueryTimeout bounds the status query: a worker answers in
