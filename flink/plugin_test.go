@@ -24,6 +24,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkworld"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/pluginjar"
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
@@ -134,6 +135,10 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 		}
 	}
 	require.NotRegexp(t, regexp.MustCompile(`Skipped: [1-9]`), summary, "a Java test was skipped")
+	jars, err := filepath.Glob(filepath.Join(line.dir, line.jar))
+	require.NoError(t, err)
+	require.Len(t, jars, 1, "the shaded jar for Flink's lib/")
+	require.NoError(t, pluginjar.Check(jars[0], pluginjar.Scope), "the jar for Flink's lib/ keeps to its package")
 	if *javaTests != "" {
 		return
 	}
@@ -142,9 +147,6 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 		require.Regexp(t, regexp.MustCompile(`Tests run: [1-9].* in io\.github\.checkpointfinalizer\.flink\.(wire\.)?`+class), summary,
 			"surefire ran %s", class)
 	}
-	jars, err := filepath.Glob(filepath.Join(line.dir, line.jar))
-	require.NoError(t, err)
-	require.Len(t, jars, 1, "the shaded jar for Flink's lib/")
 	list, err := exec.Command("jar", "tf", jars[0]).Output()
 	require.NoError(t, err)
 	for _, class := range []string{
