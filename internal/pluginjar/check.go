@@ -5,8 +5,9 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -72,7 +73,7 @@ func Check(jar string, scope []string) error {
 	if len(leaks) == 0 {
 		return nil
 	}
-	sort.Strings(leaks)
+	slices.Sort(leaks)
 	return fmt.Errorf("%w: %d entries of %s, by package %s; all:\n%s", ErrLeak, len(leaks), jar,
 		byPackage(leaks), strings.Join(leaks, "\n"))
 }
@@ -112,13 +113,8 @@ func byPackage(leaks []string) string {
 		parts := strings.SplitN(versioned.ReplaceAllString(l, ""), "/", 3)
 		counts[strings.Join(parts[:min(2, len(parts))], "/")]++
 	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(counts)) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
