@@ -12,7 +12,6 @@ import com.google.common.base.Strings;
 import com.google.common.hash.Hashing;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
-import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.ManagedChannelProvider;
 import io.temporal.api.common.v1.Payload;
@@ -35,8 +34,8 @@ import java.util.Properties;
 /**
  * A job that bundles its own Temporal SDK, gRPC, protobuf, Guava and Jackson (bundling/pom.xml
  * says which versions, each another than the plugin's) and uses them in its operator: every
- * record goes through Temporal's data converter (Jackson and protobuf), Guava's hashing, and the
- * operator opens a gRPC channel (gRPC's provider registry). Run on a cluster whose lib/ holds
+ * record goes through Temporal's data converter (Jackson and protobuf) and Guava's hashing, and the
+ * operator builds a gRPC channel builder (gRPC's provider registry). Run on a cluster whose lib/ holds
  * the plugin, with parent-first class loading, it shows whether any of those classes comes from
  * elsewhere than the job's jar.
  *
@@ -78,10 +77,11 @@ public final class BundlingJob {
             List<String> lines = new ArrayList<>();
             boolean foreign = false;
             URL own = origin(BundlingJob.class);
-            ManagedChannel channel = ManagedChannelBuilder.forTarget("127.0.0.1:1").usePlaintext().build();
-            channel.shutdownNow();
+            // A builder from gRPC's provider registry, which finds the provider by its service file;
+            // no channel: its shared event loop would outlive the job's class loader.
+            ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget("127.0.0.1:1").usePlaintext();
             for (Class<?> c : List.of(Version.class, Payload.class, DefaultDataConverter.class, ManagedChannelBuilder.class,
-                    ManagedChannelProvider.provider().getClass(), channel.getClass(), Message.class, ByteString.class,
+                    ManagedChannelProvider.provider().getClass(), builder.getClass(), Message.class, ByteString.class,
                     Strings.class, Hashing.class, ObjectMapper.class)) {
                 URL from = origin(c);
                 boolean ours = own.equals(from);
