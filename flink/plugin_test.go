@@ -24,6 +24,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
 	"github.com/checkpoint-finalizer/finalizer/internal/flinkworld"
 	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/pluginjar"
 	"github.com/checkpoint-finalizer/finalizer/internal/proc"
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
@@ -175,6 +176,15 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 			}
 		}
 	}
+	// The jar for Flink's lib/ keeps to its package (not built with -flink.runtime).
+	var jars []string
+	if !otherRuntime {
+		var err error
+		jars, err = filepath.Glob(filepath.Join(line.dir, line.jar))
+		require.NoError(t, err)
+		require.Len(t, jars, 1, "the shaded jar for Flink's lib/")
+		require.NoError(t, pluginjar.Check(jars[0], pluginjar.Scope), "the jar for Flink's lib/ keeps to its package")
+	}
 	if *javaTests != "" {
 		return
 	}
@@ -186,9 +196,6 @@ func onMiniClusters(t *testing.T, line flinkLine) {
 	if otherRuntime {
 		return // no jar: the flink2 profile's build is checked without -flink.runtime
 	}
-	jars, err := filepath.Glob(filepath.Join(line.dir, line.jar))
-	require.NoError(t, err)
-	require.Len(t, jars, 1, "the shaded jar for Flink's lib/")
 	list, err := exec.Command("jar", "tf", jars[0]).Output()
 	require.NoError(t, err)
 	for _, class := range []string{

@@ -14,25 +14,36 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
 )
 
-// jarsBuilt are the test's jars, built once in TestRealCluster.
+// jarsBuilt are the running test's jars, built once by each test of a
+// Flink line (they run one after the other).
 var jarsBuilt jars
 
 // only narrows the scenarios, for work on one; the test command runs
 // them all.
 var only = flag.String("cluster.scenarios", "", "run only the scenarios whose names match this regular expression")
 
-// TestRealCluster runs every scenario in the stock world, then in the
-// plugin's, each world on a cluster of its own (the worlds differ in
-// their HA type and lib/), and prints the side-by-side table, also kept
-// as table.md in the test's artifacts folder. Timings are reported, never
-// asserted.
+// TestRealCluster runs every scenario on Flink 1.20 in the stock world,
+// then in the plugin's, each world on a cluster of its own (the worlds
+// differ in their HA type and lib/), and prints the side-by-side table,
+// also kept as table.md in the test's artifacts folder. Timings are
+// reported, never asserted.
 func TestRealCluster(t *testing.T) {
+	onRealCluster(t, flink1)
+}
+
+// TestRealClusterFlink2 runs the core scenarios the same way on Flink 2.x:
+// the plugin's flink2 jar, Flink 2's lib/ and the jobs built for it.
+func TestRealClusterFlink2(t *testing.T) {
+	onRealCluster(t, flink2)
+}
+
+func onRealCluster(t *testing.T, line flinkLine) {
 	realserver.Require(t, "ZooKeeper, the Temporal dev server and a standalone Flink cluster")
-	chosen := selected(t)
+	chosen := selected(t, line)
 	mvn, err := flinkcluster.Maven()
 	require.NoError(t, err)
-	flinkLib := lib(t, mvn)
-	jarsBuilt = build(t, mvn)
+	flinkLib := lib(t, mvn, line.version)
+	jarsBuilt = build(t, mvn, line)
 	javaOpts, err := flinkcluster.JavaOpts(filepath.Join("..", "pom.xml"))
 	require.NoError(t, err)
 
@@ -54,6 +65,8 @@ func TestRealCluster(t *testing.T) {
 			revive(t, w, &r)
 			rows[w.name] = append(rows[w.name], r)
 		}
+		require.NoError(t, w.runsBundlingJob(t.Context(), t.TempDir()),
+			"%s world: a job bundling its own Temporal SDK, gRPC, protobuf, Guava and Jackson", w.name)
 		if w.proof != nil {
 			require.NoError(t, w.proof(t.Context()), "%s world", w.name)
 		}
@@ -68,7 +81,7 @@ func TestRealCluster(t *testing.T) {
 		}
 	}
 	report := table(all)
-	t.Logf("side by side on a real cluster (Flink %s):\n%s", flinkVersion, report)
+	t.Logf("side by side on a real cluster (Flink %s):\n%s", line.version, report)
 	artifacts := filepath.Join(cachedir.Artifacts(), t.Name())
 	require.NoError(t, os.MkdirAll(artifacts, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(artifacts, "table.md"), []byte(report), 0o644))
@@ -79,14 +92,15 @@ func TestRealCluster(t *testing.T) {
 	}
 }
 
-// selected are the scenarios -cluster.scenarios matches, all by default.
-func selected(t *testing.T) []scenario {
+// selected are the scenarios of the line (the core ones where it runs
+// only those) that -cluster.scenarios matches, all by default.
+func selected(t *testing.T, line flinkLine) []scenario {
 	t.Helper()
 	match, err := regexp.Compile(*only)
 	require.NoError(t, err, "-cluster.scenarios")
 	var chosen []scenario
 	for _, s := range scenarios {
-		if match.MatchString(s.name) {
+		if match.MatchString(s.name) && (s.core || !line.coreOnly) {
 			chosen = append(chosen, s)
 		}
 	}

@@ -68,8 +68,9 @@ type world struct {
 
 // common is the configuration both worlds share: Flink's ZooKeeper HA
 // keys (the plugin delegates to ZooKeeper) with a short session, so a
-// JobManager's crash is noticed in seconds, not ZooKeeper's 40 s, and
-// Flink's checkpoint directories in the bucket.
+// JobManager's crash is noticed in seconds, not ZooKeeper's 40 s,
+// Flink's checkpoint directories in the bucket, and parent-first class
+// loading.
 func common(bucket, cluster string) flinkcluster.Config {
 	return flinkcluster.Config{
 		"high-availability.zookeeper.quorum":                    zk.Addr,
@@ -81,6 +82,10 @@ func common(bucket, cluster string) flinkcluster.Config {
 		"execution.checkpointing.dir":                           "file://" + filepath.Join(bucket, "flink", cluster, "checkpoints"),
 		"execution.checkpointing.savepoint-dir":                 "file://" + filepath.Join(bucket, "flink", cluster, "savepoints"),
 		"execution.checkpointing.num-retained":                  fmt.Sprint(retained),
+		// A job's classes from lib/ first: a library the plugin's jar
+		// carried under its own name would shadow the one a job bundles
+		// (runsBundlingJob).
+		"classloader.resolve-order": "parent-first",
 	}
 }
 

@@ -19,8 +19,6 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
-import org.apache.flink.streaming.api.functions.source.RichSourceFunction;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -120,7 +118,7 @@ public final class FileCheckingJob {
     }
 
     /** Emits (n mod KEYS, n) until the harness releases it, its offset in operator state. */
-    static final class CountingSource extends RichSourceFunction<Tuple2<Integer, Long>> implements CheckpointedFunction {
+    static final class CountingSource extends LegacyFunctions.Source<Tuple2<Integer, Long>> implements CheckpointedFunction {
         private static final long serialVersionUID = 1L;
         private final String dir;
         private volatile boolean running = true;
@@ -191,7 +189,7 @@ public final class FileCheckingJob {
      * checkpoint when it is notified complete, or when a restore brings them back (they belong to
      * the restored checkpoint, which completed).
      */
-    static final class CommittingSink extends RichSinkFunction<Tuple2<Integer, Long>>
+    static final class CommittingSink extends LegacyFunctions.Sink<Tuple2<Integer, Long>>
             implements CheckpointedFunction, CheckpointListener {
         private static final long serialVersionUID = 1L;
         private final String dir;
