@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -185,7 +186,7 @@ class FinalizerPluginITCase extends ItBase {
         again.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(
                 metadata(job, newestPublished).getParent().toUri().toString(), false));
         try (MiniCluster second = start("/" + run)) {
-            second.submitJob(again).get();
+            submitOnceFree(second, again);
             await("every element emitted by the resubmitted job", Duration.ofMinutes(2), () -> r.emitted.get() >= r.elements);
             r.released = true;
             JobResult result = second.requestJobResult(jobId).get(2, TimeUnit.MINUTES);
@@ -429,4 +430,35 @@ class FinalizerPluginITCase extends ItBase {
         return ids.stream().anyMatch(id -> id.startsWith("retire/" + cluster() + "/" + jobId.toHexString() + "/"));
     }
 
+
+    /**
+     * Submits graph once the cluster takes it. Flink 2.x cleans a canceled job's application record
+     * up asynchronously, after the job's result is known: a MiniCluster closed before that cleanup
+     * ended leaves the record for the next cluster's dispatcher, which cleans it up after its start,
+     * and until it has, a submission under the same job ID is refused as a duplicate. The record is
+     * in Flink's own application store, which the plugin forwards to Flink's HA services unchanged.
+     */
+    private static void submitOnceFree(MiniCluster cluster, JobGraph graph) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            try {
+                cluster.submitJob(graph).get();
+                return;
+            } catch (ExecutionException e) {
+                if (!refusedAsDuplicate(e) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    private static boolean refusedAsDuplicate(Throwable t) {
+        for (; t != null; t = t.getCause()) {
+            if (t.getClass().getSimpleName().startsWith("Duplicate")) {
+                return true;
+            }
+        }
+        return false;
+    }
 }
