@@ -10,7 +10,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
 	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
-	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
 )
 
 // The client writes into the memo the contentHash the vectors of

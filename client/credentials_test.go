@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/mtlstest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/mtlstest"
 )
 
 // A rotated certificate is what the next handshake presents; a pair half

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/contracttest"
 )
 
 // legacyRequest is FinalizeRequest as earlier versions declared it, before

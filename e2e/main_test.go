@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 )
 
 var recordHistories = flag.Bool("record-histories", false, "write the scenarios' histories to workflows/testdata/histories")

@@ -15,7 +15,7 @@ import (
 
 	finalizerclient "github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/storefault"
 )
 
 // The whole path against real servers: claim, finalize a stream of

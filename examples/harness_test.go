@@ -23,12 +23,12 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
-	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
-	"github.com/checkpoint-finalizer/finalizer/internal/debian"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/cachedir"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
 )
 
 // Stores a test's worker runs on.

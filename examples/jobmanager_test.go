@@ -21,8 +21,8 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/contracttest"
 )
 
 // The job manager written with the temporal CLI, jq and sha256sum.

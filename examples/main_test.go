@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 )
 
 // One Temporal dev server, one ZooKeeper and one worker binary for the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/authproxy"
-	"github.com/checkpoint-finalizer/finalizer/internal/mtlstest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/authproxy"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/mtlstest"
 )
 
 // credentialWorld is what the rotation scenarios need: a Temporal server
@@ -21,7 +21,7 @@ import (
 // against any frontend in the long run), a worker connected to it, and a
 // temporal.toml profile for the plugin whose certificate files the Java
 // test fills through an HTTP endpoint: only Go holds the test's CA. For the
-// API key, a frontend that checks keys (internal/authproxy in front of the
+// API key, a frontend that checks keys (internal/testenv/servers/authproxy in front of the
 // dev server, which the plain worker serves) and a profile to reach it; the
 // Java test sets the keys it accepts through the same endpoint.
 type credentialWorld struct {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/netfault"
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/netfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 )

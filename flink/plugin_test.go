@@ -20,15 +20,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkworld"
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
-	"github.com/checkpoint-finalizer/finalizer/internal/pluginjar"
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/pluginjar"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkworld"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 )
 
 // javaTests narrows the Java tests to run (surefire's -Dtest), for work on

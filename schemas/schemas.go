@@ -3,7 +3,7 @@
 // payload, and workflows.json, which says which payload each describes.
 // They are written for callers in any language; Go embeds them only for
 // the tests that check real payloads against them
-// (internal/contracttest).
+// (internal/testenv/fixtures/contracttest).
 package schemas
 
 import "embed"

@@ -9,7 +9,7 @@
 # module of the same path at the matching v0.x version.
 #
 # Idempotent: a cached binary is reused. Concurrent runs (CI's, and every test
-# binary's through internal/kubetest) serialize on one lock file, so that one
+# binary's through internal/testenv/servers/kubetest) serialize on one lock file, so that one
 # build runs and the others wait for it instead of compiling ~2,000 packages
 # each on 2 cores. Prints the two binary paths on the last two lines as
 # KUBE_APISERVER=... and ETCD=... so callers can parse them.

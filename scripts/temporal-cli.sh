@@ -3,7 +3,7 @@
 # Web UI) into a cache folder outside the repo, so it never enters the
 # module's dependencies. Cold it compiles ~1,000 packages: ~12-18 min on 2 cores.
 #
-# The one installer is internal/devserver's (EnsureCLI), which the tests and
+# The one installer is internal/testenv/servers/devserver's (EnsureCLI), which the tests and
 # dev mode use too; this script runs it through `finalizer-dev temporal-cli`.
 # Idempotent: a cached binary that answers `temporal --version` is reused;
 # $TEMPORALTEST_CLI, or a `temporal` on PATH embedding server 1.29 or newer,

@@ -24,7 +24,7 @@
 #     <dir>/temporal-ui-server   (`temporal-ui-server --root R --config C --env E start`)
 #
 # Idempotent: cached binaries that answer are reused. Concurrent runs (this
-# script, or internal/serverbin from test binaries) serialize on the same
+# script, or internal/testenv/servers/serverbin from test binaries) serialize on the same
 # lock file per target and version. The binaries are built into a staging
 # folder and renamed into place, so a killed build never leaves a
 # half-written binary behind. Prints the folder holding the target's

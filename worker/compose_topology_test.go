@@ -29,11 +29,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/mtlstest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/mtlstest"
 )
 
 // writeKeyPair writes a certificate of the one test CA and its key as PEM

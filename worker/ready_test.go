@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
 )
 
 // get GETs one of the worker's health endpoints.

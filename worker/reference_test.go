@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/docblock"
+	"github.com/checkpoint-finalizer/finalizer/internal/checks/docblock"
 )
 
 // docs/reference.md shows the worker's -h output as it is.

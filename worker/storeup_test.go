@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 	"github.com/checkpoint-finalizer/finalizer/stores/embedded"
 )
 

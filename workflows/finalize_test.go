@@ -11,7 +11,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/storefault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 

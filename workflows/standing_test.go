@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
-	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/workflowtest"
 )
 
 // Regression tests for "only the standing claim's own finalization

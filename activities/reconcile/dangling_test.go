@@ -15,7 +15,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 

@@ -27,9 +27,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/flagenv"
-	"github.com/checkpoint-finalizer/finalizer/internal/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/storefault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
 	"github.com/checkpoint-finalizer/finalizer/internal/version"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"

@@ -1,6 +1,6 @@
 // Package kubernetes_test proves the worker's Kubernetes manifests: each
 // overlay is rendered with the kustomize Go API and every object applied
-// with server-side dry-run to a real kube-apiserver (internal/kubetest), so
+// with server-side dry-run to a real kube-apiserver (internal/testenv/servers/kubetest), so
 // schema errors, unserved API versions and unknown fields fail here; what
 // the API server cannot know (the worker's endpoints, settings and shutdown
 // grace, the image's user) is checked against the worker package and the
@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
-	"github.com/checkpoint-finalizer/finalizer/internal/pluginjar"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/pluginjar"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkcluster"
 )
 
 // flinkLine is a Flink release line the cluster runs: its version (the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkcluster"
 )
 
 // runsBundlingJob runs the job of flink/cluster/bundling, which bundles

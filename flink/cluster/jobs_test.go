@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkcluster"
 )
 
 // interval is the job's checkpoint interval, as in the setup.

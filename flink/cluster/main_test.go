@@ -1,7 +1,7 @@
 // Package cluster_test proves the Flink plugin on a real standalone Flink
 // cluster, side by side with Flink's stock ZooKeeper HA: separate
 // processes for two JobManagers, a TaskManager, ZooKeeper, the Temporal dev
-// server and the finalizer's worker (internal/flinkcluster starts Flink's
+// server and the finalizer's worker (internal/testenv/servers/flinkcluster starts Flink's
 // own), jobs submitted with Flink's command-line client, their committed
 // output checked exactly once. Each scenario runs in both worlds and the
 // test prints one table; the plugin's row is checked against stock's.
@@ -13,9 +13,9 @@ package cluster_test
 import (
 	"testing"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkworld"
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkworld"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 )
 
 var (

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/cachedir"
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/cachedir"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
 )
 
 // jarsBuilt are the running test's jars, built once by each test of a

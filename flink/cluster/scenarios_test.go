@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkcluster"
 )
 
 // scenario is one row pair of the table: what happens to a job, run in

@@ -18,11 +18,11 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/docblock"
-	"github.com/checkpoint-finalizer/finalizer/internal/flinkcluster"
-	"github.com/checkpoint-finalizer/finalizer/internal/netfault"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/checks/docblock"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/netfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/flinkcluster"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
 )
 
 // retained is execution.checkpointing.num-retained of both worlds and

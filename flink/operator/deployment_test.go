@@ -23,8 +23,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/docblock"
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/checks/docblock"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
 )
 
 const flinkDoc = "docs/flink.md"

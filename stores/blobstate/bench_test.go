@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/storebench"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/storebench"
 )
 
 // The benchmarks report p50 and p99 besides the mean: a finalization

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 	"github.com/checkpoint-finalizer/finalizer/stores/storetest"

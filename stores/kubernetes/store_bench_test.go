@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/kubetest"
-	"github.com/checkpoint-finalizer/finalizer/internal/storebench"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/storebench"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/kubetest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/kubernetes"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/storetest"
 )

@@ -13,8 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 )
 

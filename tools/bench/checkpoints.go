@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -9,7 +9,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/naive"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/naive"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 )

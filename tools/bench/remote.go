@@ -11,7 +11,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
 )
 
 // remote runs the durable path from a separate trigger process (this
@@ -34,7 +34,7 @@ func (sr *storeRun) remote(ctx context.Context, jobs []string, load Load) (Sampl
 	cmd.Env = append(os.Environ(), TriggerEnv+"=1")
 	cmd.Stderr = os.Stderr
 	// Pipes of our own: exec's close once the exit is reaped, which
-	// internal/proc does at once, maybe before the sample is read.
+	// internal/testenv/servers/proc does at once, maybe before the sample is read.
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return Sample{}, Usage{}, err

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/checkpoint-finalizer/finalizer/client"
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/tools/topology"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )

@@ -4,7 +4,7 @@
 //
 // One Run starts its own world: a Temporal dev server on a file database,
 // a 3-node ZooKeeper ensemble with every node behind its own fault proxies
-// (internal/zkfault for frame-exact dropped requests and replies and
+// (internal/testenv/faults/zkfault for frame-exact dropped requests and replies and
 // partitions, a byte proxy for latency spikes and resets), or etcd and a
 // real kube-apiserver with a fault proxy between them, or both stores with
 // the jobs split between them (each store with its own worker pool and
@@ -14,7 +14,7 @@
 // processes (the finalizer-worker binary), which it kills with SIGKILL and
 // restarts. Job managers are played in-process: each claims its epoch
 // through the client package, writes a stream of checkpoints in
-// internal/jobmanager's layout to the bucket, triggers their finalizations
+// internal/testenv/fixtures/jobmanager's layout to the bucket, triggers their finalizations
 // and waits for each. The harness reads and writes the bucket and the
 // stores on paths no fault touches.
 //
@@ -70,7 +70,7 @@
 // the report. Package tools/faultharness/internal/pace paces them all.
 //
 // Naive mode switches the protocol's safety off as Flink did before
-// FLINK-22494: internal/naive's workflow (registered as NaiveWorkflow by
+// FLINK-22494: internal/testenv/faults/naive's workflow (registered as NaiveWorkflow by
 // the harness in-process on a task queue of its own, its activities run by the
 // real workers) persists, publishes once and discards on any publish error,
 // with no verify and no fence. The targeted scenarios make its violations

@@ -13,7 +13,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/naive"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/naive"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/world"

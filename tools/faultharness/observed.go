@@ -9,7 +9,7 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/invariants"
@@ -18,7 +18,7 @@ import (
 // Observed is what a run of the finalizer outside the harness saw (the
 // production topology's end-to-end test, tools/topologytest), for Check
 // and Leftovers to judge with the harness's own checks. Its job managers
-// wrote their checkpoints in internal/jobmanager's layout; none of its
+// wrote their checkpoints in internal/testenv/fixtures/jobmanager's layout; none of its
 // jobs was retired and no reconciler kept state.
 type Observed struct {
 	// Store is the HA store, read on a path no fault touches.

@@ -42,5 +42,5 @@
 // step functions, each citing the workflow it follows; pure helpers of
 // package activities (RetentionPlan) are called, not copied.
 //
-// Nothing in internal/ may import this package (internal/layering).
+// Nothing in internal/ may import this package (internal/checks/layering).
 package lifecycle

@@ -83,7 +83,7 @@ func describeRestore(rp contract.RestorePoint) string {
 
 // checkpointStep triggers a finalization. With write, its job manager
 // first writes the checkpoint's files where the request points (Flink's
-// layout, internal/jobmanager); without, the request names files someone
+// layout, internal/testenv/fixtures/jobmanager); without, the request names files someone
 // else wrote, or none. role says who sends it.
 type checkpointStep struct {
 	fin   int

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/debian"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/debian"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
 )
 
 // PostgresBin holds Debian's PostgreSQL 15 server programs.

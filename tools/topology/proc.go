@@ -13,12 +13,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
 )
 
 // A process the topology runs: detached in a session of its own (so that
 // it outlives `topology up` and a signal to the group reaches all of it),
-// its output appended to Log, its pid in PIDFile. internal/proc starts it;
+// its output appended to Log, its pid in PIDFile. internal/testenv/servers/proc starts it;
 // the signals here find it again by pid, from any later process. Marker is a string its
 // command line contains (a path under the topology's directory), so that a
 // recycled pid is never taken for it.
@@ -31,7 +31,7 @@ type process struct {
 	Marker  string   `json:"marker"`
 }
 
-// children are the processes this process started: internal/proc reaps
+// children are the processes this process started: internal/testenv/servers/proc reaps
 // them, so that a killed one does not linger as a zombie that kill(pid, 0)
 // still finds.
 var children = struct {

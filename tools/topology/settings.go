@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/freeport"
 )
 
 // The topology's settings that docker-compose.yml repeats for Docker:

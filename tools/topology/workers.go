@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/freeport"
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
-	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/freeport"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/serverbin"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
 )
 
 // Worker is one finalizer-worker process.

@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 )
 
 // ZKNode is one member of the ZooKeeper ensemble (Debian's zookeeper
-// package, QuorumPeerMain as internal/zktest runs it).
+// package, QuorumPeerMain as internal/testenv/servers/zktest runs it).
 type ZKNode struct {
 	ID      int     `json:"id"`
 	Addr    string  `json:"addr"`
@@ -21,7 +21,7 @@ type ZKNode struct {
 }
 
 // setupZooKeeper writes the configuration of an n-node ensemble under the
-// topology's directory (internal/zktest's, every port on loopback).
+// topology's directory (internal/testenv/servers/zktest's, every port on loopback).
 func (tp *Topology) setupZooKeeper(n int) error {
 	if err := zktest.Ensure(); err != nil {
 		return err

@@ -29,9 +29,9 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/serverbin"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/serverbin"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness"

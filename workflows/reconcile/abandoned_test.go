@@ -10,8 +10,8 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/internal/workflowtest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/workflowtest"
 	"github.com/checkpoint-finalizer/finalizer/workflows"
 )
 

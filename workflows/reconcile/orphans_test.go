@@ -12,7 +12,7 @@ import (
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	reconcileacts "github.com/checkpoint-finalizer/finalizer/activities/reconcile"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 

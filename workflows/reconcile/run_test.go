@@ -13,7 +13,7 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/activities"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/contracttest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/contracttest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 

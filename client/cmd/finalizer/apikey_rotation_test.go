@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/e2e/harness"
-	"github.com/checkpoint-finalizer/finalizer/internal/authproxy"
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/internal/mtlstest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/authproxy"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/mtlstest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )

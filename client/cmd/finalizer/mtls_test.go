@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
-	"github.com/checkpoint-finalizer/finalizer/internal/mtlstest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/mtlstest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/worker"
 )

@@ -6,7 +6,7 @@
 // The chart is rendered with Helm's own engine (as `helm template` and
 // `helm install` do), every object applied with server-side dry-run to the
 // real kube-apiserver the finalizer module's harness starts
-// (internal/kubetest), checked against the worker it configures, and
+// (internal/testenv/servers/kubetest), checked against the worker it configures, and
 // compared with the kustomize base (deploy/kubernetes) so that both deploy
 // the same worker. Package chartpkg (cmd/package-chart) packages the chart
 // for scripts/release.sh with the same SDK.

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gocloud.dev/blob"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/jobmanager"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/fixtures/jobmanager"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 )
 

@@ -4,7 +4,7 @@
 //
 // Start starts a Temporal dev server on a file database and one lane per
 // HA store: a 3-node ZooKeeper ensemble with every node behind its own
-// fault proxies (internal/zkfault for frame-exact dropped requests and
+// fault proxies (internal/testenv/faults/zkfault for frame-exact dropped requests and
 // replies and partitions, a byte proxy for latency spikes and resets), or
 // etcd and a real kube-apiserver with a fault proxy between them and a
 // byte proxy in front; each lane with its pool of real worker processes

@@ -8,7 +8,7 @@ import (
 )
 
 // netProxy is a byte-level TCP proxy on loopback for the faults the
-// ZooKeeper-frame-aware proxy (internal/zkfault) does not make: latency
+// ZooKeeper-frame-aware proxy (internal/testenv/faults/zkfault) does not make: latency
 // spikes and connection resets. It sits in front of one zkfault proxy, so a
 // worker's path to a node is netProxy -> zkfault.Proxy -> node.
 type netProxy struct {

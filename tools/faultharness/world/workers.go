@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/proc"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/proc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
 )
 
 // workerProc is one slot of the worker pool: a real finalizer-worker

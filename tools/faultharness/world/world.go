@@ -18,9 +18,9 @@ import (
 
 	"github.com/checkpoint-finalizer/finalizer/client"
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/naive"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/naive"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
 	"github.com/checkpoint-finalizer/finalizer/stores/blobstate"
 	_ "github.com/checkpoint-finalizer/finalizer/stores/blobstate/cloud" // s3://, as the workers open the bucket
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 	"github.com/checkpoint-finalizer/finalizer/tools/faultharness/internal/pace"
 )
 

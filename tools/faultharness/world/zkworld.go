@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/checkpoint-finalizer/finalizer/internal/zkfault"
-	"github.com/checkpoint-finalizer/finalizer/internal/zktest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/faults/zkfault"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/zktest"
 	"github.com/checkpoint-finalizer/finalizer/stores"
 	"github.com/checkpoint-finalizer/finalizer/stores/zookeeper"
 )

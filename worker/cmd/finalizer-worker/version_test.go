@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkpoint-finalizer/finalizer/contract"
-	"github.com/checkpoint-finalizer/finalizer/internal/devserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/realserver"
-	"github.com/checkpoint-finalizer/finalizer/internal/temporaltest"
-	"github.com/checkpoint-finalizer/finalizer/internal/workerproc"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/devserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/realserver"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/temporaltest"
+	"github.com/checkpoint-finalizer/finalizer/internal/testenv/servers/workerproc"
 )
 
 // releaseVersion is what a release build sets with -ldflags -X.
