@@ -3,12 +3,12 @@ module github.com/checkpoint-finalizer/finalizer/tools/ociimage
 go 1.26.0
 
 require (
+	github.com/CycloneDX/cyclonedx-go v0.12.0
 	github.com/google/go-containerregistry v0.22.1
 	github.com/stretchr/testify v1.12.1
 )
 
 require (
-	github.com/CycloneDX/cyclonedx-go v0.12.0 // indirect
 	github.com/klauspost/compress v1.19.2 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
