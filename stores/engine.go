@@ -19,23 +19,19 @@ type Engine struct {
 	// passes bounds how often one call reads and decides: every lost pass
 	// wrote nothing, but running out is Unknown all the same.
 	passes int
-	now    func() time.Time
 }
 
 // DefaultPasses is how often a call reads and decides at most unless the
 // backend's configuration says otherwise.
 const DefaultPasses = 32
 
-// NewEngine returns the engine over d, reading the time with now (nil:
-// time.Now) and making at most passes passes (0: DefaultPasses).
-func NewEngine(d Driver, passes int, now func() time.Time) *Engine {
+// NewEngine returns the engine over d making at most passes passes (0:
+// DefaultPasses).
+func NewEngine(d Driver, passes int) *Engine {
 	if passes <= 0 {
 		passes = DefaultPasses
 	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Engine{driver: d, passes: passes, now: now}
+	return &Engine{driver: d, passes: passes}
 }
 
 // decision is one pass of a call: the change to commit, nil when what the
@@ -111,11 +107,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// read loads the job once for a read-only call; a read of the state and
-// keys stands once Settle shows it was one moment, a read of one key is.
+// read loads the job once for a read-only call; a read of every key
+// stands once Settle shows it was one moment, a read of the state or of one
+// key is.
 func (e *Engine) read(ctx context.Context, op string, job JobID, scope Scope) (Snapshot, error) {
 	var snap Snapshot
-	err := e.mutate(ctx, op, job, scope, scope.Key() != 0, func(s Snapshot) (*Change, error) {
+	err := e.mutate(ctx, op, job, scope, !scope.all, func(s Snapshot) (*Change, error) {
 		snap = s
 		return nil, nil
 	})

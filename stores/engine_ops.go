@@ -52,7 +52,7 @@ func (e *Engine) Verify(ctx context.Context, id CheckpointID, token string, atte
 	var verdict Verdict
 	err := e.mutate(ctx, op, id.JobID, KeyOf(id.Checkpoint), true, func(snap Snapshot) (*Change, error) {
 		var fence *Entry
-		verdict, fence = DecideVerify(snap.key(), token, attempt, e.now())
+		verdict, fence = DecideVerify(snap.key(), token, attempt, time.Now())
 		if fence == nil {
 			return nil, nil
 		}
@@ -72,7 +72,7 @@ func (e *Engine) Subsume(ctx context.Context, id CheckpointID, epoch uint64) err
 	}
 	op := fmt.Sprintf("subsume checkpoint %s epoch %d", id, epoch)
 	return e.mutate(ctx, op, id.JobID, KeyOf(id.Checkpoint), false, func(snap Snapshot) (*Change, error) {
-		entry, next, err := DecideSubsume(snap.State, snap.key(), id.Checkpoint, epoch, e.now())
+		entry, next, err := DecideSubsume(snap.State, snap.key(), id.Checkpoint, epoch, time.Now())
 		if err != nil || (entry == nil && next == nil) {
 			return nil, err
 		}
@@ -92,7 +92,7 @@ func (e *Engine) Retire(ctx context.Context, job JobID, epoch uint64, keep bool)
 	}
 	op := fmt.Sprintf("retire job %s epoch %d", job, epoch)
 	return e.mutate(ctx, op, job, AllKeys(), false, func(snap Snapshot) (*Change, error) {
-		writes, next, err := DecideRetire(snap.State, snap.Entries, epoch, keep, e.now())
+		writes, next, err := DecideRetire(snap.State, snap.Entries, epoch, keep, time.Now())
 		if err != nil || next == nil {
 			return nil, err
 		}
@@ -159,7 +159,7 @@ func (e *Engine) retombstone(ctx context.Context, op string, id CheckpointID, to
 		return err
 	}
 	return e.mutate(ctx, op, id.JobID, KeyOf(id.Checkpoint), true, func(snap Snapshot) (*Change, error) {
-		next, err := decide(snap.key(), token, e.now())
+		next, err := decide(snap.key(), token, time.Now())
 		if err != nil || next == nil {
 			return nil, err
 		}

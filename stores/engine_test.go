@@ -64,7 +64,7 @@ func publication(n uint64) stores.Publication {
 
 func TestEngineDecidesAgainAfterALostCompareAndSet(t *testing.T) {
 	d := &scriptedDriver{state: stores.JobState{Epoch: 1, Owner: "jm-1"}, commits: []error{stores.ErrRaced, stores.ErrRaced}}
-	e := stores.NewEngine(d, 4, nil)
+	e := stores.NewEngine(d, 4)
 
 	require.NoError(t, e.Publish(t.Context(), publication(5)))
 	assert.Equal(t, 3, d.loads, "a load for every pass")
@@ -75,7 +75,7 @@ func TestEngineDecidesAgainAfterALostCompareAndSet(t *testing.T) {
 func TestEngineOutOfPassesIsUnknown(t *testing.T) {
 	d := &scriptedDriver{state: stores.JobState{Epoch: 1, Owner: "jm-1"},
 		commits: []error{stores.ErrRaced, &stores.ThrottledError{Err: errors.New("429")}, stores.ErrRaced}}
-	e := stores.NewEngine(d, 3, nil)
+	e := stores.NewEngine(d, 3)
 
 	err := e.Publish(t.Context(), publication(5))
 	assert.Equal(t, stores.Unknown, stores.OutcomeOf(err), "nothing was written, but a count is not trusted: %v", err)
@@ -96,7 +96,7 @@ func TestEnginePassesADriversAnswerThroughUnretried(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &scriptedDriver{state: stores.JobState{Epoch: 1, Owner: "jm-1"}, commits: []error{tc.err}}
-			err := stores.NewEngine(d, 4, nil).Publish(t.Context(), publication(5))
+			err := stores.NewEngine(d, 4).Publish(t.Context(), publication(5))
 			assert.Equal(t, tc.outcome, stores.OutcomeOf(err), "%v", err)
 			assert.ErrorIs(t, err, tc.err)
 			assert.Equal(t, 1, d.loads, "no second pass")
@@ -109,7 +109,7 @@ func TestEnginePassesADriversAnswerThroughUnretried(t *testing.T) {
 // decided again.
 func TestEngineSettlesADecisionThatWritesNothing(t *testing.T) {
 	d := &scriptedDriver{state: stores.JobState{Epoch: 2, Owner: "jm-2"}, settles: []error{stores.ErrRaced}}
-	err := stores.NewEngine(d, 4, nil).Publish(t.Context(), publication(5))
+	err := stores.NewEngine(d, 4).Publish(t.Context(), publication(5))
 	assert.ErrorIs(t, err, stores.ErrStaleEpoch)
 	assert.Equal(t, 2, d.loads, "the first rejection was read across a change")
 	assert.Empty(t, d.written)
@@ -119,14 +119,14 @@ func TestEngineSettlesADecisionThatWritesNothing(t *testing.T) {
 // no settle is asked for.
 func TestEngineVerifyDecidesOnTheKeyAlone(t *testing.T) {
 	d := &scriptedDriver{key: reference(0, "tok", 1), settles: []error{errors.New("settle must not be asked")}}
-	v, err := stores.NewEngine(d, 4, nil).Verify(t.Context(), stores.CheckpointID{JobID: testJob, Checkpoint: 5}, "tok", 1)
+	v, err := stores.NewEngine(d, 4).Verify(t.Context(), stores.CheckpointID{JobID: testJob, Checkpoint: 5}, "tok", 1)
 	require.NoError(t, err)
 	assert.Equal(t, stores.Present, v)
 }
 
 func TestEngineValidatesBeforeLoading(t *testing.T) {
 	d := &scriptedDriver{}
-	e := stores.NewEngine(d, 4, nil)
+	e := stores.NewEngine(d, 4)
 	err := e.ClaimEpoch(t.Context(), testJob, 0, "jm-1")
 	assert.ErrorIs(t, err, stores.ErrInvalid)
 	_, err = e.Verify(t.Context(), stores.CheckpointID{JobID: testJob, Checkpoint: 5}, "", 1)

@@ -97,6 +97,7 @@ func Assemble(p Parts) *Assembly {
 			fins = activities.TemporalFinalizations{Client: p.Temporal}
 		}
 	}
+	gate := activities.Gate{Layout: p.Layout}
 	return &Assembly{
 		Finalizer: &activities.Activities{
 			References:    refs,
@@ -120,8 +121,8 @@ func Assemble(p Parts) *Assembly {
 			Floors:        p.Floors,
 			Clock:         p.Clock,
 		},
-		Gate:         activities.Gate{Layout: p.Layout},
-		Interceptors: []interceptor.WorkerInterceptor{activities.Gate{Layout: p.Layout}.Interceptor(), &rejectionLog{}},
+		Gate:         gate,
+		Interceptors: []interceptor.WorkerInterceptor{gate.Interceptor(), &rejectionLog{}},
 	}
 }
 

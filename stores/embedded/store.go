@@ -63,7 +63,7 @@ func Open(path string) (*Store, error) {
 		return nil, errors.Join(fmt.Errorf("initialise embedded store %s: %w", path, err), db.Close())
 	}
 	s := &Store{db: db}
-	s.Engine = stores.NewEngine(driver{s}, 0, nil)
+	s.Engine = stores.NewEngine(driver{s}, 0)
 	return s, nil
 }
 

@@ -66,7 +66,7 @@ func New(cfg Config) (*Store, error) {
 		rc:        client.RESTClient(),
 		log:       cfg.Logger.With("store", "kubernetes", "namespace", ns),
 	}
-	s.Engine = stores.NewEngine(driver{s}, cfg.MaxAttempts, nil)
+	s.Engine = stores.NewEngine(driver{s}, cfg.MaxAttempts)
 	return s, nil
 }
 

@@ -37,7 +37,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 		return nil, fmt.Errorf("connect to zookeeper %v: %w", cfg.Servers, err)
 	}
 	s := &Store{conn: conn, servers: cfg.Servers, root: cfg.Root, acl: zk.WorldACL(zk.PermAll), maxValue: cfg.MaxValueSize}
-	s.Engine = stores.NewEngine(driver{s}, 0, nil)
+	s.Engine = stores.NewEngine(driver{s}, 0)
 	if s.maxValue == 0 {
 		s.maxValue = DefaultMaxValueSize
 	}
